@@ -1,0 +1,66 @@
+"""Block cutting shared by both reasoning lenses: disjoint fixed-size blocks in UTF-16 units."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from engine.units import to_units
+
+
+def num(v: Any, default: int) -> int:
+    """The seeds' integer sanitiser: floor of a finite positive number, else the default."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
+        return int(math.floor(v))
+    return default
+
+
+def ratio(v: Any, default: float) -> float:
+    """The seeds' ratio sanitiser: clamp a finite number to [0, 1], else the default."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+        return min(1.0, max(0.0, float(v)))
+    return default
+
+
+def block_key(units: str, base: int, end: int) -> str:
+    """The units a block's whole fingerprint reads: its own, plus a straddling pair's low half."""
+    if end < len(units) and "\ud800" <= units[end - 1] <= "\udbff" and "\udc00" <= units[end] <= "\udfff":
+        return units[base : end + 1]
+    return units[base:end]
+
+
+class BlockBuffer:
+    """Accumulates deltas and hands out complete disjoint blocks, trimming consumed text.
+
+    Subclasses implement `_block(base, end)`; a non-None return is a trip and stops the push
+    with the buffer untrimmed, as the seed does.
+    """
+
+    def __init__(self, block_chars: int) -> None:
+        self.block_chars = block_chars
+        self.text = ""
+        self.next_base = 0
+        self.idx = 0
+        self.consumed = 0  # units consumed before the current buffer start
+
+    def push(self, delta: Any) -> dict[str, Any] | None:
+        """Feed one delta; return the first trip it causes, if any."""
+        if not isinstance(delta, str) or not delta:
+            return None
+        self.text += to_units(delta)
+        b = self.block_chars
+        while len(self.text) - self.next_base >= b:
+            base = self.next_base
+            trip = self._block(base, base + b)
+            self.next_base = base + b
+            self.idx += 1
+            if trip is not None:
+                return trip
+        if self.next_base >= b:
+            self.consumed += self.next_base
+            self.text = self.text[self.next_base :]
+            self.next_base = 0
+        return None
+
+    def _block(self, base: int, end: int) -> dict[str, Any] | None:
+        raise NotImplementedError

@@ -1,0 +1,140 @@
+"""The tool-failure arm: steer after repeated failures of one call shape, then deny it before dispatch (D8)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.fingerprints import exact_body
+from engine.repeat_config import DEFAULT_IGNORE
+
+_HEX = re.compile(r"0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]{8,}")
+_DIGITS = re.compile(r"[0-9]+")
+_FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
+
+
+def _hex_sub(m: re.Match[str]) -> str:
+    t = m.group()
+    if t[:2] in ("0x", "0X") and len(t) > 2 or any("0" <= c <= "9" for c in t):
+        return "#"
+    return t
+
+
+def normalized_args(args: Any) -> str:
+    """Canonical JSON of the arguments without decoys, with hex runs and digit runs collapsed to `#`."""
+    text = exact_body("", args, _FIXED_IGNORE)
+    return _DIGITS.sub("#", _HEX.sub(_hex_sub, text))
+
+
+def signature(tool: Any, args: Any) -> tuple[str, str]:
+    """The failure signature: the tool name unchanged, and its normalised arguments."""
+    return (tool if isinstance(tool, str) else "", normalized_args(args))
+
+
+@dataclass(frozen=True, slots=True)
+class FailureSettings:
+    """Knobs of the tool-failure arm."""
+
+    enabled: bool = True
+    guard: bool = True
+    steer_after: int = 2
+    deny_after: int = 3
+    history: int = 64
+
+    @classmethod
+    def from_options(cls, o: dict[str, Any] | None) -> FailureSettings:
+        """Read the seed option names (`enabled`, `toolFailure*`)."""
+        o = o or {}
+        hist = o.get("toolFailureHistory", 64)
+        return cls(
+            bool(o.get("enabled", True)),
+            bool(o.get("toolFailureGuard", True)),
+            o.get("toolFailureSteerAfter", 2),
+            o.get("toolFailureDenyAfter", 3),
+            hist,
+        )
+
+    @property
+    def active(self) -> bool:
+        """Whether the arm does anything at all."""
+        return self.enabled and self.guard
+
+    def cap(self) -> int:
+        """How many signatures are remembered."""
+        h = self.history
+        if not isinstance(h, (int, float)) or not math.isfinite(h):
+            return 64
+        return max(8, math.floor(h))
+
+
+@dataclass(frozen=True, slots=True)
+class FailureVerdict:
+    """`dispatch`, `steer` (rewrite the failing result) or `deny` (do not dispatch)."""
+
+    action: Literal["dispatch", "steer", "deny"]
+    failures: int
+    already: bool = False
+
+
+@dataclass(slots=True)
+class _AgentFailures:
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    denied: set[tuple[str, str]] = field(default_factory=set)
+
+
+class FailureGuard:
+    """Per-agent failure counts keyed by signature; a new turn clears an agent."""
+
+    def __init__(self, settings: FailureSettings | None = None) -> None:
+        self.s = settings or FailureSettings()
+        self.agents: dict[str | None, _AgentFailures] = {}
+
+    def gate(self, agent: str | None, tool: Any, args: Any) -> FailureVerdict | None:
+        """Before dispatch: deny a signature that already failed `deny_after` times."""
+        if not self.s.active:
+            return None
+        st = self.agents.get(agent)
+        if st is None:
+            return None
+        sig = signature(tool, args)
+        count = st.counts.get(sig, 0)
+        if sig in st.denied:
+            return FailureVerdict("deny", count, True)
+        if count >= max(1, self.s.deny_after):
+            st.denied.add(sig)
+            return FailureVerdict("deny", count, False)
+        return None
+
+    def record(self, agent: str | None, tool: Any, args: Any, ok: bool) -> FailureVerdict:
+        """After dispatch: clear on success, count on failure, and say whether to steer."""
+        if not self.s.active:
+            return FailureVerdict("dispatch", 0)
+        st = self.agents.setdefault(agent, _AgentFailures())
+        sig = signature(tool, args)
+        if ok:
+            st.counts.pop(sig, None)
+            st.denied.discard(sig)
+            return FailureVerdict("dispatch", 0)
+        n = st.counts.get(sig, 0) + 1
+        st.counts[sig] = n
+        cap = self.s.cap()
+        while len(st.counts) > cap:
+            del st.counts[next(iter(st.counts))]
+        n = st.counts.get(sig, 0)
+        return FailureVerdict("steer" if n >= max(1, self.s.steer_after) else "dispatch", n)
+
+    def failures(self, agent: str | None, tool: Any, args: Any) -> int:
+        """The recorded failure count of this call's signature."""
+        st = self.agents.get(agent)
+        return st.counts.get(signature(tool, args), 0) if st else 0
+
+    def new_turn(self, agent: str | None) -> None:
+        """A new turn clears the agent's counts and denials."""
+        self.agents.pop(agent, None)
+
+    def counts(self, agent: str | None) -> dict[tuple[str, str], int]:
+        """A copy of the agent's failure counts, for display."""
+        st = self.agents.get(agent)
+        return dict(st.counts) if st else {}

@@ -1,0 +1,143 @@
+"""Fingerprints of one tool call: what makes two calls "the same action" for the repeat breaker."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from engine.jsjson import stringify
+from engine.repeat_config import RepeatConfig
+from engine.shell import (
+    HTTP_VERBS,
+    extract_sink,
+    extract_urls,
+    first_verb,
+    is_generic_sink,
+    strip_volatile,
+)
+from engine.urls import is_local_host, norm_url
+
+SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
+_URL_TOOL = re.compile(r"fetch|search|browse|web_", re.I)
+RELAXABLE = frozenset({"net", "site", "sink", "family", "verb"})
+
+
+@dataclass(frozen=True, slots=True)
+class CallPrint:
+    """A call's de-duplicated fingerprints in emission order and whether it only touches local hosts."""
+
+    fingerprints: tuple[str, ...]
+    local: bool
+
+
+@lru_cache(maxsize=512)
+def _pattern(glob: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in glob), re.S)
+
+
+def is_tracked(name: Any, cfg: RepeatConfig) -> bool:
+    """Whether a tool name is in scope under `include` / `exclude` (anchored, case-sensitive wildcards)."""
+    if not isinstance(name, str) or not name:
+        return False
+    if cfg.include and not any(_pattern(p).fullmatch(name) for p in cfg.include):
+        return False
+    return not any(_pattern(p).fullmatch(name) for p in cfg.exclude)
+
+
+def _ignored(ignore: Any) -> list[str]:
+    if isinstance(ignore, str):
+        return [ignore]
+    if isinstance(ignore, (list, tuple)):
+        return [str(k) for k in ignore]
+    return []
+
+
+def omit_ignored(name: str, args: Any, ignore_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Shallow-copy the arguments as an object and drop the ignored top-level keys."""
+    if isinstance(args, dict):
+        out = dict(args)
+    elif args is None:
+        out = {}
+    else:
+        out = {"value": args}
+    for key in _ignored(ignore_args.get("*")) + (
+        _ignored(ignore_args.get(name)) if name in ignore_args else []
+    ):
+        out.pop(key, None)
+    return out
+
+
+def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
+    """Canonical JSON of the arguments without their decoy keys."""
+    return stringify(omit_ignored(name, args, ignore_args))
+
+
+def fingerprints(name: Any, args: Any, cfg: RepeatConfig) -> CallPrint:
+    """Every fingerprint of one call, and its local flag, as seed §A5 with the deviations D1–D7."""
+    tool = name if isinstance(name, str) else ""
+    fps: dict[str, None] = {f"exact:{tool}:{exact_body(tool, args, cfg.ignoreArgs)}": None}
+    allow = cfg.localHosts == "allow"
+    if tool in SHELL_TOOLS:
+        command = args.get("command") if isinstance(args, dict) else None
+        if not isinstance(command, str):
+            command = ""
+        urls = [u for u in (norm_url(r, cfg.hostAliases) for r in extract_urls(command)) if u]
+        local = bool(urls) and all(is_local_host(u.host) for u in urls)
+        relax = local and allow
+        verb = first_verb(command)
+        if verb and not relax:
+            fps[f"verb:{verb}"] = None
+            if verb in HTTP_VERBS:
+                fps["family:http-fetch"] = None
+        stripped = strip_volatile(command) if verb else ""
+        if verb and stripped:
+            fps[f"cmd:{verb}:{stripped}"] = None
+        if not relax:
+            for u in urls:
+                fps[f"net:{u.href}"] = None
+                fps[f"site:{u.site}"] = None
+            sink = extract_sink(command)
+            if not is_generic_sink(sink):
+                fps[f"sink:{sink}"] = None
+        return CallPrint(tuple(fps), local and not allow)
+    if _URL_TOOL.search(tool):
+        raw: Any = None
+        if isinstance(args, dict):
+            for key in ("url", "href", "uri"):
+                if args.get(key) is not None:
+                    raw = args[key]
+                    break
+        nu = norm_url(raw, cfg.hostAliases) if isinstance(raw, str) else None
+        if nu is not None:
+            local = is_local_host(nu.host)
+            if not (local and allow):
+                fps[f"net:{nu.href}"] = None
+                fps[f"site:{nu.site}"] = None
+                fps["family:http-fetch"] = None
+            return CallPrint(tuple(fps), local and not allow)
+    return CallPrint(tuple(fps), False)
+
+
+def limit_for(fp: str, limits: Mapping[str, float | None]) -> float:
+    """The cap of a fingerprint: its whole key first, then its kind; absent or null means none."""
+    if fp in limits and limits[fp] is not None:
+        return float(limits[fp])  # type: ignore[arg-type]
+    if fp in limits:
+        return math.inf
+    kind = fp.split(":", 1)[0]
+    v = limits.get(kind)
+    return math.inf if v is None else float(v)
+
+
+def kind_of(fp: str) -> str:
+    """The fingerprint kind: the text before the first colon."""
+    return fp.split(":", 1)[0]
+
+
+def all_relaxable(hits: Sequence[str], local: bool) -> bool:
+    """True when a local call's hits are all of kinds the local-address policy may relax."""
+    return local and bool(hits) and all(kind_of(h) in RELAXABLE for h in hits)

@@ -1,0 +1,110 @@
+"""JavaScript `JSON.stringify` semantics for the `exact:` fingerprints and failure signatures."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from engine.units import escape_lone_surrogates, from_units, sort_key
+
+_encode_str = json.JSONEncoder(ensure_ascii=False).encode
+MAX_SAFE = 2**53
+
+
+def js_number(x: float | int) -> str:
+    """Format a number as JavaScript's `Number.prototype.toString` does (NaN/inf -> null)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if -MAX_SAFE <= x <= MAX_SAFE:
+            return str(x)
+        try:
+            x = float(x)
+        except OverflowError:
+            return "null"
+    if math.isnan(x) or math.isinf(x):
+        return "null"
+    if x == 0:
+        return "0"
+    r = repr(x)
+    sign = ""
+    if r[0] == "-":
+        sign, r = "-", r[1:]
+    mant, _, exp_s = r.partition("e")
+    exp = int(exp_s) if exp_s else 0
+    int_part, _, frac = mant.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (int_part + frac).lstrip("0")
+    # decimal exponent n such that value = 0.digits * 10^n
+    lead_zeros = len(int_part + frac) - len((int_part + frac).lstrip("0"))
+    n = len(int_part) + exp - lead_zeros
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    if k <= n <= 21:
+        out = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        out = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        out = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        es = ("+" if e >= 0 else "-") + str(abs(e))
+        out = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + es
+    return sign + out
+
+
+def js_string(s: str) -> str:
+    """JSON-quote a string the way `JSON.stringify` does (non-ASCII raw, lone surrogates escaped)."""
+    return escape_lone_surrogates(_encode_str(s))
+
+
+def stringify(value: Any) -> str:
+    """`JSON.stringify(canonical(value))`: keys sorted by UTF-16 units, cycles become "[cycle]"."""
+    out: list[str] = []
+    _write(value, out, set())
+    return from_units("".join(out))
+
+
+def _write(v: Any, out: list[str], path: set[int]) -> None:
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, str):
+        out.append(js_string(v))
+    elif isinstance(v, (int, float)):
+        out.append(js_number(v))
+    elif isinstance(v, dict):
+        if id(v) in path:
+            out.append('"[cycle]"')
+            return
+        path.add(id(v))
+        out.append("{")
+        first = True
+        for k in sorted((str(k) for k in v), key=sort_key):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(js_string(k))
+            out.append(":")
+            _write(v[k] if k in v else None, out, path)
+        out.append("}")
+        path.discard(id(v))
+    elif isinstance(v, (list, tuple)):
+        if id(v) in path:
+            out.append('"[cycle]"')
+            return
+        path.add(id(v))
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _write(item, out, path)
+        out.append("]")
+        path.discard(id(v))
+    else:
+        out.append(js_string(str(v)))

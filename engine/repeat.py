@@ -1,0 +1,161 @@
+"""The per-agent sliding window, its commit rule and the `localHosts` allow/deny/ask state machine."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.fingerprints import RELAXABLE, CallPrint, all_relaxable, fingerprints, is_tracked, kind_of, limit_for
+from engine.messages import Hit, ask_message, deny_message
+from engine.repeat_config import RepeatConfig
+from engine.units import from_units, to_units
+
+Note = Literal["policy", "refused"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatVerdict:
+    """What the repeat breaker says about one call."""
+
+    kind: Literal["allow", "deny", "ask"]
+    hits: tuple[Hit, ...] = ()
+    note: Note = None
+    message: str = ""
+    print: CallPrint | None = None
+
+
+ALLOW = RepeatVerdict("allow")
+
+
+@dataclass(slots=True)
+class AgentWindow:
+    """One agent's state for the current turn: its recent fingerprint lists and local flags."""
+
+    window: int
+    calls: deque[tuple[str, ...]] = field(default_factory=deque)
+    tally: Counter[str] = field(default_factory=Counter)
+    last_result: str = ""
+    exempt: bool = False
+    refused: bool = False
+
+    def commit(self, fps: tuple[str, ...]) -> None:
+        """Append one entry, dropping the oldest beyond the window."""
+        self.calls.append(fps)
+        self.tally.update(fps)
+        while len(self.calls) > self.window:
+            old = self.calls.popleft()
+            self.tally.subtract(old)
+            for fp in old:
+                if self.tally[fp] <= 0:
+                    del self.tally[fp]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    print: CallPrint
+    hits: tuple[Hit, ...]
+
+
+class RepeatGuard:
+    """Counts tool calls per agent and denies the cap-th repeat before it runs."""
+
+    def __init__(self, cfg: RepeatConfig) -> None:
+        self.cfg = cfg
+        self.agents: dict[str, AgentWindow] = {}
+        self._pending: dict[tuple[str, str], _Pending] = {}
+
+    def slot(self, agent: str) -> AgentWindow:
+        """The agent's window, created on first use."""
+        s = self.agents.get(agent)
+        if s is None:
+            s = self.agents[agent] = AgentWindow(self.cfg.window)
+        return s
+
+    def would_exceed(self, agent: str, fps: tuple[str, ...]) -> tuple[Hit, ...]:
+        """The fingerprints whose next occurrence would reach their cap."""
+        s = self.agents.get(agent)
+        tally = s.tally if s else Counter[str]()
+        hits = []
+        for fp in fps:
+            nxt = tally.get(fp, 0) + 1
+            cap = limit_for(fp, self.cfg.limits)
+            if nxt >= cap:
+                hits.append(Hit(fp, nxt, cap))
+        return tuple(hits)
+
+    @staticmethod
+    def blocking(hits: tuple[Hit, ...], local: bool, exempt: bool) -> tuple[Hit, ...]:
+        """Hits that still block once a turn's local exemption is applied."""
+        if not exempt or not local:
+            return hits
+        return tuple(h for h in hits if kind_of(h.fp) not in RELAXABLE)
+
+    def pre_execute(self, agent: str | None, call_id: str, tool: Any, args: Any) -> RepeatVerdict:
+        """Under `localHosts: ask`, ask when local traffic is the sole reason a call would be blocked."""
+        if self.cfg.localHosts != "ask" or agent is None or not is_tracked(tool, self.cfg):
+            return ALLOW
+        s = self.agents.get(agent)
+        if s is not None and (s.refused or s.exempt):
+            return ALLOW
+        cp = fingerprints(tool, args, self.cfg)
+        hits = self.would_exceed(agent, cp.fingerprints)
+        if not all_relaxable([h.fp for h in hits], cp.local):
+            return ALLOW
+        self._pending[(agent, call_id)] = _Pending(cp, hits)
+        return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
+
+    def guard(self, agent: str | None, call_id: str, tool: Any, args: Any) -> RepeatVerdict:
+        """The synchronous guard: count the call and allow it, or deny it with the reasons."""
+        if agent is None or not is_tracked(tool, self.cfg):
+            return ALLOW
+        s = self.slot(agent)
+        if self._pending.pop((agent, call_id), None) is not None:
+            s.exempt = True
+        cp = fingerprints(tool, args, self.cfg)
+        hits = self.would_exceed(agent, cp.fingerprints)
+        block = self.blocking(hits, cp.local, s.exempt)
+        if not block:
+            s.commit(cp.fingerprints)
+            return RepeatVerdict("allow", (), None, "", cp)
+        s.commit(tuple(h.fp for h in block))
+        note: Note = None
+        if all_relaxable([h.fp for h in block], cp.local):
+            note = "refused" if s.refused else "policy"
+        msg = deny_message(
+            tool,
+            block,
+            note,
+            self.cfg.localHosts,
+            s.last_result,
+            self.cfg.previewChars,
+            self.cfg.resultPreviewChars,
+        )
+        return RepeatVerdict("deny", block, note, msg, cp)
+
+    def settle(self, agent: str | None, call_id: str) -> bool:
+        """An ask that never reached the guard was rejected: refuse local calls for the turn."""
+        if agent is None:
+            return False
+        pending = self._pending.pop((agent, call_id), None)
+        if pending is None:
+            return False
+        s = self.slot(agent)
+        s.refused = True
+        s.commit(tuple(h.fp for h in pending.hits))
+        return True
+
+    def post_execute(self, agent: str | None, call_id: str, tool: Any, text: str, is_error: bool) -> None:
+        """Settle a rejected ask, or remember the last successful result text."""
+        if agent is None or not is_tracked(tool, self.cfg):
+            return
+        if self.settle(agent, call_id):
+            return
+        if not is_error and text:
+            self.slot(agent).last_result = from_units(to_units(text)[: self.cfg.resultPreviewChars])
+
+    def reset(self, agent: str) -> None:
+        """A human message: forget the agent's window, last result and local flags."""
+        self.agents.pop(agent, None)
+        for key in [k for k in self._pending if k[0] == agent]:
+            del self._pending[key]

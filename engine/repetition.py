@@ -1,0 +1,110 @@
+"""Lens A: the repetition detector. Disjoint blocks, shingle overlap and exact repeats, per request."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from engine.blocks import BlockBuffer, block_key, num, ratio
+from engine.units import code_points, has_surrogate, round3
+
+
+@dataclass(frozen=True, slots=True)
+class RepetitionSettings:
+    """Sanitised lens-A options."""
+
+    block_chars: int = 128
+    history_blocks: int = 32
+    min_repeat_gap: int = 3
+    novelty_overlap: float = 0.7
+    novelty_streak: int = 10
+
+    @classmethod
+    def from_options(cls, opts: dict[str, Any] | None) -> RepetitionSettings:
+        """Sanitise raw options as the seed does (bad values fall back to defaults)."""
+        o = opts or {}
+        return cls(
+            num(o.get("blockChars"), 128),
+            num(o.get("historyBlocks"), 32),
+            num(o.get("minRepeatGap"), 3),
+            ratio(o.get("noveltyOverlap"), 0.7),
+            num(o.get("noveltyStreak"), 10),
+        )
+
+
+def shingles(units: str, base: int, end: int) -> frozenset[str]:
+    """Distinct 4-code-point shingles taken at every second code point of the block."""
+    block = units[base:end]
+    if not has_surrogate(block):
+        return frozenset([block[k : k + 4] for k in range(0, len(block) - 3, 2)])
+    cps = [chr(cp) for _, cp in code_points(units, base, end)]
+    return frozenset(["".join(cps[k : k + 4]) for k in range(0, len(cps) - 3, 2)])
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard overlap of two shingle sets (0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+class RepetitionDetector(BlockBuffer):
+    """One request stream's lens A. `push()` returns a trip descriptor or None."""
+
+    def __init__(self, settings: RepetitionSettings | None = None) -> None:
+        self.s = settings or RepetitionSettings()
+        super().__init__(self.s.block_chars)
+        self.ring: deque[tuple[str, frozenset[str], int]] = deque()
+        self.low_novelty = 0
+        self.cooldown_until = 0
+        self.last_overlap = 0.0
+        self.max_overlap = 0.0
+        self.trips = 0
+
+    def _block(self, base: int, end: int) -> dict[str, Any] | None:
+        s = self.s
+        here = self.idx
+        key = block_key(self.text, base, end)
+        sh = shingles(self.text, base, end)
+        best = 0.0
+        exact = False
+        lo = here - s.history_blocks
+        hi = here - s.min_repeat_gap
+        for k, osh, index in reversed(self.ring):
+            if index > hi:
+                continue
+            if index < lo:
+                break
+            if k == key:
+                exact = True
+                break
+            if osh and sh and not osh.isdisjoint(sh):
+                inter = len(sh & osh)
+                o = inter / (len(sh) + len(osh) - inter)
+                if o > best:
+                    best = o
+        self.ring.append((key, sh, here))
+        if len(self.ring) > s.history_blocks:
+            self.ring.popleft()
+        self.last_overlap = best
+        if best > self.max_overlap:
+            self.max_overlap = best
+        self.low_novelty = self.low_novelty + 1 if best >= s.novelty_overlap else 0
+        if exact and here >= self.cooldown_until:
+            self.cooldown_until = here + s.min_repeat_gap
+            self.trips += 1
+            return {"rule": "exact-repeat", "blockChars": s.block_chars, "block": here, "offset": base + 1}
+        if self.low_novelty >= s.novelty_streak:
+            self.low_novelty = 0
+            self.trips += 1
+            return {
+                "rule": "low-novelty",
+                "blockChars": s.block_chars,
+                "block": here,
+                "streak": s.novelty_streak,
+                "overlap": round3(best),
+                "offset": base + 1,
+            }
+        return None

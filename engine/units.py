@@ -1,0 +1,108 @@
+"""UTF-16 code-unit helpers: the seeds count, slice, hash and sort in JavaScript string units."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+
+FNV_OFFSET = 0x811C9DC5
+FNV_PRIME = 0x01000193
+MASK32 = 0xFFFFFFFF
+
+
+def _split_pair(m: re.Match[str]) -> str:
+    cp = ord(m.group()) - 0x10000
+    return chr(0xD800 + (cp >> 10)) + chr(0xDC00 + (cp & 0x3FF))
+
+
+def to_units(text: str) -> str:
+    """Return `text` with every astral character written as two surrogate characters.
+
+    In the result, one Python character is one UTF-16 code unit, so `len` and slicing
+    behave like JavaScript's.
+    """
+    if text.isascii() or not _ASTRAL.search(text):
+        return text
+    return _ASTRAL.sub(_split_pair, text)
+
+
+def utf16_len(text: str) -> int:
+    """Length of `text` in UTF-16 code units."""
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_ASTRAL.findall(text))
+
+
+def has_surrogate(units: str) -> bool:
+    """True when a unit string holds any surrogate code unit."""
+    return not units.isascii() and _SURROGATE.search(units) is not None
+
+
+def code_points(units: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield (offset, code point) over units[start:end] the way `codePointAt` walks.
+
+    A valid pair is one code point even when its low half lies at `end` (it is read
+    whole if present in the buffer); a lone surrogate is its own code point.
+    """
+    i = start
+    n = len(units)
+    while i < end:
+        c = ord(units[i])
+        if 0xD800 <= c <= 0xDBFF and i + 1 < n:
+            d = ord(units[i + 1])
+            if 0xDC00 <= d <= 0xDFFF:
+                yield i, 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00)
+                i += 2
+                continue
+        yield i, c
+        i += 1
+
+
+def from_units(units: str) -> str:
+    """Rejoin surrogate pairs of a unit string into astral characters (lone halves stay)."""
+    if not has_surrogate(units):
+        return units
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def units_of(text: str) -> list[int]:
+    """The UTF-16 code units of `text` as integers."""
+    u = to_units(text)
+    return [ord(c) for c in u]
+
+
+def fnv1a_units(units: str) -> int:
+    """32-bit FNV-1a over the code units of a unit string."""
+    h = FNV_OFFSET
+    for c in units:
+        h = ((h ^ ord(c)) * FNV_PRIME) & MASK32
+    return h
+
+
+def sort_key(text: str) -> bytes:
+    """Sort key giving JavaScript's default (UTF-16 code unit) string order."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def round3(x: float) -> float:
+    """JavaScript `Math.round(x * 1000) / 1000`: exact halves go toward +infinity."""
+    return math.floor(x * 1000 + 0.5) / 1000
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """Write lone surrogates as `\\udXXX`, as well-formed `JSON.stringify` does."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _LONE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def usv(text: str) -> str:
+    """Replace lone surrogates with U+FFFD, as a WebIDL USVString conversion does."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _LONE.sub("\ufffd", text)

@@ -1,0 +1,123 @@
+"""WHATWG URL normalisation (via ada, Node's own parser) and the local-address test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import ada_url
+
+from engine.shell import JS_SPACE
+from engine.units import sort_key, usv
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_TRACKING = re.compile(r"(?:utm_[A-Za-z0-9_]+|fbclid|gclid|msclkid|mc_eid|_ga|ref_src|igshid)", re.I)
+_QUAD = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
+_LOCAL_V4 = re.compile(
+    r"(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
+)
+_LOCAL_V6 = re.compile(r"(?:f[cd][0-9a-f]{2}:|fe80:)", re.I)
+_TRIM = "".join(JS_SPACE)
+_PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
+
+
+@dataclass(frozen=True, slots=True)
+class NormUrl:
+    """A normalised URL: host (no port), path, site (last two labels) and the `net:` body."""
+
+    host: str
+    path: str
+    site: str
+    href: str
+
+
+def _pct(text: str) -> str:
+    raw = text.replace("+", " ").encode("utf-8", "surrogatepass")
+    if b"%" in raw:
+        raw = _PCT.sub(lambda m: bytes([int(m.group()[1:], 16)]), raw)
+    return raw.decode("utf-8", "replace")
+
+
+def form_decode(search: str) -> list[tuple[str, str]]:
+    """`application/x-www-form-urlencoded` parsing, as `URLSearchParams` does."""
+    out = []
+    for part in search.lstrip("?").split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        out.append((_pct(name), _pct(value)))
+    return out
+
+
+def site_of(host: str) -> str:
+    """The seed's `siteOf`: IP literals whole, otherwise the last two labels."""
+    if _QUAD.fullmatch(host) or ":" in host:
+        return host
+    labels = [p for p in host.split(".") if p]
+    if len(labels) <= 2:
+        return host
+    return ".".join(labels[-2:])
+
+
+def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
+    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href` (D3)."""
+    if not isinstance(raw, str):
+        return None
+    s = raw.strip(_TRIM)
+    if not s:
+        return None
+    if not _SCHEME.match(s):
+        s = "https://" + s
+    try:
+        url = ada_url.URL(usv(s))
+    except ValueError:
+        return None
+    host = url.hostname.lower()
+    port = url.port
+    if host.endswith("."):
+        host = host[:-1]
+    if host.startswith("www."):
+        host = host[4:]
+    if not host:
+        return None
+    alias = aliases.get(host) if host in aliases else None
+    if isinstance(alias, str) and alias:
+        host = alias.lower()
+    path = url.pathname
+    if len(path) > 1:
+        path = path.rstrip("/")
+    if not path:
+        path = "/"
+    query = ""
+    search = url.search
+    if search:
+        pairs = [
+            f"{k}={v}"
+            for k, v in form_decode(search)
+            if not _TRACKING.fullmatch(k)
+        ]
+        pairs.sort(key=sort_key)
+        query = "&".join(pairs)
+    hostport = f"{host}:{port}" if port else host
+    href = hostport + path + ("?" + query if query else "")
+    return NormUrl(host, path, site_of(host), href)
+
+
+def _local_v6(h: str) -> bool:
+    return h in ("::1", "0:0:0:0:0:0:0:1") or _LOCAL_V6.match(h) is not None
+
+
+def is_local_host(host: Any) -> bool:
+    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals (D1)."""
+    if not isinstance(host, str) or not host:
+        return False
+    h = host
+    if len(h) > 2 and h[0] == "[" and h[-1] == "]":
+        return _local_v6(h[1:-1])
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    if _local_v6(h):
+        return True
+    return h == "0.0.0.0" or _LOCAL_V4.match(h) is not None
