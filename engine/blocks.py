@@ -11,7 +11,7 @@ from engine.units import to_units
 def num(v: Any, default: int) -> int:
     """The seeds' integer sanitiser: floor of a finite positive number, else the default."""
     if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
-        return int(math.floor(v))
+        return math.floor(v)
     return default
 
 

@@ -43,9 +43,7 @@ def longest_runs(series: Sequence[float], thresholds: Sequence[float]) -> list[i
 
 def lens_a_sweep(inp: Mapping[str, Any]) -> dict[str, Any]:
     """One corpus at one block size: block count, longest runs per threshold, max overlap."""
-    series = overlap_series(
-        expand(inp["text"]), inp["blockChars"], inp["minRepeatGap"], inp["historyBlocks"]
-    )
+    series = overlap_series(expand(inp["text"]), inp["blockChars"], inp["minRepeatGap"], inp["historyBlocks"])
     return {
         "blocks": len(series),
         "longest_run": longest_runs(series, inp["thresholds"]),
@@ -55,6 +53,7 @@ def lens_a_sweep(inp: Mapping[str, Any]) -> dict[str, Any]:
 
 def lens_a_separation(inp: Mapping[str, Any]) -> dict[str, Any]:
     """Per threshold: does every loop corpus out-run every clean corpus?"""
+
     def runs(corpora: Mapping[str, Any]) -> list[list[int]]:
         return [
             longest_runs(
@@ -77,10 +76,7 @@ def trips(text: str, chunk: int, opts: Mapping[str, Any]) -> bool:
     """Whether a fresh degeneracy detector with these options trips on the text fed in chunks."""
     det = DegeneracyDetector(DegeneracySettings.from_options(dict(opts)))
     units = to_units(text)
-    for i in range(0, len(units), chunk):
-        if det.push(units[i : i + chunk]) is not None:
-            return True
-    return False
+    return any(det.push(units[i : i + chunk]) is not None for i in range(0, len(units), chunk))
 
 
 def lens_b_sweep(inp: Mapping[str, Any]) -> dict[str, Any]:

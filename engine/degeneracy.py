@@ -130,7 +130,7 @@ def features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFea
         n += 1
         distinct.add(cp)
         c = CLASS_TABLE[cp]
-        if c == SPACE or c == MEANING:
+        if c in (SPACE, MEANING):
             if run_len >= 3:
                 run_count += 1
             run_cp, run_len = -1, 0

@@ -17,7 +17,7 @@ _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
 
 def _hex_sub(m: re.Match[str]) -> str:
     t = m.group()
-    if t[:2] in ("0x", "0X") and len(t) > 2 or any("0" <= c <= "9" for c in t):
+    if (t[:2] in ("0x", "0X") and len(t) > 2) or any("0" <= c <= "9" for c in t):
         return "#"
     return t
 
@@ -111,7 +111,11 @@ class FailureGuard:
         """After dispatch: clear on success, count on failure, and say whether to steer."""
         if not self.s.active:
             return FailureVerdict("dispatch", 0)
-        st = self.agents.setdefault(agent, _AgentFailures())
+        st = self.agents.get(agent)
+        if ok and (st is None or (not st.counts and not st.denied)):
+            return FailureVerdict("dispatch", 0)
+        if st is None:
+            st = self.agents[agent] = _AgentFailures()
         sig = signature(tool, args)
         if ok:
             st.counts.pop(sig, None)

@@ -11,14 +11,7 @@ from typing import Any
 
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
-from engine.shell import (
-    HTTP_VERBS,
-    extract_sink,
-    extract_urls,
-    first_verb,
-    is_generic_sink,
-    strip_volatile,
-)
+from engine.shell import HTTP_VERBS, analyze, is_generic_sink
 from engine.urls import is_local_host, norm_url
 
 SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
@@ -64,9 +57,7 @@ def omit_ignored(name: str, args: Any, ignore_args: Mapping[str, Any]) -> dict[s
         out = {}
     else:
         out = {"value": args}
-    for key in _ignored(ignore_args.get("*")) + (
-        _ignored(ignore_args.get(name)) if name in ignore_args else []
-    ):
+    for key in _ignored(ignore_args.get("*")) + (_ignored(ignore_args.get(name)) if name in ignore_args else []):
         out.pop(key, None)
     return out
 
@@ -85,24 +76,23 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig) -> CallPrint:
         command = args.get("command") if isinstance(args, dict) else None
         if not isinstance(command, str):
             command = ""
-        urls = [u for u in (norm_url(r, cfg.hostAliases) for r in extract_urls(command)) if u]
+        facts = analyze(command)
+        urls = [u for u in (norm_url(r, cfg.hostAliases) for r in facts.urls) if u]
         local = bool(urls) and all(is_local_host(u.host) for u in urls)
         relax = local and allow
-        verb = first_verb(command)
+        verb = facts.verb
         if verb and not relax:
             fps[f"verb:{verb}"] = None
             if verb in HTTP_VERBS:
                 fps["family:http-fetch"] = None
-        stripped = strip_volatile(command) if verb else ""
-        if verb and stripped:
-            fps[f"cmd:{verb}:{stripped}"] = None
+        if verb and facts.stripped:
+            fps[f"cmd:{verb}:{facts.stripped}"] = None
         if not relax:
             for u in urls:
                 fps[f"net:{u.href}"] = None
                 fps[f"site:{u.site}"] = None
-            sink = extract_sink(command)
-            if not is_generic_sink(sink):
-                fps[f"sink:{sink}"] = None
+            if not is_generic_sink(facts.sink):
+                fps[f"sink:{facts.sink}"] = None
         return CallPrint(tuple(fps), local and not allow)
     if _URL_TOOL.search(tool):
         raw: Any = None

@@ -114,7 +114,8 @@ def post_trip_hint(trips: int) -> str:
             "",
             "Do this instead:",
             "  1. Do not resume or restate that line of reasoning. Treat it as already proven to be a dead end.",
-            "  2. If the same question still needs an answer, answer it directly and briefly from what you already know.",
+            "  2. If the same question still needs an answer, answer it directly and briefly from what you "
+            "already know.",
             "  3. If you genuinely lack information, say what is missing and stop — instead of re-deriving it.",
         ]
     )
@@ -125,7 +126,8 @@ def failure_guidance(tool: str, count: int, original: str) -> str:
     body = original.strip() or "(no error text provided by the tool)"
     return "\n".join(
         [
-            f'[thinking-breaker] The tool "{tool}" has now failed {count} time(s) in this turn with the same kind of input.',
+            f'[thinking-breaker] The tool "{tool}" has now failed {count} time(s) in this turn '
+            "with the same kind of input.",
             "Do NOT retry it unchanged — the same call will produce the same failure.",
             "",
             "Change the approach before calling any tool again:",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,7 +34,7 @@ class AgentWindow:
 
     window: int
     calls: deque[tuple[str, ...]] = field(default_factory=deque)
-    tally: Counter[str] = field(default_factory=Counter)
+    tally: dict[str, int] = field(default_factory=dict)
     last_result: str = ""
     exempt: bool = False
     refused: bool = False
@@ -42,13 +42,16 @@ class AgentWindow:
     def commit(self, fps: tuple[str, ...]) -> None:
         """Append one entry, dropping the oldest beyond the window."""
         self.calls.append(fps)
-        self.tally.update(fps)
+        tally = self.tally
+        for fp in fps:
+            tally[fp] = tally.get(fp, 0) + 1
         while len(self.calls) > self.window:
-            old = self.calls.popleft()
-            self.tally.subtract(old)
-            for fp in old:
-                if self.tally[fp] <= 0:
-                    del self.tally[fp]
+            for fp in self.calls.popleft():
+                n = tally[fp] - 1
+                if n:
+                    tally[fp] = n
+                else:
+                    del tally[fp]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class RepeatGuard:
         self.cfg = cfg
         self.agents: dict[str, AgentWindow] = {}
         self._pending: dict[tuple[str, str], _Pending] = {}
+        self._caps: dict[str, float] = {}
 
     def slot(self, agent: str) -> AgentWindow:
         """The agent's window, created on first use."""
@@ -75,11 +79,16 @@ class RepeatGuard:
     def would_exceed(self, agent: str, fps: tuple[str, ...]) -> tuple[Hit, ...]:
         """The fingerprints whose next occurrence would reach their cap."""
         s = self.agents.get(agent)
-        tally = s.tally if s else Counter[str]()
+        tally: dict[str, int] = s.tally if s else {}
+        caps = self._caps
+        if len(caps) > 8192:
+            caps.clear()
         hits = []
         for fp in fps:
+            cap = caps.get(fp)
+            if cap is None:
+                cap = caps[fp] = limit_for(fp, self.cfg.limits)
             nxt = tally.get(fp, 0) + 1
-            cap = limit_for(fp, self.cfg.limits)
             if nxt >= cap:
                 hits.append(Hit(fp, nxt, cap))
         return tuple(hits)
@@ -91,29 +100,50 @@ class RepeatGuard:
             return hits
         return tuple(h for h in hits if kind_of(h.fp) not in RELAXABLE)
 
-    def pre_execute(self, agent: str | None, call_id: str, tool: Any, args: Any) -> RepeatVerdict:
+    def pre_execute(
+        self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
+    ) -> RepeatVerdict:
         """Under `localHosts: ask`, ask when local traffic is the sole reason a call would be blocked."""
         if self.cfg.localHosts != "ask" or agent is None or not is_tracked(tool, self.cfg):
             return ALLOW
         s = self.agents.get(agent)
         if s is not None and (s.refused or s.exempt):
             return ALLOW
-        cp = fingerprints(tool, args, self.cfg)
+        cp = cp or fingerprints(tool, args, self.cfg)
         hits = self.would_exceed(agent, cp.fingerprints)
         if not all_relaxable([h.fp for h in hits], cp.local):
             return ALLOW
         self._pending[(agent, call_id)] = _Pending(cp, hits)
         return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
 
-    def guard(self, agent: str | None, call_id: str, tool: Any, args: Any) -> RepeatVerdict:
+    def guard(
+        self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
+    ) -> RepeatVerdict:
         """The synchronous guard: count the call and allow it, or deny it with the reasons."""
         if agent is None or not is_tracked(tool, self.cfg):
             return ALLOW
         s = self.slot(agent)
         if self._pending.pop((agent, call_id), None) is not None:
             s.exempt = True
-        cp = fingerprints(tool, args, self.cfg)
+        cp = cp or fingerprints(tool, args, self.cfg)
+        return self._decide(s, tool, cp, self.would_exceed(agent, cp.fingerprints))
+
+    def check(self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint) -> RepeatVerdict:
+        """Pre-execute and guard in one pass, for a call whose fingerprints are already known."""
+        if agent is None or not is_tracked(tool, self.cfg):
+            return ALLOW
+        s = self.slot(agent)
         hits = self.would_exceed(agent, cp.fingerprints)
+        if (
+            self.cfg.localHosts == "ask"
+            and not (s.refused or s.exempt)
+            and all_relaxable([h.fp for h in hits], cp.local)
+        ):
+            self._pending[(agent, call_id)] = _Pending(cp, hits)
+            return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
+        return self._decide(s, tool, cp, hits)
+
+    def _decide(self, s: AgentWindow, tool: Any, cp: CallPrint, hits: tuple[Hit, ...]) -> RepeatVerdict:
         block = self.blocking(hits, cp.local, s.exempt)
         if not block:
             s.commit(cp.fingerprints)

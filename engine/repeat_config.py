@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,7 +52,7 @@ class RepeatConfig(BaseModel):
     window: int = 12
     """How many recent tool calls per agent are remembered (integer >= 4)."""
     localHosts: Literal["deny", "ask", "allow"] = "ask"
-    """What to do when only local addresses make a call a repeat: deny, ask the operator, or never count them."""
+    """When only local addresses make a call a repeat: deny it, ask the operator, or never count them."""
     previewChars: int = 400
     """How many UTF-16 units of a fingerprint the denial text quotes (integer >= 1)."""
     resultPreviewChars: int = 800
@@ -62,7 +62,7 @@ class RepeatConfig(BaseModel):
     include: tuple[str, ...] = ()
     """When non-empty, only tool names matching one of these wildcard patterns are counted."""
     limits: dict[str, float | None] = Field(default_factory=lambda: dict(DEFAULT_LIMITS))
-    """Cap per fingerprint kind or whole key (finite number >= 2, or null for no cap); the cap-th occurrence is denied."""
+    """Cap per fingerprint kind or whole key (finite number >= 2, or null for none); the cap-th repeat is denied."""
     ignoreArgs: dict[str, Any] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_IGNORE.items()})
     """Top-level argument keys ignored when fingerprinting, per tool name (`*` for all tools)."""
     hostAliases: dict[str, Any] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
@@ -136,7 +136,7 @@ def merge_repeat(raw: Any) -> RepeatConfig:
     aliases.update(raw.get("hostAliases") or {})
     return RepeatConfig(
         window=int(window),
-        localHosts=local,
+        localHosts=cast(Literal["deny", "ask", "allow"], local),
         previewChars=int(raw.get("previewChars", 400)),
         resultPreviewChars=int(raw.get("resultPreviewChars", 800)),
         exclude=tuple(raw.get("exclude", ["todo_write"])),

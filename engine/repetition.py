@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from engine.blocks import BlockBuffer, block_key, num, ratio
@@ -51,43 +52,69 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 class RepetitionDetector(BlockBuffer):
-    """One request stream's lens A. `push()` returns a trip descriptor or None."""
+    """One request stream's lens A. `push()` returns a trip descriptor or None.
+
+    Shingle overlaps against the whole history are counted at once: every shingle maps
+    to a packed integer with one small counter field per ring slot, so summing the
+    values of a block's shingles yields its intersection size with every stored block.
+    """
 
     def __init__(self, settings: RepetitionSettings | None = None) -> None:
         self.s = settings or RepetitionSettings()
         super().__init__(self.s.block_chars)
         self.ring: deque[tuple[str, frozenset[str], int]] = deque()
+        self.postings: dict[str, int] = {}
+        self.width = (self.s.block_chars // 2 + 2).bit_length()
+        self.field = (1 << self.width) - 1
         self.low_novelty = 0
         self.cooldown_until = 0
         self.last_overlap = 0.0
         self.max_overlap = 0.0
         self.trips = 0
 
+    def _bit(self, index: int) -> int:
+        return 1 << ((index % self.s.history_blocks) * self.width)
+
     def _block(self, base: int, end: int) -> dict[str, Any] | None:
         s = self.s
         here = self.idx
         key = block_key(self.text, base, end)
         sh = shingles(self.text, base, end)
+        postings = self.postings
         best = 0.0
         exact = False
         lo = here - s.history_blocks
         hi = here - s.min_repeat_gap
-        for k, osh, index in reversed(self.ring):
-            if index > hi:
-                continue
-            if index < lo:
-                break
-            if k == key:
-                exact = True
-                break
-            if osh and sh and not osh.isdisjoint(sh):
-                inter = len(sh & osh)
-                o = inter / (len(sh) + len(osh) - inter)
-                if o > best:
-                    best = o
+        if self.ring and ring_has(self.ring, lo, hi):
+            total = sum(map(postings.get, sh, repeat(0)))
+            n = len(sh)
+            width, fld, slots = self.width, self.field, s.history_blocks
+            for k, osh, index in reversed(self.ring):
+                if index > hi:
+                    continue
+                if index < lo:
+                    break
+                if k == key:
+                    exact = True
+                    break
+                inter = (total >> ((index % slots) * width)) & fld
+                if inter:
+                    o = inter / (n + len(osh) - inter)
+                    if o > best:
+                        best = o
+        if len(self.ring) >= s.history_blocks:
+            _, old, oi = self.ring.popleft()
+            bit = self._bit(oi)
+            for sg in old:
+                v = postings[sg] - bit
+                if v:
+                    postings[sg] = v
+                else:
+                    del postings[sg]
         self.ring.append((key, sh, here))
-        if len(self.ring) > s.history_blocks:
-            self.ring.popleft()
+        bit = self._bit(here)
+        get = postings.get
+        postings.update([(sg, get(sg, 0) + bit) for sg in sh])
         self.last_overlap = best
         if best > self.max_overlap:
             self.max_overlap = best
@@ -108,3 +135,8 @@ class RepetitionDetector(BlockBuffer):
                 "offset": base + 1,
             }
         return None
+
+
+def ring_has(ring: deque[tuple[str, frozenset[str], int]], lo: int, hi: int) -> bool:
+    """Whether any stored block lies within the comparable gap range."""
+    return ring[0][2] <= hi and ring[-1][2] >= lo

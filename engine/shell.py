@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # JavaScript's `\s` (with the u flag), hard-coded: Python's differs.
 JS_SPACE = frozenset(
@@ -15,9 +16,7 @@ JS_SPACE_CLASS = "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\
 _NAME_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _DURATION = re.compile(r"[0-9]+(?:\.[0-9]+)?[smhd]?")
 WRAPPERS = frozenset({"sudo", "doas", "command", "env", "time", "nice", "nohup", "exec"})
-WRAPPER_VALUE_OPTS = frozenset(
-    {"-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-R", "-T", "-S", "-n", "-D"}
-)
+WRAPPER_VALUE_OPTS = frozenset({"-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-R", "-T", "-S", "-n", "-D"})
 HTTP_VERBS = frozenset({"curl", "wget", "http", "httpie"})
 VALUE_FLAGS = frozenset(
     {
@@ -49,149 +48,162 @@ BOOL_FLAGS = frozenset(
 _CLUSTER = re.compile(r"-[sSfLk]+")
 _NAME_VALUE = re.compile(r"(--[a-z-]+)=.*", re.S)
 _ATTACHED_NUM = re.compile(r"-[mA][0-9].*", re.S)
-_URL = re.compile(
-    r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+"
-)
-_URL_TRAIL = re.compile(r"[.,;:!?)\]}'\"]+$")
+_URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+")
+_URL_ASCII = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s\"'\\<>`]|\\\.)+", re.ASCII)
+_URL_TRAIL = re.compile(r"[.,;:!?)\]}'\"]+\Z")
 OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")
 _OP_CHARS = frozenset("|&;<>")
 GENERIC_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/tty", "-"})
 _SINK_REDIRECTS = frozenset({">", ">>", "1>", "1>>", "&>", "&>>"})
 _URLISH = re.compile(r"https?://")
+_SPACES = "".join(JS_SPACE)
+_SINK_HINT = re.compile(r">|-o|-O|--output|tee")
+
+
+_WS = "[" + JS_SPACE_CLASS + "]"
+_NOT_WORD = JS_SPACE_CLASS + "'\"\\\\"
+# One piece of shell text: a quoted run, an escape, a plain run, whitespace, a lone trailing backslash.
+_PIECES = re.compile(
+    r"'([^']*)'?"
+    r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)'
+    r"|\\(.)"
+    r"|([^" + _NOT_WORD + r"]+)"
+    r"|(" + _WS + r"+)"
+    r"|(\\)\Z",
+    re.S,
+)
+_OP_PIECES = re.compile(
+    r"'([^']*)'?"
+    r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)'
+    r"|\\(.)"
+    r"|([^" + _NOT_WORD + r"|&;<>]+)"
+    r"|(" + _WS + r"+)"
+    r"|(\\)\Z"
+    r"|(&>>|<<<|&&|\|\||\|&|>>|>&|&>|<<|<&|;|&|\||<|>)",
+    re.S,
+)
+_DQ_ESC = re.compile(r"\\(.)", re.S)
+_DIGITS_ONLY = re.compile(r"[0-9]+")
+
+
+def _dq(body: str, tail: str | None) -> str:
+    text = _DQ_ESC.sub(r"\1", body) if "\\" in body else body
+    return text + (tail or "")
+
+
+_QUOTEY = re.compile(r"['\"\\\\]")
+_WS_SPLIT = re.compile(_WS + "+")
+_PY_ONLY_SPACE = re.compile("[\x1c-\x1f]")  # ASCII characters Python's split() treats as space, JS does not
+_OPS = r"&>>|<<<|&&|\|\||\|&|>>|>&|&>|<<|<&|;|&|\||<|>"
+# Quote-free text: an operator with its descriptor digits, or a word. A word run consumes digits
+# glued to earlier word text, so a digit prefix can only start a word (as D6 requires).
+_REDIR_OPS = r"<<<|>>|>&|<<|<&|<|>"
+_OTHER_OPS = r"&>>|&&|\|\||\|&|&>|;|&|\|"
+_SIMPLE_OP = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^" + JS_SPACE_CLASS + r"|&;<>]+)")
+_SIMPLE_OP_ASCII = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^\s|&;<>]+)", re.ASCII)
+
+
+def _plain_ascii(text: str) -> bool:
+    """ASCII without the four characters Python calls whitespace and JavaScript does not."""
+    return text.isascii() and not _PY_ONLY_SPACE.search(text)
 
 
 def tokenize(command: str) -> list[str]:
     """The seed tokenizer: quotes and backslashes, no operator splitting."""
+    if not _QUOTEY.search(command):
+        if _plain_ascii(command):
+            return command.split()
+        return [t for t in _WS_SPLIT.split(command) if t]
     tokens: list[str] = []
     cur: list[str] = []
     started = False
-    quote = ""
-    i = 0
-    n = len(command)
-    while i < n:
-        c = command[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"' and i + 1 < n:
-                i += 1
-                cur.append(command[i])
-            else:
-                cur.append(c)
-        elif c == "'" or c == '"':
-            quote = c
-            started = True
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            cur.append(command[i])
-            started = True
-        elif c in JS_SPACE:
+    for m in _PIECES.finditer(command):
+        k = m.lastindex or 0
+        if k == 6:  # whitespace
             if started:
                 tokens.append("".join(cur))
                 cur = []
                 started = False
+            continue
+        started = True
+        if k == 2 or k == 3:
+            cur.append(_dq(m.group(2), m.group(3)))
         else:
-            cur.append(c)
-            started = True
-        i += 1
+            cur.append(m.group(k))
     if started:
         tokens.append("".join(cur))
     return tokens
 
 
-@dataclass(frozen=True, slots=True)
-class Tok:
-    """One token of the operator-aware tokenizer (D6): a word or an operator."""
-
-    text: str
-    op: bool
-    end: int  # offset just past the token in the source text
+# One token of the operator-aware tokenizer (D6): (text, is_operator, offset just past it).
+Tok = tuple[str, bool, int]
 
 
 def op_tokenize(command: str) -> list[Tok]:
     """Tokenize with unquoted, unescaped `| & ; < >` split off as operator tokens (D6)."""
+    if not _QUOTEY.search(command):
+        out: list[Tok] = []
+        for m in _SIMPLE_OP.finditer(command):
+            k = m.lastindex or 0
+            out.append((m.group(5), False, m.end()) if k == 5 else (m.group(k - 1) + m.group(k), True, m.end()))
+        return out
     toks: list[Tok] = []
     cur: list[str] = []
     started = False
     plain_digits = True  # the current word is only unquoted, unescaped ASCII digits
-    quote = ""
-    i = 0
-    n = len(command)
-
-    def flush(end: int) -> None:
-        nonlocal cur, started, plain_digits
-        if started:
-            toks.append(Tok("".join(cur), False, end))
-        cur = []
-        started = False
-        plain_digits = True
-
-    while i < n:
-        c = command[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"' and i + 1 < n:
-                i += 1
-                cur.append(command[i])
-            else:
-                cur.append(c)
-            i += 1
-            continue
-        if c == "'" or c == '"':
-            quote = c
-            started = True
-            plain_digits = False
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            cur.append(command[i])
-            started = True
-            plain_digits = False
-        elif c in JS_SPACE:
-            flush(i)
-        elif c in _OP_CHARS:
-            op = next(o for o in OPERATORS if command.startswith(o, i))
+    for m in _OP_PIECES.finditer(command):
+        k = m.lastindex or 0
+        if k == 6 or k == 8:  # whitespace or operator
             prefix = ""
-            if started and plain_digits and cur and op[0] in "<>":
+            if k == 8 and started and plain_digits and m.group(8)[0] in "<>":
                 prefix = "".join(cur)
-                cur = []
-                started = False
-            else:
-                flush(i)
-            i += len(op)
-            toks.append(Tok(prefix + op, True, i))
+            elif started:
+                toks.append(("".join(cur), False, m.start()))
+            cur = []
+            started = False
+            plain_digits = True
+            if k == 8:
+                toks.append((prefix + m.group(8), True, m.end()))
             continue
-        else:
-            cur.append(c)
-            started = True
-            if not ("0" <= c <= "9"):
+        started = True
+        if k == 5:
+            plain = m.group(5)
+            cur.append(plain)
+            if plain_digits and not _DIGITS_ONLY.fullmatch(plain):
                 plain_digits = False
-        i += 1
-    flush(n)
+            continue
+        plain_digits = False
+        if k == 2 or k == 3:
+            cur.append(_dq(m.group(2), m.group(3)))
+        else:
+            cur.append(m.group(k))
+    if started:
+        toks.append(("".join(cur), False, len(command)))
     return toks
+
+
+def op_words(command: str) -> list[Tok]:
+    """`op_tokenize` without exact word offsets when none are needed (the common, quote-free case)."""
+    if not _QUOTEY.search(command):
+        rx = _SIMPLE_OP_ASCII if _plain_ascii(command) else _SIMPLE_OP
+        return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in rx.findall(command)]
+    return op_tokenize(command)
 
 
 def drop_navigation(command: str) -> str:
     """D5: drop leading `cd ARG`, `pushd ARG` or `export NAME=VALUE` segments joined by `&&`/`;`."""
     while True:
+        if not command.lstrip(_SPACES).startswith(("cd", "pushd", "export")):
+            return command
         toks = op_tokenize(command)
         if len(toks) < 4:
             return command
-        a, b, op, nxt = toks[0], toks[1], toks[2], toks[3]
-        del nxt
-        if a.op or b.op or not op.op or op.text not in ("&&", ";"):
+        (a, a_op, _), (b, b_op, _), (op, is_op, end) = toks[0], toks[1], toks[2]
+        if a_op or b_op or not is_op or op not in ("&&", ";"):
             return command
-        if a.text in ("cd", "pushd"):
-            pass
-        elif a.text == "export" and _NAME_ASSIGN.match(b.text):
-            pass
-        else:
+        if not (a in ("cd", "pushd") or (a == "export" and _NAME_ASSIGN.match(b))):
             return command
-        # the word must be the very first thing (no quotes/escapes around the verb)
-        head = command.lstrip("".join(JS_SPACE))
-        if not head.startswith(a.text):
-            return command
-        command = command[op.end :]
+        command = command[end:]
 
 
 def _verb_index(tokens: list[str]) -> int:
@@ -253,9 +265,11 @@ def _strip_leading(tokens: list[str]) -> list[str]:
 
 def strip_volatile(command: str) -> str:
     """The `cmd:` body: leading env/timeout dropped; HTTP-client volatile flags dropped (D4)."""
-    cmd = drop_navigation(command)
-    tokens = tokenize(cmd)
-    verb = verb_of_tokens(tokens)
+    tokens = tokenize(drop_navigation(command))
+    return _strip(tokens, verb_of_tokens(tokens))
+
+
+def _strip(tokens: list[str], verb: str) -> str:
     kept = _strip_leading(tokens)
     if verb in HTTP_VERBS:
         out: list[str] = []
@@ -264,23 +278,26 @@ def strip_volatile(command: str) -> str:
             if skip:
                 skip = False
                 continue
-            if t in VALUE_FLAGS:
-                skip = True
-                continue
-            if t in BOOL_FLAGS or _CLUSTER.fullmatch(t) or _ATTACHED_NUM.fullmatch(t):
-                continue
-            m = _NAME_VALUE.fullmatch(t)
-            if m and m.group(1) in VALUE_FLAGS:
-                continue
+            if t[:1] == "-":
+                if t in VALUE_FLAGS:
+                    skip = True
+                    continue
+                if t in BOOL_FLAGS or _CLUSTER.fullmatch(t) or _ATTACHED_NUM.fullmatch(t):
+                    continue
+                m = _NAME_VALUE.fullmatch(t)
+                if m and m.group(1) in VALUE_FLAGS:
+                    continue
             out.append(t)
         kept = out
-    return " ".join(kept).strip("".join(JS_SPACE))
+    return " ".join(kept).strip(_SPACES)
 
 
 def extract_urls(command: str) -> list[str]:
     """Raw http(s) URLs in shell text: D2 unescaping, D7 any-case scheme, trimmed, de-duplicated."""
     seen: dict[str, None] = {}
-    for m in _URL.finditer(command):
+    if "://" not in command:
+        return []
+    for m in (_URL_ASCII if _plain_ascii(command) else _URL).finditer(command):
         u = m.group().replace("\\.", ".")
         u = _URL_TRAIL.sub("", u)
         if u not in seen:
@@ -301,44 +318,44 @@ def _clean_sink(s: str) -> str | None:
 
 def extract_sink(command: str) -> str | None:
     """Where the command writes (D6 operator-aware), before the generic-sink filter."""
-    toks = op_tokenize(drop_navigation(command))
+    return _sink(drop_navigation(command))
+
+
+def _sink(command: str) -> str | None:
+    if not (_SINK_HINT.search(command)):
+        return None
+    toks = op_words(command)
     n = len(toks)
     i = 0
     while i < n:
-        t = toks[i]
-        nxt = toks[i + 1] if i + 1 < n else None
-        if t.op:
-            if t.text in _SINK_REDIRECTS:
-                if nxt is not None and not nxt.op:
-                    return _clean_sink(nxt.text)
-            elif t.text[-1:] in "<>&" and any(ch in t.text for ch in "<>"):
-                if nxt is not None and not nxt.op:
-                    i += 2
-                    continue
+        w, is_op, _ = toks[i]
+        nxt, nxt_op, _ = toks[i + 1] if i + 1 < n else ("", True, 0)
+        has_word = i + 1 < n and not nxt_op
+        if is_op:
+            if w in _SINK_REDIRECTS:
+                if has_word:
+                    return _clean_sink(nxt)
+            elif ("<" in w or ">" in w) and has_word:
+                i += 2  # a descriptor redirect or duplication: skip its target
+                continue
             i += 1
             continue
-        w = t.text
-        if w in ("-o", "--output", "--output-document"):
-            if nxt is not None and not nxt.op and not nxt.text.startswith("-"):
-                return _clean_sink(nxt.text)
+        if w == "-o" or w == "--output" or w == "--output-document":
+            if has_word and not nxt.startswith("-"):
+                return _clean_sink(nxt)
         elif w == "-O":
-            if (
-                nxt is not None
-                and not nxt.op
-                and not nxt.text.startswith("-")
-                and not _URLISH.match(nxt.text)
-            ):
-                return _clean_sink(nxt.text)
+            if has_word and not nxt.startswith("-") and not _URLISH.match(nxt):
+                return _clean_sink(nxt)
         elif w.startswith("--output="):
-            return _clean_sink(w[len("--output=") :])
+            return _clean_sink(w[9:])
         elif w.startswith("--output-document="):
-            return _clean_sink(w[len("--output-document=") :])
+            return _clean_sink(w[18:])
         elif w == "tee":
             last: str | None = None
             j = i + 1
-            while j < n and not toks[j].op:
-                if not toks[j].text.startswith("-"):
-                    last = toks[j].text
+            while j < n and not toks[j][1]:
+                if not toks[j][0].startswith("-"):
+                    last = toks[j][0]
                 j += 1
             if last is not None:
                 return _clean_sink(last)
@@ -349,3 +366,22 @@ def extract_sink(command: str) -> str | None:
 def is_generic_sink(sink: object) -> bool:
     """Generic sinks (and empty or non-string ones) are never fingerprinted."""
     return not isinstance(sink, str) or not sink or sink in GENERIC_SINKS
+
+
+@dataclass(frozen=True, slots=True)
+class ShellFacts:
+    """What the fingerprints need from one command, computed with one pass of each tokenizer."""
+
+    verb: str
+    stripped: str
+    sink: str | None
+    urls: tuple[str, ...]
+
+
+@lru_cache(maxsize=2048)
+def analyze(command: str) -> ShellFacts:
+    """Verb, `cmd:` body, sink and raw URLs of a command (cached: loops repeat commands)."""
+    nav = drop_navigation(command)
+    tokens = tokenize(nav)
+    verb = verb_of_tokens(tokens)
+    return ShellFacts(verb, _strip(tokens, verb) if verb else "", _sink(nav), tuple(extract_urls(command)))

@@ -95,10 +95,10 @@ def round3(x: float) -> float:
 
 
 def escape_lone_surrogates(text: str) -> str:
-    """Write lone surrogates as `\\udXXX`, as well-formed `JSON.stringify` does."""
+    r"""Write lone surrogates as `\\udXXX`, as well-formed `JSON.stringify` does."""
     if text.isascii() or not _SURROGATE.search(text):
         return text
-    return _LONE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def usv(text: str) -> str:

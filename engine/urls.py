@@ -15,11 +15,10 @@ from engine.units import sort_key, usv
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _TRACKING = re.compile(r"(?:utm_[A-Za-z0-9_]+|fbclid|gclid|msclkid|mc_eid|_ga|ref_src|igshid)", re.I)
 _QUAD = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
-_LOCAL_V4 = re.compile(
-    r"(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
-)
+_LOCAL_V4 = re.compile(r"(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)")
 _LOCAL_V6 = re.compile(r"(?:f[cd][0-9a-f]{2}:|fe80:)", re.I)
 _TRIM = "".join(JS_SPACE)
+_ATTRS = ("hostname", "port", "pathname", "search")
 _PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
 
 
@@ -61,21 +60,41 @@ def site_of(host: str) -> str:
     return ".".join(labels[-2:])
 
 
+_CACHE: dict[tuple[str, tuple[Any, ...]], NormUrl | None] = {}
+_CACHE_MAX = 4096
+
+
 def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
-    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href` (D3)."""
+    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href` (D3).
+
+    Results are memoised per alias table (agents repeat URLs; that is why we are here).
+    """
     if not isinstance(raw, str):
         return None
+    key = (raw, tuple(aliases.items()))
+    try:
+        if key in _CACHE:
+            return _CACHE[key]
+    except TypeError:  # an unhashable alias value: compute without the memo
+        return _norm(raw, aliases)
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    out = _CACHE[key] = _norm(raw, aliases)
+    return out
+
+
+def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
     s = raw.strip(_TRIM)
     if not s:
         return None
     if not _SCHEME.match(s):
         s = "https://" + s
     try:
-        url = ada_url.URL(usv(s))
+        url = ada_url.parse_url(usv(s), attributes=_ATTRS)
     except ValueError:
         return None
-    host = url.hostname.lower()
-    port = url.port
+    host = str(url["hostname"]).lower()
+    port = url["port"]
     if host.endswith("."):
         host = host[:-1]
     if host.startswith("www."):
@@ -85,19 +104,15 @@ def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
     alias = aliases.get(host) if host in aliases else None
     if isinstance(alias, str) and alias:
         host = alias.lower()
-    path = url.pathname
+    path = str(url["pathname"])
     if len(path) > 1:
         path = path.rstrip("/")
     if not path:
         path = "/"
     query = ""
-    search = url.search
+    search = str(url["search"])
     if search:
-        pairs = [
-            f"{k}={v}"
-            for k, v in form_decode(search)
-            if not _TRACKING.fullmatch(k)
-        ]
+        pairs = [f"{k}={v}" for k, v in form_decode(search) if not _TRACKING.fullmatch(k)]
         pairs.sort(key=sort_key)
         query = "&".join(pairs)
     hostport = f"{host}:{port}" if port else host

@@ -1,0 +1,183 @@
+"""Throughput, latency and memory of the lenses and the tool check: `python -m engine.bench [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine.breaker import Breaker
+from engine.degeneracy import DegeneracyDetector
+from engine.repetition import RepetitionDetector
+from engine.textgen import expand
+
+VERBS = ["check", "verify", "inspect", "read", "compare", "trace", "confirm"]
+OBJS = ["the adapter", "the schema", "the config row", "the log line", "the registry", "the detector"]
+
+
+def clean_corpus(scale: int = 1) -> str:
+    """A large never-tripping stream: varied English reasoning, unique prose and varied CJK."""
+    parts = [
+        {"gen": "seq", "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} "
+         "suggests case {i*31%7919}. ", "from": 0, "to": 12000 * scale, "lists": {"v": VERBS, "o": OBJS}},
+        {"gen": "seq", "template": "token{i}x{i*7919%104729} ", "from": 0, "to": 60000 * scale},
+        {"gen": "seq", "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
+         "from": 0, "to": 12000 * scale},
+    ]  # fmt: skip
+    return "".join(expand(p) for p in parts)
+
+
+def tool_calls(n: int) -> list[tuple[str, dict[str, Any]]]:
+    """A varied, mostly non-repeating stream of realistic tool calls."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i in range(n):
+        k = i % 6
+        if k == 0:
+            cmd = f"curl -sS --max-time 30 https://api.example.com/v1/items?page={i}&utm_source=x -o out{i % 7}.json"
+            out.append(("bash", {"command": cmd, "description": f"fetch page {i}"}))
+        elif k == 1:
+            out.append(("read", {"path": f"src/module_{i % 40}.py", "offset": i % 300}))
+        elif k == 2:
+            out.append(("edit", {"path": f"src/module_{i % 40}.py", "old": f"x = {i}", "new": f"x = {i + 1}"}))
+        elif k == 3:
+            out.append(("bash", {"command": f"cd /work/repo && pytest -q tests/test_{i % 50}.py 2>&1 | tail -n 20"}))
+        elif k == 4:
+            out.append(("web_fetch", {"url": f"https://docs.example.org/guide/{i % 90}#top", "prompt": "summary"}))
+        else:
+            out.append(("bash", {"command": f"git log --oneline -n {i % 30} -- src/ > /tmp/log{i % 5}.txt"}))
+    return out
+
+
+def _pct(samples: list[float], q: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def reference_speed(text: str) -> float:
+    """chars/s of `sum(map(ord, text))`, best of three."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        sum(map(ord, text))
+        best = min(best, time.perf_counter() - t0)
+    return len(text) / best
+
+
+def lens_speed(factory: Callable[[], Any], text: str, chunk: int = 64) -> dict[str, float]:
+    """Feed the corpus in `chunk`-sized pieces; chars/s and per-push latency in microseconds."""
+    pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
+    det = factory()
+    lat: list[float] = []
+    clock = time.perf_counter_ns
+    gc.disable()
+    t0 = time.perf_counter()
+    for p in pieces:
+        a = clock()
+        if det.push(p) is not None:
+            raise RuntimeError("the clean benchmark corpus tripped a lens")
+        lat.append(clock() - a)
+    total = time.perf_counter() - t0
+    gc.enable()
+    return {
+        "chars_per_s": len(text) / total,
+        "p50_us": _pct(lat, 0.5) / 1000,
+        "p99_us": _pct(lat, 0.99) / 1000,
+    }
+
+
+def tool_speed(n: int = 20000) -> dict[str, float]:
+    """Latency of `Breaker.check_tool` plus the result bookkeeping, per call."""
+    b = Breaker()
+    calls = tool_calls(n)
+    lat: list[float] = []
+    clock = time.perf_counter_ns
+    t0 = time.perf_counter()
+    for i, (tool, args) in enumerate(calls):
+        a = clock()
+        b.check_tool("agent", f"c{i}", tool, args)
+        lat.append(clock() - a)
+        b.tool_result("agent", f"c{i}", tool, args, "ok", False)
+    total = time.perf_counter() - t0
+    return {"calls_per_s": n / total, "p50_us": _pct(lat, 0.5) / 1000, "p99_us": _pct(lat, 0.99) / 1000}
+
+
+def peak_memory(text: str) -> dict[str, float]:
+    """Peak traced allocation (MiB) while each lens and the tool check run."""
+    out = {}
+    for name, factory in (("repetition", RepetitionDetector), ("degeneracy", DegeneracyDetector)):
+        tracemalloc.start()
+        det = factory()
+        for i in range(0, min(len(text), 1_000_000), 64):
+            det.push(text[i : i + 64])
+        out[f"{name}_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    tracemalloc.start()
+    b = Breaker()
+    for i, (tool, args) in enumerate(tool_calls(5000)):
+        b.check_tool("agent", f"c{i}", tool, args)
+    out["tool_check_peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return out
+
+
+def run(scale: int = 1) -> dict[str, float]:
+    """Every measurement, as one flat dict."""
+    text = clean_corpus(scale)
+    ref = reference_speed(text)
+    rep = lens_speed(RepetitionDetector, text)
+    deg = lens_speed(DegeneracyDetector, text)
+    tool = tool_speed()
+    res: dict[str, float] = {"corpus_chars": len(text), "reference_chars_per_s": ref}
+    for k, v in rep.items():
+        res[f"repetition_{k}"] = v
+    for k, v in deg.items():
+        res[f"degeneracy_{k}"] = v
+    res["repetition_ratio"] = rep["chars_per_s"] / ref
+    res["degeneracy_ratio"] = deg["chars_per_s"] / ref
+    res["tool_check_calls_per_s"] = tool["calls_per_s"]
+    res["tool_check_p50_us"] = tool["p50_us"]
+    res["tool_check_p99_us"] = tool["p99_us"]
+    res.update(peak_memory(text))
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the numbers (and write them to `--out`); with `--json` the last line is one JSON object."""
+    ap = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__)
+    ap.add_argument("--json", action="store_true", help="end with one JSON line")
+    ap.add_argument("--scale", type=int, default=1, help="corpus size multiplier (1 = about 3.5 M chars)")
+    ap.add_argument("--out", default="bench-results/engine.json", help="where to write the JSON results")
+    a = ap.parse_args(argv)
+    r = run(a.scale)
+    print(f"corpus                {r['corpus_chars']:,.0f} chars, fed in 64-char chunks")
+    print(f"reference sum(ord)    {r['reference_chars_per_s'] / 1e6:8.2f} M chars/s")
+    for lens, target in (("repetition", 0.045), ("degeneracy", 0.30)):
+        print(
+            f"{lens:10} lens       {r[f'{lens}_chars_per_s'] / 1e6:8.2f} M chars/s  "
+            f"ratio {r[f'{lens}_ratio']:.3f} (target >= {target})  "
+            f"push p50 {r[f'{lens}_p50_us']:.1f} us  p99 {r[f'{lens}_p99_us']:.1f} us  "
+            f"peak {r[f'{lens}_peak_mib']:.2f} MiB"
+        )
+    print(
+        f"tool check            {r['tool_check_calls_per_s']:8.0f} calls/s  p50 {r['tool_check_p50_us']:.1f} us  "
+        f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
+    )
+    out = Path(a.out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(r, indent=2) + "\n")
+        print(f"written to {out}")
+    except OSError as e:
+        print(f"could not write {out}: {e}")
+    if a.json:
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

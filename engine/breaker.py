@@ -1,0 +1,388 @@
+"""`Breaker`: the one object that consumes events and answers tool checks, asks and stream trips."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine import events as ev
+from engine.config import BreakerConfig
+from engine.degeneracy import DegeneracyDetector, DegeneracySettings
+from engine.failures import FailureGuard, FailureSettings
+from engine.fingerprints import fingerprints, limit_for
+from engine.messages import Hit, failure_denial, failure_guidance, post_trip_hint
+from engine.repeat import RepeatGuard, RepeatVerdict
+from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.scores import AgentScores, Snapshot, WindowRow
+from engine.units import utf16_len
+
+HISTORY = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The answer to a tool check: allow, deny (with the text the model gets) or ask (with the reason)."""
+
+    kind: Literal["allow", "deny", "ask"]
+    message: str = ""
+    source: Literal["", "repeat", "failure", "observe"] = ""
+    hits: tuple[Hit, ...] = ()
+    note: str | None = None
+    fingerprints: tuple[str, ...] = ()
+    local: bool = False
+    would: Literal["", "deny", "ask"] = ""  # what enforcement would have done while paused
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (recordings, `scan --json`)."""
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "hits": [h.as_list() for h in self.hits],
+            "note": self.note,
+            "would": self.would,
+            "message": self.message,
+        }
+
+
+ALLOW = Verdict("allow")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamTrip:
+    """A reasoning/answer/output stream tripped a lens; `action` is the recovery the seeds define."""
+
+    agent: str
+    stream: Literal["reasoning", "answer", "output"]
+    rule: str
+    descriptor: dict[str, Any]
+    action: Literal["abort_retry", "abort", "observe"]
+    reasoning_chars: int
+    turn: int
+
+    @property
+    def failure_message(self) -> str:
+        """The `failure.message` of the terminal `aborted` chunk."""
+        return (
+            f"thinking-breaker aborted a runaway {self.stream} stream "
+            f"({self.rule}, {self.reasoning_chars} reasoning chars)"
+        )
+
+    def evidence(self) -> str:
+        """One line of evidence for banners and logs."""
+        d = self.descriptor
+        if "evidence" in d:
+            st = d.get("stats", {})
+            return (
+                f"evidence={'+'.join(d['evidence'])} block={d['block']} meaning={st.get('meaningRatio')} "
+                f"noise={st.get('noiseRatio')} variety={st.get('variety')} maxRun={st.get('maxRun')} "
+                f"runs={st.get('runCount')} emoji={st.get('emoji')}"
+            )
+        if d.get("rule") == "low-novelty":
+            return f"block={d['block']} overlap={d['overlap']} streak={d['streak']}"
+        if d.get("rule") == "max-reasoning-chars":
+            return f"reasoning chars {d['offset']} over the cap"
+        return f"block={d.get('block')} (exact repeat of an earlier block)"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "agent": self.agent,
+            "stream": self.stream,
+            "rule": self.rule,
+            "action": self.action,
+            "turn": self.turn,
+            "reasoning_chars": self.reasoning_chars,
+            "descriptor": self.descriptor,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRewrite:
+    """What to do to a finished tool result: replace its text, or prepend a hint."""
+
+    mode: Literal["replace", "prepend"]
+    text: str
+    reason: Literal["steer", "hint"]
+    failures: int = 0
+
+
+@dataclass(slots=True)
+class _Agent:
+    agent: str
+    turn: int = -1
+    tripped: bool = False
+    trips: int = 0
+    retries_used: int = 0
+    retry_armed: bool = False
+    hint_pending: bool = False
+    aux: bool = False
+    stream_dead: bool = False
+    reasoning_chars: int = 0
+    rep: RepetitionDetector | None = None
+    deg: DegeneracyDetector | None = None
+    ans: DegeneracyDetector | None = None
+    last_hits: tuple[str, ...] = ()
+    overlap_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    meaning_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    blocks_seen: int = 0
+    denials: int = 0
+    asks: int = 0
+    calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
+
+
+class Breaker:
+    """Consumes events per agent; decides tool calls; reports stream trips and live scores."""
+
+    def __init__(self, config: BreakerConfig | None = None) -> None:
+        self.config = config or BreakerConfig()
+        th = self.config.thinking
+        self.repeat = RepeatGuard(self.config.repeat)
+        self.failures = FailureGuard(
+            FailureSettings(th.enabled, th.toolFailureGuard, th.toolFailureSteerAfter,
+                            th.toolFailureDenyAfter, th.toolFailureHistory)
+        )  # fmt: skip
+        self._rep = RepetitionSettings.from_options(th.repetition_options())
+        self._deg = DegeneracySettings.from_options(th.degeneracy_options())
+        self.agents: dict[str, _Agent] = {}
+        self.enforcing = True
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def _a(self, agent: str) -> _Agent:
+        a = self.agents.get(agent)
+        if a is None:
+            a = self.agents[agent] = _Agent(agent)
+        return a
+
+    def _fresh_streams(self, a: _Agent) -> None:
+        th = self.config.thinking
+        a.rep = RepetitionDetector(self._rep)
+        a.deg = DegeneracyDetector(self._deg) if th.degeneracyGuard else None
+        a.ans = DegeneracyDetector(self._deg) if th.degeneracyGuard and th.degeneracyOnAnswer else None
+        a.stream_dead = False
+        a.reasoning_chars = 0
+
+    # -- events ------------------------------------------------------------------------------
+    def feed(self, e: ev.Event) -> StreamTrip | None:
+        """Consume one event; a reasoning/answer/output delta may return a stream trip."""
+        if isinstance(e, ev.ReasoningDelta):
+            return self._delta(e.agent, e.text, "reasoning")
+        if isinstance(e, ev.AnswerDelta):
+            return self._delta(e.agent, e.text, "answer")
+        if isinstance(e, ev.OutputDelta):
+            return self._delta(e.agent, e.text, "output")
+        if isinstance(e, ev.RequestStart):
+            self.request_start(e.agent, e.turn, e.purpose)
+        elif isinstance(e, ev.UserMessage):
+            if e.source == "user":
+                self.repeat.reset(e.agent)
+                self._a(e.agent).last_hits = ()
+        elif isinstance(e, ev.TurnStart):
+            self._turn(self._a(e.agent), e.turn)
+        elif isinstance(e, ev.ToolCall):
+            self._a(e.agent).calls[e.call_id] = (e.tool, e.args)
+        return None
+
+    def _turn(self, a: _Agent, turn: int) -> None:
+        if turn != a.turn:
+            a.tripped = False
+            a.trips = 0
+            a.retries_used = 0
+            a.hint_pending = False
+            a.turn = turn
+            self.failures.new_turn(a.agent)
+
+    def request_start(self, agent: str, turn: int, purpose: str | None = None) -> bool:
+        """A model request begins. Returns True when it must run with thinking off (after a trip)."""
+        a = self._a(agent)
+        th = self.config.thinking
+        a.aux = purpose is not None and th.skipAuxCalls
+        if a.aux:
+            return False
+        self._turn(a, turn)
+        self._fresh_streams(a)
+        return self.thinking_off(agent)
+
+    def thinking_off(self, agent: str) -> bool:
+        """Whether this agent's requests run with thinking off for the rest of the turn."""
+        a = self.agents.get(agent)
+        th = self.config.thinking
+        return bool(a and th.enabled and th.retryWithoutThinking and a.tripped and self.enforcing)
+
+    def _delta(self, agent: str, text: str, stream: Literal["reasoning", "answer", "output"]) -> StreamTrip | None:
+        th = self.config.thinking
+        a = self._a(agent)
+        if not th.enabled or a.aux or a.stream_dead or not text:
+            return None
+        if a.rep is None:
+            self._fresh_streams(a)
+        trip: dict[str, Any] | None = None
+        if stream == "answer":
+            if a.ans is None:
+                return None
+            trip = a.ans.push(text)
+        else:
+            a.reasoning_chars += utf16_len(text)
+            assert a.rep is not None
+            before = a.rep.idx
+            trip = a.rep.push(text)
+            if a.rep.idx != before:
+                a.overlap_hist.append(a.rep.last_overlap)
+            if trip is None and a.deg is not None:
+                before = a.deg.idx
+                trip = a.deg.push(text)
+                if a.deg.idx != before:
+                    f = a.deg.last_features()
+                    a.meaning_hist.append(f.meaning_ratio if f else 1.0)
+            if trip is None and th.maxReasoningChars > 0 and a.reasoning_chars > th.maxReasoningChars:
+                trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
+        if trip is None:
+            return None
+        return self._arm(a, trip, stream)
+
+    def _arm(self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"]) -> StreamTrip:
+        th = self.config.thinking
+        if not self.enforcing:
+            return StreamTrip(a.agent, stream, trip["rule"], trip, "observe", a.reasoning_chars, a.turn)
+        a.stream_dead = True
+        a.trips += 1
+        a.tripped = True
+        a.hint_pending = True
+        a.retry_armed = th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
+        action: Literal["abort_retry", "abort"] = "abort_retry" if a.retry_armed else "abort"
+        return StreamTrip(a.agent, stream, trip["rule"], trip, action, a.reasoning_chars, a.turn)
+
+    def request_error(self, agent: str, message: str, code: str) -> bool:
+        """`agent/request-error`: True means retry (our own abort, with the retry still armed)."""
+        a = self.agents.get(agent)
+        if a is None or not self.config.thinking.enabled:
+            return False
+        if "thinking-breaker" in message and code == "ABORTED" and a.retry_armed:
+            a.retry_armed = False
+            a.retries_used += 1
+            return True
+        return False
+
+    # -- tools -------------------------------------------------------------------------------
+    def check_tool(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
+        """Before a call runs: the failure gate, then the local-address ask, then the repeat guard."""
+        if agent is not None:
+            self._a(agent).calls[call_id] = (tool, args)
+        fv = self.failures.gate(agent, tool, args) if agent is not None else None
+        if fv is not None:
+            v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure")
+            return self._enforce(agent, v)
+        if agent is None:
+            return ALLOW
+        cp = fingerprints(tool, args, self.config.repeat)
+        r = self.repeat.check(agent, call_id, tool, args, cp)
+        if r.kind == "ask" and not self.enforcing:
+            self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
+        return self._enforce(agent, self._from_repeat(r))
+
+    def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
+        """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
+        if approved:
+            return self._from_repeat(self.repeat.guard(agent, call_id, *self._call(agent, call_id)))
+        self.repeat.settle(agent, call_id)
+        return Verdict("deny", "declined by the operator", "repeat")
+
+    def _call(self, agent: str | None, call_id: str) -> tuple[str, Any]:
+        a = self.agents.get(agent) if agent is not None else None
+        return a.calls.get(call_id, ("", None)) if a else ("", None)
+
+    def _from_repeat(self, r: RepeatVerdict) -> Verdict:
+        cp = r.print
+        return Verdict(
+            r.kind, r.message, "repeat" if r.kind != "allow" else "", r.hits, r.note,
+            cp.fingerprints if cp else (), cp.local if cp else False,
+        )  # fmt: skip
+
+    def _enforce(self, agent: str | None, v: Verdict) -> Verdict:
+        if agent is not None:
+            a = self._a(agent)
+            a.last_hits = tuple(h.fp for h in v.hits)
+            if v.kind == "deny":
+                a.denials += 1
+            elif v.kind == "ask":
+                a.asks += 1
+        if v.kind == "allow" or self.enforcing:
+            return v
+        return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind)
+
+    def tool_result(
+        self, agent: str | None, call_id: str, tool: str, args: Any, text: str, is_error: bool, top_level: bool = True
+    ) -> ResultRewrite | None:
+        """After a call: settle asks, remember results, count failures; maybe steer or add the hint."""
+        self.repeat.post_execute(agent, call_id, tool, text, is_error)
+        th = self.config.thinking
+        if agent is None or not th.enabled:
+            return None
+        a = self._a(agent)
+        a.calls.pop(call_id, None)
+        if top_level and a.hint_pending and th.postTripHint:
+            a.hint_pending = False
+            return ResultRewrite("prepend", post_trip_hint(a.trips), "hint")
+        fv = self.failures.record(agent, tool, args, not is_error)
+        if fv.action == "steer" and self.enforcing:
+            return ResultRewrite("replace", failure_guidance(tool or "tool", fv.failures, text), "steer", fv.failures)
+        return None
+
+    # -- operator actions --------------------------------------------------------------------
+    def set_enforcing(self, on: bool) -> None:
+        """Pause (observe only) or resume enforcement."""
+        self.enforcing = on
+
+    def reset_windows(self, agent: str | None = None) -> None:
+        """Forget the sliding windows (one agent, or all)."""
+        for name in [agent] if agent else list(self.agents):
+            if name is not None:
+                self.repeat.reset(name)
+                self._a(name).last_hits = ()
+
+    # -- display -----------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """Live scores for every agent seen so far."""
+        out = []
+        th = self.config.thinking
+        limits = self.config.repeat.limits
+        for name, a in self.agents.items():
+            slot = self.repeat.agents.get(name)
+            rows: list[WindowRow] = []
+            if slot is not None:
+                seen: dict[str, None] = {}
+                for entry in reversed(slot.calls):
+                    for fp in entry:
+                        seen.setdefault(fp, None)
+                rows = [WindowRow(fp, slot.tally.get(fp, 0), limit_for(fp, limits), fp in a.last_hits) for fp in seen]
+            f = a.deg.last_features() if a.deg is not None else None
+            out.append(
+                AgentScores(
+                    agent=name,
+                    turn=a.turn,
+                    window=tuple(rows),
+                    window_calls=len(slot.calls) if slot else 0,
+                    window_size=self.config.repeat.window,
+                    overlap=a.rep.last_overlap if a.rep else 0.0,
+                    overlap_threshold=th.noveltyOverlap,
+                    novelty_streak=a.rep.low_novelty if a.rep else 0,
+                    novelty_limit=th.noveltyStreak,
+                    overlap_history=tuple(a.overlap_hist),
+                    deg_flags=f.flags if f else (),
+                    deg_streak=a.deg.streak if a.deg else 0,
+                    deg_streak_limit=th.degStreak,
+                    meaning_ratio=f.meaning_ratio if f else 1.0,
+                    meaning_history=tuple(a.meaning_hist),
+                    reasoning_chars=a.reasoning_chars,
+                    max_reasoning_chars=th.maxReasoningChars,
+                    failures=tuple((f"{t}:{s}", n) for (t, s), n in self.failures.counts(name).items()),
+                    trips=a.trips,
+                    retries_used=a.retries_used,
+                    local_exempt=bool(slot and slot.exempt),
+                    local_refused=bool(slot and slot.refused),
+                    thinking_off=self.thinking_off(name),
+                    denials=a.denials,
+                    asks=a.asks,
+                )
+            )
+        return Snapshot(tuple(out), self.enforcing)

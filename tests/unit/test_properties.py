@@ -1,0 +1,147 @@
+"""Property tests: nothing the agent sends makes the engine raise, and chunking never changes a verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.breaker import Breaker
+from engine.degeneracy import DegeneracyDetector
+from engine.failures import normalized_args
+from engine.fingerprints import fingerprints
+from engine.repeat_config import RepeatConfig
+from engine.repetition import RepetitionDetector
+from engine.shell import extract_sink, extract_urls, first_verb, op_tokenize, strip_volatile, tokenize
+from engine.units import to_units
+from engine.urls import is_local_host, norm_url
+
+CFG = RepeatConfig()
+ALLOW_CFG = RepeatConfig(localHosts="allow")
+# Text that includes surrogates, astral characters, shell syntax and URL-ish fragments.
+shellish = st.lists(
+    st.sampled_from(list("ab ./-:'\"\\|&;<>0123456789\t\n=x") + ["http://", "HTTPS://", "😀", "\ud83d", "中", "cd "]),
+    max_size=40,
+).map("".join)
+text = st.one_of(st.text(max_size=300), shellish)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(shellish)
+def test_shell_analysis_never_raises(cmd: str) -> None:
+    tokenize(cmd)
+    op_tokenize(cmd)
+    first_verb(cmd)
+    strip_volatile(cmd)
+    extract_urls(cmd)
+    extract_sink(cmd)
+
+
+@settings(max_examples=300)
+@given(text)
+def test_url_normalisation_never_raises(raw: str) -> None:
+    u = norm_url(raw, CFG.hostAliases)
+    if u is not None:
+        assert u.href.startswith(u.host)
+        is_local_host(u.host)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["bash", "web_fetch", "edit", "", "shell"]), json_values)
+def test_fingerprints_never_raise(tool: str, args: Any) -> None:
+    for cfg in (CFG, ALLOW_CFG):
+        cp = fingerprints(tool, args, cfg)
+        assert cp.fingerprints[0].startswith(f"exact:{tool}:")
+        assert len(set(cp.fingerprints)) == len(cp.fingerprints)
+    normalized_args(args)
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["bash", "read"]), json_values), max_size=20))
+def test_breaker_tool_checks_never_raise(calls: list[tuple[str, Any]]) -> None:
+    b = Breaker()
+    for i, (tool, args) in enumerate(calls):
+        v = b.check_tool("A", str(i), tool, args)
+        assert v.kind in ("allow", "deny", "ask")
+        if v.kind == "ask":
+            b.resolve_ask("A", str(i), i % 2 == 0)
+        b.tool_result("A", str(i), tool, args, "x", i % 3 == 0)
+    b.snapshot()
+
+
+def _verdicts(det_cls: type, stream: str, cuts: list[int]) -> tuple[list[Any], int]:
+    det = det_cls()
+    units = to_units(stream)
+    trips = []
+    pos = 0
+    for c in [*sorted(set(cuts)), len(units)]:
+        if c <= pos:
+            continue
+        t = det.push(units[pos:c])
+        pos = c
+        if t is not None:
+            # blocks are absolute: offsets are buffer-relative by design, so compare rule and block
+            trips.append((t["rule"], t["block"]))
+            break
+    return trips, det.idx
+
+
+loopish = st.builds(
+    lambda unit, n, tail: unit * n + tail,
+    st.text(alphabet=st.sampled_from(list("ab *😀。\n=x")), min_size=1, max_size=40),
+    st.integers(1, 120),
+    st.text(max_size=200),
+)
+
+
+@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+@given(loopish, st.lists(st.integers(0, 5000), max_size=40), st.integers(1, 300))
+def test_chunking_never_changes_a_verdict(stream: str, cuts: list[int], step: int) -> None:
+    n = len(to_units(stream))
+    for cls in (RepetitionDetector, DegeneracyDetector):
+        a = _verdicts(cls, stream, [c % (n + 1) for c in cuts])
+        b = _verdicts(cls, stream, list(range(step, n, step)))
+        c = _verdicts(cls, stream, [])
+        if a[0] or b[0] or c[0]:
+            assert a[0] == b[0] == c[0]
+        else:
+            assert a[1] == b[1] == c[1]
+
+
+@settings(max_examples=200)
+@given(text)
+def test_lenses_never_raise_on_any_text(s: str) -> None:
+    RepetitionDetector().push(s)
+    DegeneracyDetector().push(s)
+
+
+quote_free = st.lists(
+    st.sampled_from(list("ab ./-:|&;<>0123456789\t\n=x\x1c") + ["12>", "2>&1", "&>>", "😀", "中", "\u3000"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(quote_free)
+def test_quote_free_fast_paths_agree_with_the_general_tokenizers(cmd: str) -> None:
+    # appending a quoted empty word forces the general path and adds exactly one empty token
+    assert [*tokenize(cmd), ""] == tokenize(cmd + " ''")
+    fast = [(t, op) for t, op, _ in op_tokenize(cmd)]
+    general = [(t, op) for t, op, _ in op_tokenize(cmd + " ''")]
+    assert [*fast, ("", False)] == general
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.text(max_size=6), st.none() | st.booleans() | st.integers() | st.text(max_size=10)))
+def test_flat_json_fast_path_agrees_with_the_general_writer(d: dict[str, Any]) -> None:
+    from engine import jsjson
+
+    out: list[str] = []
+    jsjson._write(d, out, set())
+    assert jsjson.stringify(d) == jsjson.from_units("".join(out))
