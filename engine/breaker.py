@@ -283,11 +283,12 @@ class Breaker:
     def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
         """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
         if approved:
-            return self._from_repeat(self.repeat.guard(agent, call_id, *self._call(agent, call_id)))
+            return self._from_repeat(self.repeat.guard(agent, call_id, *self.call_of(agent, call_id)))
         self.repeat.settle(agent, call_id)
         return Verdict("deny", "declined by the operator", "repeat")
 
-    def _call(self, agent: str | None, call_id: str) -> tuple[str, Any]:
+    def call_of(self, agent: str | None, call_id: str) -> tuple[str, Any]:
+        """The tool name and arguments of a call seen by `check_tool` (for approval questions)."""
         a = self.agents.get(agent) if agent is not None else None
         return a.calls.get(call_id, ("", None)) if a else ("", None)
 
@@ -311,9 +312,20 @@ class Breaker:
         return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind)
 
     def tool_result(
-        self, agent: str | None, call_id: str, tool: str, args: Any, text: str, is_error: bool, top_level: bool = True
+        self,
+        agent: str | None,
+        call_id: str,
+        tool: str,
+        args: Any,
+        text: str,
+        is_error: bool,
+        top_level: bool = True,
+        dispatched: bool = True,
     ) -> ResultRewrite | None:
-        """After a call: settle asks, remember results, count failures; maybe steer or add the hint."""
+        """After a call: settle asks, remember results, count failures; maybe steer or add the hint.
+
+        A call that was refused before it ran (`dispatched=False`) records no failure.
+        """
         self.repeat.post_execute(agent, call_id, tool, text, is_error)
         th = self.config.thinking
         if agent is None or not th.enabled:
@@ -323,6 +335,8 @@ class Breaker:
         if top_level and a.hint_pending and th.postTripHint:
             a.hint_pending = False
             return ResultRewrite("prepend", post_trip_hint(a.trips), "hint")
+        if not dispatched:
+            return None
         fv = self.failures.record(agent, tool, args, not is_error)
         if fv.action == "steer" and self.enforcing:
             return ResultRewrite("replace", failure_guidance(tool or "tool", fv.failures, text), "steer", fv.failures)

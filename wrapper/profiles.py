@@ -1,0 +1,62 @@
+"""dsh profiles breaker-tui writes: the interactive `dev` profile, pointed at a model of your choice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DEV_PACKAGE = {
+    "name": "dsh-profile-dev",
+    "private": True,
+    "dependencies": {},
+    "dsh": {"profile": {"bundles": ["@deepseek-ai/dsh-base"]}},
+}
+
+# The model endpoint comes from BREAKER_LLM_BASE_URL when set (the demo and tests point it at the
+# mock model), else DEEPSEEK_BASE_URL, else DeepSeek's own API.
+DEV_PATCH = """\
+# dsh profile written by breaker-tui: dsh-base, driven interactively by breaker-tui's bridge runner.
+- id: hmr
+  disabled: true
+- id: session-title-llm
+  disabled: true
+- id: llm-deepseek
+  config:
+    baseURL: !!js process.env.BREAKER_LLM_BASE_URL ?? process.env.DEEPSEEK_BASE_URL ?? 'https://api.deepseek.com'
+    apiKeyEnv: DEEPSEEK_API_KEY
+    streamIdleTimeoutMs: {idle_ms}
+    retryPolicy: {{ mode: normal, maxRetries: {retries} }}
+{models}
+- id: session-persistence-jsonl
+  config: {{ root: !!js dshHomePath('sessions'), compression: none, packChunks: false, writeBatchMaxDelayMs: 20 }}
+"""
+
+MOCK_MODELS = """\
+    models: [{ id: mock-model, name: Mock Model }]
+- id: agent-default-model
+  config: { provider: deepseek-official, model: mock-model }"""
+
+
+def write_dev_profile(dsh_home: Path, name: str = "dev", mock: bool = False, idle_ms: int = 30000,
+                      retries: int = 0) -> Path:  # fmt: skip
+    """Create (or overwrite) `$DSH_HOME/profiles/<name>`; returns the profile directory."""
+    d = dsh_home / "profiles" / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "package.json").write_text(json.dumps(DEV_PACKAGE, indent=2) + "\n")
+    models = MOCK_MODELS if mock else "    {}"
+    patch = DEV_PATCH.format(idle_ms=idle_ms, retries=retries, models=models)
+    if not mock:
+        patch = patch.replace("\n    {}\n", "\n")
+    (d / "cordis.patch.yml").write_text(patch)
+    return d
+
+
+def mock_env(dsh_home: Path, base_url: str) -> dict[str, str]:
+    """Environment for a dsh that talks to the mock model only."""
+    return {
+        "DSH_HOME": str(dsh_home),
+        "DSH_TELEMETRY_DISABLED": "1",
+        "DEEPSEEK_API_KEY": "sk-mock",
+        "DEEPSEEK_BASE_URL": base_url,
+        "BREAKER_LLM_BASE_URL": base_url,
+    }

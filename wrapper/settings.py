@@ -1,0 +1,104 @@
+"""The `[wrapper]` and `[ui]` sections of the config file, and loading the whole file."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.config import BreakerConfig, describe
+from engine.errors import ConfigError
+
+
+class WrapperSettings(BaseModel):
+    """How the child and the bridge are run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict_timeout_s: float = Field(30.0, gt=0, le=3600)
+    """A tool call waiting for a verdict is denied (fail closed) after this many seconds."""
+    approval_timeout_s: float = Field(0.0, ge=0, le=86400)
+    """An approval nobody answers is declined after this many seconds (0 = wait for the person)."""
+    result_timeout_s: float = Field(5.0, gt=0, le=600)
+    """A finished result waiting for the monitor is passed through unchanged after this many seconds."""
+    kill_grace_s: float = Field(6.0, ge=0, le=120)
+    """After SIGINT, how long the child gets before SIGKILL."""
+    bridge_connect_timeout_s: float = Field(45.0, gt=0, le=600)
+    """Warn when dsh's bridge has not connected after this many seconds."""
+    headless_approvals: Literal["deny", "allow"] = "deny"
+    """With `--no-tui`, how approvals are answered (deny = fail closed)."""
+    record: bool = True
+    """Write a recording of every session under the state directory."""
+    recordings_dir: str = ""
+    """Where recordings go (empty = the platform state directory)."""
+    max_line_bytes: int = Field(8 << 20, ge=65536, le=1 << 30)
+    """Longest accepted line on the bridge channel; longer lines are dropped and counted."""
+
+
+class UiSettings(BaseModel):
+    """How the monitor looks and behaves."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    theme: str = "breaker-dark"
+    """Theme name: breaker-dark, breaker-light, or any Textual theme."""
+    show_reasoning: bool = True
+    """Show reasoning in the stream (folded blocks when off)."""
+    max_stream_lines: int = Field(4000, ge=100, le=200000)
+    """How many lines the stream pane keeps."""
+    max_output_lines: int = Field(2000, ge=100, le=200000)
+    """How many lines the child-output pane keeps."""
+    refresh_hz: float = Field(20.0, ge=1, le=120)
+    """How often streamed text and scores are repainted."""
+
+
+SECTIONS = ("repeat", "thinking", "wrapper", "ui")
+
+
+class Settings(BaseModel):
+    """Everything in the config file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: BreakerConfig = Field(default_factory=lambda: BreakerConfig())
+    wrapper: WrapperSettings = Field(default_factory=lambda: WrapperSettings())
+    ui: UiSettings = Field(default_factory=lambda: UiSettings())
+    source: str = "defaults"
+    """Where the values came from."""
+    origins: dict[str, str] = Field(default_factory=dict)
+    """`section.key` -> the file that set it (keys not listed are defaults)."""
+
+
+def load(path: Path | None, must_exist: bool = False) -> Settings:
+    """Read and validate a TOML config; raise ConfigError naming the file, key, rule and value."""
+    if path is None or not path.exists():
+        if must_exist and path is not None:
+            raise ConfigError(f"{path}: no such config file")
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read it: {e.strerror}") from None
+    return from_mapping(data, str(path))
+
+
+def from_mapping(data: dict[str, Any], where: str) -> Settings:
+    """Validate a parsed config mapping."""
+    unknown = [k for k in data if k not in SECTIONS]
+    if unknown:
+        raise ConfigError(f"{where}: unknown section `[{unknown[0]}]` (known: {', '.join(SECTIONS)})")
+    engine = BreakerConfig.from_mapping({k: data[k] for k in ("repeat", "thinking") if k in data}, where)
+    try:
+        wrapper = WrapperSettings.model_validate(data.get("wrapper", {}))
+    except ValidationError as e:
+        raise ConfigError(f"{where}: {describe(e, 'wrapper', tuple(WrapperSettings.model_fields))}") from None
+    try:
+        ui = UiSettings.model_validate(data.get("ui", {}))
+    except ValidationError as e:
+        raise ConfigError(f"{where}: {describe(e, 'ui', tuple(UiSettings.model_fields))}") from None
+    origins = {f"{sec}.{k}": where for sec in SECTIONS for k in (data.get(sec) or {})}
+    return Settings(engine=engine, wrapper=wrapper, ui=ui, source=where, origins=origins)
