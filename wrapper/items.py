@@ -99,6 +99,4 @@ class StatusItem:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-Item = (
-    EngineItem | ToolDeltaItem | VerdictItem | ResultItem | TripItem | ApprovalItem | OutputItem | StatusItem
-)
+Item = EngineItem | ToolDeltaItem | VerdictItem | ResultItem | TripItem | ApprovalItem | OutputItem | StatusItem

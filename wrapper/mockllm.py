@@ -97,8 +97,12 @@ class MockModel:
 
     # -- request handling ------------------------------------------------------------------
     def _record(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
-        entry = {"ts": time.time(), "path": handler.path, "session": handler.headers.get("x-deepseek-harness-session-id"),
-                 "body": body}  # fmt: skip
+        entry = {
+            "ts": time.time(),
+            "path": handler.path,
+            "session": handler.headers.get("x-deepseek-harness-session-id"),
+            "body": body,
+        }
         with self._lock:
             self.requests.append(entry)
         if self.log_path is not None:
@@ -182,8 +186,18 @@ class MockModel:
                     emit({"content": reply.content[i : i + 24]})
             for n, call in enumerate(reply.tool_calls):
                 args = json.dumps(call.args)
-                emit({"tool_calls": [{"index": n, "id": f"call_{int(time.time() * 1000) % 100000}_{n}",
-                                      "type": "function", "function": {"name": call.name, "arguments": ""}}]})  # fmt: skip
+                emit(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": n,
+                                "id": f"call_{int(time.time() * 1000) % 100000}_{n}",
+                                "type": "function",
+                                "function": {"name": call.name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
                 for i in range(0, len(args), 32):
                     emit({"tool_calls": [{"index": n, "function": {"arguments": args[i : i + 32]}}]})
             emit({}, "tool_calls" if reply.tool_calls else "stop")

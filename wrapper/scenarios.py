@@ -117,7 +117,9 @@ def reasoning_loop(turn: Turn) -> Reply:
 
 def reasoning_loop_twice(turn: Turn) -> Reply:
     """Reasoning that keeps looping even when the step is retried with thinking off."""
-    return Reply(reasoning=[LOOP_SENTENCE.format(i=i) for i in range(40)], content="(never reached)", force_reasoning=True)
+    return Reply(
+        reasoning=[LOOP_SENTENCE.format(i=i) for i in range(40)], content="(never reached)", force_reasoning=True
+    )
 
 
 def star_flood(turn: Turn) -> Reply:

@@ -8,32 +8,20 @@ import os
 import re
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine import events as ev
-from engine.breaker import Breaker, StreamTrip
+from engine.breaker import StreamTrip
 from wrapper import protocol as P
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
-from wrapper.items import (
-    Answer,
-    ApprovalItem,
-    EngineItem,
-    Item,
-    OutputItem,
-    Question,
-    ResultItem,
-    StatusItem,
-    ToolDeltaItem,
-    TripItem,
-    VerdictItem,
-)
+from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem
 from wrapper.launch import BridgeSettings, build_argv, is_dsh, wants_runner, with_resume, write_overlay
-from wrapper.normalize import parse_args, to_engine, unpack
+from wrapper.monitor import Info, Monitor
 from wrapper.provision import child_env
 from wrapper.recorder import Recorder
+from wrapper.replay import describe_command
 from wrapper.settings import Settings
 
 Approver = Callable[[Question], Awaitable[Answer]]
@@ -49,27 +37,6 @@ async def deny_all(_: Question) -> Answer:
 async def allow_all(_: Question) -> Answer:
     """Approve everything once (for scripted runs that opt in)."""
     return "allow-once"
-
-
-@dataclass
-class Info:
-    """What the status line shows."""
-
-    session_id: str = ""
-    provider: str = ""
-    model: str = ""
-    turn: int = 0
-    step: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    child: str = "starting"  # starting, running, exited
-    bridge: str = "none"  # none, waiting, connected, lost
-    runner: bool = False
-    dsh: bool = False
-    exit: ExitInfo | None = None
-    agents: list[str] = field(default_factory=list)
-    busy: bool = False
 
 
 class Session:
@@ -94,26 +61,25 @@ class Session:
         self.cwd = cwd or os.getcwd()
         self.base_env = dict(os.environ if env is None else env)
         self.size = size
-        self.breaker = Breaker(self.settings.engine)
-        self.info = Info(dsh=is_dsh(self.argv))
+        self.monitor = Monitor(self.settings, Info(dsh=is_dsh(self.argv)))
+        self.breaker = self.monitor.breaker
+        self.info = self.monitor.info
         dsh_home = Path(self.base_env.get("DSH_HOME", Path.home() / ".dsh"))
         self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
         self.recorder = recorder
         if recorder is None and self.settings.wrapper.record:
             d = self.settings.wrapper.recordings_dir
-            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None,
-                                     {"argv": self.argv, "cwd": self.cwd})  # fmt: skip
+            meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
+            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.channel: Channel | None = None
         self.child: Child | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = asyncio.Event()
         self._exited = asyncio.Event()
-        self._denied: set[str] = set()
-        self._asked: dict[str, Any] = {}
-        self._allow_turn: set[tuple[str, int]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._tool_names: dict[str, str] = {}
+        self.turns_done = 0
+        self._turn_end = asyncio.Event()
         self._closing = False
         self.generation = 0
 
@@ -192,7 +158,32 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
     def _emit(self, item: Item) -> None:
+        if (
+            isinstance(item, EngineItem)
+            and isinstance(item.event, ev.TurnEnd)
+            and item.event.agent in (self.info.session_id, "")
+        ):
+            self.turns_done += 1
+            self._turn_end.set()
         self.queue.put_nowait(item)
+
+    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
+        """Wait until more than `done_before` turns of the main agent have ended (or the child exits)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.turns_done <= done_before and not self._exited.is_set():
+            self._turn_end.clear()
+            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
+            try:
+                await asyncio.wait(
+                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for w in waiters:
+                    w.cancel()
+            if loop.time() >= deadline:
+                return False
+        return self.turns_done > done_before
 
     def _record(self, kind: str, body: dict[str, Any]) -> None:
         if self.recorder is not None:
@@ -267,110 +258,50 @@ class Session:
         self._emit(StatusItem(kind, text))
 
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
-        if isinstance(msg, P.EventMsg):
-            self._record("in", raw)
-            self._on_event(msg)
-            return
+        m = self.monitor
         if isinstance(msg, P.Hello):
             self.info.bridge = "connected"
             self._record("in", {k: v for k, v in raw.items() if k != "token"})
             self._emit(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
             return
         self._record("in", raw)
-        if isinstance(msg, P.VerdictRequest):
-            await self._verdict(msg)
+        if isinstance(msg, P.EventMsg):
+            items, trips = m.event(msg.sessionId or "main", msg.event)
+            for item in items:
+                self._emit(item)
+            for trip in trips:
+                await self._on_trip(trip)
+        elif isinstance(msg, P.VerdictRequest):
+            reply, item = m.verdict(msg)
+            await self._send(
+                reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
+            )
+            self._emit(item)
         elif isinstance(msg, P.ResultRequest):
-            await self._result(msg)
+            reply, ritem = m.result(msg)
+            reason = ritem.rewrite.reason if ritem.rewrite else None
+            await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
+            self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
             self._spawn(self._approval(msg))
         elif isinstance(msg, P.RequestStart):
-            self.breaker.request_start(msg.sessionId, msg.turn, msg.purpose)
-            self._agent(msg.sessionId)
-            if msg.purpose is None:
-                self._emit(EngineItem(ev.RequestStart(msg.sessionId, msg.turn, msg.step, msg.purpose)))
+            for item in m.request_start(msg):
+                self._emit(item)
         elif isinstance(msg, P.RequestErrorMsg):
-            if msg.sessionId:
-                self.breaker.request_error(msg.sessionId, msg.message, msg.code)
-            if not msg.ours:
-                self._emit(StatusItem("warning", f"model request failed: {msg.code}: {msg.message}"))
-        elif isinstance(msg, P.Ready):
-            self.info.session_id = msg.sessionId or self.info.session_id
-            self.info.provider = msg.provider or ""
-            self.info.model = msg.model or ""
-            self._agent(msg.sessionId or "")
-            self._ready.set()
-            what = "resumed" if msg.resumed else "ready"
-            self._emit(StatusItem("ready", f"session {msg.sessionId} {what} ({msg.model})", {"resumed": msg.resumed}))
-        elif isinstance(msg, P.StatusMsg):
-            if msg.sessionId == self.info.session_id or not self.info.session_id:
-                self.info.busy = msg.status == "running"
-            self._emit(StatusItem("agent-status", msg.status or "", {"agent": msg.sessionId}))
-        elif isinstance(msg, P.AgentCreated):
-            if msg.sessionId:
-                self._agent(msg.sessionId)
-                if not self.info.session_id and msg.depth == 0:
-                    self.info.session_id = msg.sessionId
-        elif isinstance(msg, P.AgentError):
-            self._emit(StatusItem("warning", f"agent error: {msg.message}"))
-        elif isinstance(msg, P.RunnerError):
-            self._emit(StatusItem("error", f"the bridge runner failed: {msg.message}"))
-        elif isinstance(msg, P.StreamAborted):
-            self._emit(StatusItem("aborted", f"model stream aborted for {msg.sessionId}"))
-
-    def _agent(self, agent: str) -> None:
-        if agent and agent not in self.info.agents:
-            self.info.agents.append(agent)
-
-    def _on_event(self, msg: P.EventMsg) -> None:
-        agent = msg.sessionId or "main"
-        self._agent(agent)
-        for e in unpack(msg.event):
-            t = e.get("type")
-            data = e.get("data") or {}
-            if t == "assistant/chunk":
-                chunk = data.get("chunk") or {}
-                if chunk.get("type") == "tool-call-delta":
-                    cid = str(chunk.get("id", ""))
-                    if chunk.get("name"):
-                        self._tool_names[cid] = str(chunk["name"])
-                    self._emit(ToolDeltaItem(agent, cid, self._tool_names.get(cid, ""), str(chunk.get("argumentsDelta", ""))))
-                    continue
-            for engine_event in to_engine(agent, e):
-                self._track(engine_event)
-                trip = self.breaker.feed(engine_event)
-                self._emit(EngineItem(engine_event))
-                if trip is not None:
-                    self._spawn(self._on_trip(trip))
-
-    def _track(self, e: ev.Event) -> None:
-        root = e.agent == self.info.session_id or not self.info.session_id
-        if isinstance(e, ev.TurnStart) and root:
-            self.info.turn = e.turn
-            self.info.busy = True
-        elif isinstance(e, ev.StepStart) and root:
-            self.info.step = e.step
-        elif isinstance(e, ev.Usage):
-            self.info.input_tokens += e.input_tokens
-            self.info.output_tokens += e.output_tokens
-            self.info.reasoning_tokens += e.reasoning_tokens
-        elif isinstance(e, ev.ToolCall):
-            self._tool_names[e.call_id] = e.tool
-        elif isinstance(e, ev.TurnEnd) and root:
-            self.info.busy = False
+            for item in m.request_error(msg):
+                self._emit(item)
+        else:
+            for item in m.lifecycle(msg):
+                self._emit(item)
+            if isinstance(msg, P.Ready):
+                self._ready.set()
 
     async def _on_trip(self, trip: StreamTrip) -> None:
-        sent = "nothing (enforcement paused)"
-        if trip.action in ("abort_retry", "abort"):
-            if self.info.dsh and self.channel is not None:
-                ok = await self.channel.send(
-                    P.Abort(
-                        sessionId=trip.agent,
-                        retry=trip.action == "abort_retry",
-                        thinkingOff=self.settings.engine.thinking.retryWithoutThinking,
-                        message=trip.failure_message,
-                    )
-                )
-                sent = ("abort, then retry with thinking off" if trip.action == "abort_retry" else "abort (terminal)")
+        cmd = self.monitor.trip_command(trip)
+        sent = describe_command(cmd)
+        if cmd is not None:
+            if self.info.dsh:
+                ok = self.channel is not None and await self.channel.send(cmd)
                 if not ok:
                     sent = "abort could not be sent (bridge not connected)"
             elif self.child is not None:
@@ -379,84 +310,27 @@ class Session:
         self._record("out", {"t": "trip", **trip.to_dict(), "sent": sent})
         self._emit(TripItem(trip, sent))
 
-    async def _verdict(self, msg: P.VerdictRequest) -> None:
-        agent = msg.sessionId or "main"
-        call_id = msg.callId or msg.id
-        args = parse_args(msg.args)
-        v = self.breaker.check_tool(agent, call_id, msg.name, args)
-        if v.kind == "deny":
-            self._denied.add(call_id)
-        elif v.kind == "ask":
-            self._asked[call_id] = v
-        out = P.Verdict(id=msg.id, kind=v.kind, message=v.message if v.kind != "allow" else "")
-        await self._send(out, {"verdict": v.to_dict(), "callId": call_id, "sessionId": agent})
-        self._emit(VerdictItem(agent, call_id, msg.name, args, v))
-
     async def _send(self, out: P.Out, extra: dict[str, Any] | None = None) -> bool:
         ok = self.channel is not None and await self.channel.send(out)
         self._record("out", {**out.model_dump(exclude_none=True), **(extra or {}), "delivered": ok})
         return ok
 
     async def _approval(self, msg: P.ApprovalRequest) -> None:
-        agent = msg.sessionId or "main"
-        call_id = msg.callId
-        asked = self._asked.pop(call_id, None) if call_id else None
-        tool_name, args = self.breaker.call_of(agent, call_id) if call_id else ("", None)
-        q = Question(
-            agent=agent,
-            call_id=call_id,
-            tool=msg.toolName or tool_name,
-            args=args,
-            reason=msg.reason or "",
-            hits=asked.hits if asked else (),
-            local=bool(asked and asked.local),
-            from_breaker=asked is not None,
-        )
+        q = self.monitor.question(msg)
         self._emit(ApprovalItem(q))
-        key = (agent, self.info.turn)
-        by = "operator"
-        if key in self._allow_turn:
-            answer: Answer = "allow-once"
-            by = "allowed for the rest of the turn"
-        else:
+        answer = self.monitor.auto_answer(q)
+        by = "allowed for the rest of the turn" if answer else "operator"
+        if answer is None:
             try:
                 answer = await self.approver(q)
             except Exception as e:  # an approver failure fails closed
                 self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
                 answer = "deny"
-        if answer == "allow-turn":
-            self._allow_turn.add(key)
-        deny_text: str | None = None
-        if answer in ("allow-once", "allow-turn"):
-            outcome = "allowed-once"
-            if asked is not None and call_id:
-                v = self.breaker.resolve_ask(agent, call_id, True)
-                if v.kind == "deny":
-                    deny_text = v.message
-                    self._denied.add(call_id)
-        else:
-            outcome = "cancelled" if answer == "cancel-turn" else "rejected"
-            if call_id:
-                self._denied.add(call_id)
-                if asked is not None:
-                    self.breaker.resolve_ask(agent, call_id, False)
-        await self._send(P.ApprovalResponse(id=msg.id, outcome=outcome, deny=deny_text),  # type: ignore[arg-type]
-                         {"answer": answer, "callId": call_id, "sessionId": agent})  # fmt: skip
+        reply = self.monitor.answer(msg, q, answer)
+        await self._send(reply, {"answer": answer, "callId": q.call_id, "sessionId": q.agent})
         if answer == "cancel-turn":
             await self.cancel()
         self._emit(ApprovalItem(q, answer, by))
-
-    async def _result(self, msg: P.ResultRequest) -> None:
-        agent = msg.sessionId or "main"
-        call_id = msg.callId or msg.id
-        dispatched = call_id not in self._denied
-        self._denied.discard(call_id)
-        rw = self.breaker.tool_result(
-            agent, call_id, msg.name, parse_args(msg.args), msg.text, msg.isError, not msg.parent, dispatched
-        )
-        out = P.ResultResponse(id=msg.id, mode=rw.mode if rw else "keep", text=rw.text if rw else None)
-        await self._send(out, {"callId": call_id, "sessionId": agent, "reason": rw.reason if rw else None})
-        self._emit(ResultItem(agent, call_id, msg.name, msg.text, msg.isError, rw))
 
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:
@@ -473,8 +347,6 @@ class Session:
         if not await self.wait_ready(timeout):
             self._emit(StatusItem("error", "dsh is not ready for prompts (the runner never reported ready)"))
             return False
-        agent = self.info.session_id
-        self.breaker.feed(ev.UserMessage(agent, text, "user"))
         self.info.busy = True
         return await self._send(P.Prompt(text=text))
 

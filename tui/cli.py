@@ -1,0 +1,284 @@
+"""The `breaker-tui` command line: run a command under the monitor, replay, scan, demo and the helpers."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from engine.errors import ConfigError
+from wrapper.paths import config_file
+
+EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START = 0, 1, 2, 3
+
+USAGE = """\
+breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (usually dsh) under the monitor
+breaker-tui replay FILE                        play a recording or a dsh session log on the screen
+breaker-tui scan FILE [--json]                 print every verdict and trip of a recorded session
+breaker-tui demo [SCENARIO] [--list]           a real dsh and the built-in mock model, offline
+breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
+breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
+breaker-tui doctor                             say what is missing and how to fix it
+breaker-tui calibrate                          re-measure the detectors' threshold tables
+breaker-tui config show                        print the effective config and where each value came from
+breaker-tui init-profile [NAME]                write an interactive dsh profile (default: dev)
+"""
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="breaker-tui", usage=USAGE, add_help=True)
+    p.add_argument("--config", type=Path, help="config file (default: $BREAKER_TUI_CONFIG or the platform path)")
+    p.add_argument("--no-tui", action="store_true", help="no screen: decisions to stderr, approvals by policy")
+    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stderr")
+    p.add_argument("--prompt", action="append", default=[], help="with --no-tui: send this prompt (repeatable)")
+    p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
+    p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
+    p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
+    return p
+
+
+def load_settings(path: Path | None):  # type: ignore[no-untyped-def]
+    """The effective settings: `--config`, else `$BREAKER_TUI_CONFIG`, else the platform file."""
+    from wrapper import settings as S
+
+    if path is not None:
+        return S.load(path, must_exist=True)
+    return S.load(config_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (see the README's table)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if "--" in args:
+            k = args.index("--")
+            return _run(args[:k], args[k + 1 :])
+        if args and args[0] in COMMANDS:
+            return COMMANDS[args[0]](args[1:])
+        if args and args[0] in ("-h", "--help"):
+            print(USAGE)
+            return EXIT_OK
+        if not args:
+            print(USAGE)
+            return EXIT_USAGE
+        print(f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n")
+        print(USAGE)
+        return EXIT_USAGE
+    except ConfigError as e:
+        print(f"breaker-tui: bad config: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `breaker-tui scan f | head`
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return EXIT_OK
+
+
+def _run(opts: list[str], command: list[str]) -> int:
+    a = _run_parser().parse_args(opts)
+    if not command:
+        print("breaker-tui: nothing to run after `--` (try: breaker-tui -- dsh --profile dev)", file=sys.stderr)
+        return EXIT_USAGE
+    settings = load_settings(a.config)
+    if a.approvals:
+        settings = settings.model_copy(
+            update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
+        )
+    if a.no_tui:
+        from wrapper.headless import run
+
+        return asyncio.run(run(command, settings, a.prompt, a.json))
+    from tui.app import run_app
+
+    return run_app(command, settings, theme=a.theme, observe=a.observe)
+
+
+def _replay(args: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="breaker-tui replay")
+    p.add_argument("file", type=Path)
+    p.add_argument("--speed", type=float, default=1.0, help="playback speed (0 = as fast as possible)")
+    p.add_argument("--paused", action="store_true", help="start paused (step with `.`)")
+    p.add_argument("--config", type=Path)
+    a = p.parse_args(args)
+    from wrapper.sources import SourceError, load
+
+    try:
+        loaded = load(a.file)
+    except SourceError as e:
+        print(f"breaker-tui: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.app import run_replay
+
+    return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
+
+
+def _scan(args: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="breaker-tui scan", description="exit 0 when clean, 1 when a loop was found, 2 on bad input"
+    )
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true", help="JSON lines")
+    p.add_argument("--config", type=Path)
+    a = p.parse_args(args)
+    from wrapper.replay import Replayer, finding
+    from wrapper.sources import SourceError, load
+
+    try:
+        loaded = load(a.file)
+    except SourceError as e:
+        print(f"breaker-tui: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    r = Replayer(loaded, load_settings(a.config))
+    loops = 0
+    count = 0
+    for step in r.steps():
+        f = finding(step.item)
+        if f is None:
+            continue
+        count += 1
+        if f["kind"] == "trip" or (f["kind"] == "verdict" and f["verdict"] != "allow"):
+            loops += 1
+        if a.json:
+            print(json.dumps(f, ensure_ascii=False, default=str))
+        elif f["kind"] == "verdict":
+            hits = ", ".join(f"{h[0]} {h[1]}/{h[2]}" for h in f["hits"])
+            print(f"{step.t:8.2f}s  {f['verdict'].upper():5} {f['tool']} {f['callId']} {hits}".rstrip())
+        elif f["kind"] == "trip":
+            print(f"{step.t:8.2f}s  TRIP  {f['stream']} {f['rule']} ({f['evidence']}) -> {f['action_sent']}")
+        else:
+            print(f"{step.t:8.2f}s  APPROVAL {f['callId']}: {f['answer']}")
+    summary = f"{loaded.kind}: {count} decisions, {loops} loop finding(s)"
+    if r.bad_messages:
+        summary += f", {r.bad_messages} unreadable line(s) skipped"
+    if r.mismatches:
+        summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
+    print(("" if not a.json else "# ") + summary, file=sys.stderr)
+    return EXIT_LOOP if loops else EXIT_OK
+
+
+def _demo(args: list[str]) -> int:
+    from wrapper.scenarios import SCENARIOS
+
+    p = argparse.ArgumentParser(prog="breaker-tui demo")
+    p.add_argument("scenario", nargs="?", default="tool-loop", help="one of --list (default: tool-loop)")
+    p.add_argument("--list", action="store_true", help="list the scenarios")
+    p.add_argument("--no-tui", action="store_true", help="run it headless")
+    p.add_argument("--config", type=Path)
+    p.add_argument("--theme")
+    a = p.parse_args(args)
+    if a.list:
+        for name, (_, prompt, desc) in SCENARIOS.items():
+            print(f"{name:22} {desc}   (prompt: {prompt!r})")
+        return EXIT_OK
+    if a.scenario not in SCENARIOS:
+        print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.demo import run_demo
+
+    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme)
+
+
+def _mock(args: list[str]) -> int:
+    from wrapper.mockllm import serve
+    from wrapper.scenarios import SCENARIOS
+
+    p = argparse.ArgumentParser(prog="breaker-tui mock-llm")
+    p.add_argument("--scenario", default="normal", choices=list(SCENARIOS))
+    p.add_argument("--port-file", type=Path)
+    p.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
+    a = p.parse_args(args)
+    serve(a.scenario, a.port_file, a.log)
+    return EXIT_OK
+
+
+def _setup(args: list[str]) -> int:
+    from wrapper.provision import ProvisionError, setup_dsh
+
+    p = argparse.ArgumentParser(prog="breaker-tui setup-dsh")
+    p.add_argument("--force", action="store_true", help="reinstall even if present")
+    a = p.parse_args(args)
+    try:
+        setup_dsh(lambda s: print(s, flush=True), force=a.force)
+    except ProvisionError as e:
+        print(f"breaker-tui setup-dsh: {e}", file=sys.stderr)
+        return EXIT_CANNOT_START
+    return EXIT_OK
+
+
+def _doctor(args: list[str]) -> int:
+    from wrapper.provision import doctor
+
+    bad = 0
+    for c in doctor():
+        mark = "ok " if c.ok else "MISSING"
+        print(f"{mark:8} {c.name:13} {c.detail}")
+        if not c.ok:
+            bad += 1
+            print(f"{'':8} {'':13} fix: {c.fix}")
+    return EXIT_OK if not bad else EXIT_CANNOT_START
+
+
+def _calibrate(args: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="breaker-tui calibrate")
+    p.add_argument("--config", type=Path, help="take blockChars / minRepeatGap / historyBlocks from this config")
+    a = p.parse_args(args)
+    from engine.report import full_report
+
+    th = load_settings(a.config).engine.thinking
+    print(full_report(th.blockChars, th.minRepeatGap, th.historyBlocks))
+    return EXIT_OK
+
+
+def _config(args: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="breaker-tui config")
+    p.add_argument("action", choices=["show", "path"])
+    p.add_argument("--config", type=Path)
+    a = p.parse_args(args)
+    path = a.config or config_file()
+    if a.action == "path":
+        print(path)
+        return EXIT_OK
+    s = load_settings(a.config)
+    print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
+    dump = {
+        "repeat": s.engine.repeat.model_dump(mode="json"),
+        "thinking": s.engine.thinking.model_dump(mode="json"),
+        "wrapper": s.wrapper.model_dump(mode="json"),
+        "ui": s.ui.model_dump(mode="json"),
+    }
+    for section, values in dump.items():
+        print(f"\n[{section}]")
+        for key, value in values.items():
+            origin = s.origins.get(f"{section}.{key}", "default")
+            print(f"{key} = {json.dumps(value)}    # {origin}")
+    return EXIT_OK
+
+
+def _init_profile(args: list[str]) -> int:
+    from wrapper.profiles import write_dev_profile
+
+    p = argparse.ArgumentParser(prog="breaker-tui init-profile")
+    p.add_argument("name", nargs="?", default="dev")
+    a = p.parse_args(args)
+    home = Path(os.environ.get("DSH_HOME", Path.home() / ".dsh"))
+    d = write_dev_profile(home, a.name)
+    print(f"wrote the dsh profile {a.name!r} at {d}\nrun it with: breaker-tui -- dsh --profile {a.name}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "replay": _replay,
+    "scan": _scan,
+    "demo": _demo,
+    "mock-llm": _mock,
+    "setup-dsh": _setup,
+    "doctor": _doctor,
+    "calibrate": _calibrate,
+    "config": _config,
+    "init-profile": _init_profile,
+}
