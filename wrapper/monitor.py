@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,18 @@ from wrapper.items import (
 )
 from wrapper.normalize import parse_args, to_engine, unpack
 from wrapper.settings import Settings
+
+
+_EXIT_CODE = re.compile(r"\[exit code: (-?\d+)\]\s*\Z")
+SHELL_TOOLS = ("bash", "pwsh", "shell")
+
+
+def shell_failed(tool: str, text: str) -> bool:
+    """dsh's shell tools report a non-zero exit as a normal result ending `[exit code: N]`: count it as a failure."""
+    if tool not in SHELL_TOOLS:
+        return False
+    m = _EXIT_CODE.search(text[-200:])
+    return m is not None and m.group(1) != "0"
 
 
 @dataclass
@@ -209,11 +222,12 @@ class Monitor:
         call_id = msg.callId or msg.id
         dispatched = call_id not in self.denied
         self.denied.discard(call_id)
+        failed = msg.isError or shell_failed(msg.name, msg.text)
         rw = self.breaker.tool_result(
-            agent, call_id, msg.name, parse_args(msg.args), msg.text, msg.isError, not msg.parent, dispatched
+            agent, call_id, msg.name, parse_args(msg.args), msg.text, failed, not msg.parent, dispatched
         )
         reply = P.ResultResponse(id=msg.id, mode=rw.mode if rw else "keep", text=rw.text if rw else None)
-        return reply, ResultItem(agent, call_id, msg.name, msg.text, msg.isError, rw)
+        return reply, ResultItem(agent, call_id, msg.name, msg.text, failed, rw)
 
     def trip_command(self, trip: StreamTrip) -> P.Abort | None:
         """The abort to send for a trip (None while enforcement is paused)."""

@@ -68,7 +68,7 @@ def tool_loop(turn: Turn) -> Reply:
                 ToolCallSpec(
                     "bash",
                     {
-                        "command": "cat" + " " * (1 + i % 2) + "notes.txt",
+                        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
                         "description": f"Read the notes, attempt {i + 1}",
                         "timeoutMs": 30000 + 1000 * i,
                     },

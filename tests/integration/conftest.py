@@ -1,0 +1,120 @@
+"""Real dsh (installed by `breaker-tui setup-dsh`) against the mock model, one private world per test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
+from wrapper.provision import find_dsh
+from wrapper.recorder import Recorder
+from wrapper.session import Session
+from wrapper.settings import Settings, WrapperSettings
+from wrapper.world import World, make_world
+
+DSH_ARGV = ["dsh", "--profile", "dev"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dsh_installed() -> None:
+    if find_dsh() is None:
+        pytest.fail("dsh is not installed: run `make dsh` (breaker-tui setup-dsh) before the integration tests")
+
+
+@pytest.fixture
+def world_factory(tmp_path: Path) -> Any:
+    worlds: list[World] = []
+
+    def make(scenario: str) -> World:
+        w = make_world(scenario, tmp_path / f"world-{len(worlds)}")
+        worlds.append(w)
+        return w
+
+    yield make
+    for w in worlds:
+        w.close()
+
+
+@dataclass
+class Run:
+    """A live session and everything it produced."""
+
+    session: Session
+    world: World
+    items: list[Item] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+    def verdicts(self) -> list[VerdictItem]:
+        return [i for i in self.items if isinstance(i, VerdictItem)]
+
+    def of(self, kind: type) -> list[Any]:
+        return [i for i in self.items if isinstance(i, kind)]
+
+    def status(self, kind: str) -> list[StatusItem]:
+        return [i for i in self.items if isinstance(i, StatusItem) and i.kind == kind]
+
+    async def until(self, pred: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+        """Wait for a condition on what arrived so far (every wait has a timeout)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not pred():
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out after {timeout}s waiting for {what}; last items: {self.items[-8:]}")
+            await asyncio.sleep(0.02)
+
+    async def turn(self, prompt: str, timeout: float = 60) -> None:
+        before = self.session.turns_done
+        assert await self.session.prompt(prompt), "the prompt was not accepted"
+        assert await self.session.wait_turn_end(before, timeout), f"turn for {prompt!r} did not end in {timeout}s"
+
+
+def settings(**wrapper: Any) -> Settings:
+    return Settings(wrapper=WrapperSettings(**wrapper))
+
+
+@pytest.fixture
+async def run_factory(world_factory: Any, tmp_path: Path) -> AsyncIterator[Any]:
+    runs: list[Run] = []
+    pumps: list[asyncio.Task[None]] = []
+
+    async def start(
+        scenario: str,
+        answers: list[Answer] | None = None,
+        cfg: Settings | None = None,
+        session_cls: type[Session] = Session,
+    ) -> Run:
+        world = world_factory(scenario)
+        queue = list(answers or [])
+        run: Run
+
+        async def approver(q: Question) -> Answer:
+            run.questions.append(q)
+            return queue.pop(0) if queue else "deny"
+
+        rec = Recorder(tmp_path / f"rec-{len(runs)}.jsonl", {"scenario": scenario})
+        s = session_cls(DSH_ARGV, cfg or settings(), approver, cwd=str(world.workspace), env=world.env, recorder=rec)
+        run = Run(s, world)
+        runs.append(run)
+        await s.start()
+
+        async def pump() -> None:
+            async for item in s:
+                run.items.append(item)
+
+        pumps.append(asyncio.create_task(pump()))
+        assert await s.wait_ready(60), f"dsh runner never became ready: {run.items[-5:]}"
+        return run
+
+    yield start
+    for r in runs:
+        await r.session.close()
+    for p in pumps:
+        try:
+            await asyncio.wait_for(p, 10)
+        except (TimeoutError, asyncio.CancelledError):
+            p.cancel()

@@ -1,0 +1,1 @@
+"""widgets of the breaker-tui app."""

@@ -1,0 +1,115 @@
+"""Score gauges with history sparklines, per agent: repetition, degeneracy, reasoning size, tool failures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, Static
+
+from engine.scores import AgentScores
+
+
+def heat(value: float, limit: float, colours: tuple[str, str, str]) -> str:
+    """cool below 60 % of the limit, warm below it, hot at or past it."""
+    if limit <= 0:
+        return colours[0]
+    r = value / limit
+    return colours[2] if r >= 1 else colours[1] if r >= 0.6 else colours[0]
+
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+def spark(values: tuple[float, ...] | list[float], width: int, colour: str, top: float = 1.0) -> Text:
+    """A fixed-scale sparkline (0..top), newest on the right, padded to `width`."""
+    vals = list(values)[-width:]
+    cells = "".join(BLOCKS[min(7, max(0, int(v / top * 7.999)))] if top > 0 else BLOCKS[0] for v in vals)
+    return Text(" " * (width - len(cells)), "dim") + Text(cells, colour)
+
+
+def bar(value: float, limit: float, width: int, colour: str) -> Text:
+    """A gauge: filled to value/limit (capped), with the limit at its right end."""
+    frac = 0.0 if limit <= 0 else max(0.0, min(1.0, value / limit))
+    n = round(frac * width)
+    return Text("█" * n, colour) + Text("░" * (width - n), "dim")
+
+
+class ScoresPanel(Vertical):
+    """The selected agent's live scores."""
+
+    DEFAULT_CSS = """
+    ScoresPanel { height: auto; padding: 0 1; }
+    ScoresPanel .title { text-style: bold; color: $primary; }
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.colours = ("#5fafd7", "#d7af5f", "#ff5f5f")
+        self._last: tuple[Any, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("scores", classes="title", id="scores-title")
+        yield Static("", id="rep")
+        yield Static("", id="deg")
+        yield Static("", id="misc")
+
+    def show(self, s: AgentScores | None, width: int = 16) -> None:
+        """Repaint from a snapshot (skipped when nothing changed)."""
+        key = None if s is None else (s.overlap, s.novelty_streak, s.deg_flags, s.deg_streak, s.reasoning_chars,
+                                      s.trips, s.failures, s.denials, s.asks, s.local_exempt, s.local_refused,
+                                      s.thinking_off, len(s.overlap_history), self.colours)  # fmt: skip
+        if key == self._last:
+            return
+        self._last = key
+        if s is None:
+            self.query_one("#rep", Static).update(Text("waiting for the agent…", "dim"))
+            self.query_one("#deg", Static).update("")
+            self.query_one("#misc", Static).update("")
+            return
+        c = self.colours
+        self.query_one("#scores-title", Label).update(f"scores · {s.agent[:28]} · turn {max(s.turn, 0)}")
+        rep = Table.grid(padding=(0, 1))
+        rep.add_column(width=11)
+        rep.add_column()
+        rep.add_column()
+        col = heat(s.overlap, s.overlap_threshold, c)
+        rep.add_row(Text("repetition", "bold"), bar(s.overlap, 1.0, width, col),
+                    Text(f"overlap {s.overlap:.2f} / {s.overlap_threshold:.2f}", col))  # fmt: skip
+        col = heat(s.novelty_streak, s.novelty_limit, c)
+        rep.add_row("", bar(s.novelty_streak, s.novelty_limit, width, col),
+                    Text(f"novelty streak {s.novelty_streak}/{s.novelty_limit}", col))  # fmt: skip
+        rep.add_row("", spark(s.overlap_history, width, c[0]), Text("overlap per block", "dim"))
+        self.query_one("#rep", Static).update(rep)
+        deg = Table.grid(padding=(0, 1))
+        deg.add_column(width=11)
+        deg.add_column()
+        deg.add_column()
+        col = heat(s.deg_streak, s.deg_streak_limit, c)
+        flags = " ".join(s.deg_flags) if s.deg_flags else "no flags"
+        deg.add_row(Text("degeneracy", "bold"), bar(s.deg_streak, s.deg_streak_limit, width, col),
+                    Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col))  # fmt: skip
+        gate = heat(1 - s.meaning_ratio, 1 - 0.08, c)
+        deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
+        deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("noise per block", "dim"))
+        self.query_one("#deg", Static).update(deg)
+        misc = Table.grid(padding=(0, 1))
+        misc.add_column(width=11)
+        misc.add_column()
+        cap = s.max_reasoning_chars
+        col = heat(s.reasoning_chars, cap, c) if cap else c[0]
+        misc.add_row(
+            Text("reasoning", "bold"), Text(f"{s.reasoning_chars:,}" + (f" / {cap:,} chars" if cap else " chars"), col)
+        )
+        trip_col = c[2] if s.trips else c[0]
+        extra = " · thinking off" if s.thinking_off else ""
+        misc.add_row(Text("trips", "bold"), Text(f"{s.trips} this turn · retries {s.retries_used}{extra}", trip_col))
+        local = "exempt this turn" if s.local_exempt else "refused this turn" if s.local_refused else "normal"
+        misc.add_row(Text("tools", "bold"), Text(f"denied {s.denials} · asked {s.asks} · local: {local}",
+                                                 c[2] if s.denials else c[0]))  # fmt: skip
+        for sig, n in s.failures[-4:]:
+            misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig[:60]}", heat(n, 3, c)))
+        self.query_one("#misc", Static).update(misc)
