@@ -23,7 +23,6 @@ from wrapper.items import (
 from wrapper.normalize import parse_args, to_engine, unpack
 from wrapper.settings import Settings
 
-
 _EXIT_CODE = re.compile(r"\[exit code: (-?\d+)\]\s*\Z")
 SHELL_TOOLS = ("bash", "pwsh", "shell")
 

@@ -1,0 +1,80 @@
+"""The command line as a user runs it: headless runs, exit codes, scan on recordings and on dsh's logs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, SHARED
+
+pytestmark = pytest.mark.integration
+CLI = [sys.executable, "-m", "tui"]
+
+
+def _run(
+    args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_headless_run_enforces_and_records_then_scan_reproduces_it(world_factory: Any, tmp_path: Path) -> None:
+    w = world_factory("tool-loop")
+    env = {**w.env, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
+    p = _run(["--no-tui", "--prompt", "Read notes.txt", "--", "dsh", "--profile", "dev"], env, w.workspace)
+    assert p.returncode == 0, p.stderr
+    denies = [ln for ln in p.stderr.splitlines() if ln.startswith("breaker: DENY")]
+    assert len(denies) == 2 and "cmd:cat:cat notes.txt; echo ran >> calls.log 5/5" in denies[0]
+    rec = next((tmp_path / "state" / "recordings").glob("*.jsonl"))
+    assert oct(rec.stat().st_mode & 0o777) == "0o600"
+    s = _run(["scan", str(rec), "--json"], env)
+    assert s.returncode == 1, "a loop was found"
+    verdicts = [json.loads(ln) for ln in s.stdout.splitlines()]
+    assert [v["verdict"] for v in verdicts if v["kind"] == "verdict"] == ["allow"] * 4 + ["deny"] * 2
+    assert "not reproduced" not in s.stderr
+
+
+def test_headless_json_mode_and_approval_policy(world_factory: Any, tmp_path: Path) -> None:
+    w = world_factory("dev-server-loop")
+    env = {**w.env, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
+    p = _run(["--no-tui", "--json", "--prompt", "poll", "--", "dsh", "--profile", "dev"], env, w.workspace)
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(ln) for ln in p.stderr.splitlines() if ln.startswith("{")]
+    approvals = [ln for ln in lines if ln["kind"] == "approval"]
+    assert approvals and approvals[0]["answer"] == "deny", "headless fails closed by default"
+
+
+def test_a_plain_command_is_watched_and_interrupted_on_a_flood(tmp_path: Path) -> None:
+    script = "import sys, time\nwhile True:\n    sys.stdout.write('*** ' * 16 + '\\n'); sys.stdout.flush(); time.sleep(0.01)\n"
+    env = {"PATH": "/usr/bin:/bin", "BREAKER_TUI_STATE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    p = _run(["--no-tui", "--", sys.executable, "-c", script], env, timeout=60)
+    assert "TRIP output symbol-flood" in p.stderr
+    assert p.returncode == 130, "the child was interrupted (SIGINT)"
+
+
+@pytest.mark.parametrize(
+    "name", ["session.raw.jsonl", "session.headless-default.decoded.jsonl", "bridge-events.dev-runner.jsonl"]
+)
+def test_scan_runs_cleanly_on_the_sample_dsh_logs(name: str) -> None:
+    p = _run(["scan", str(SHARED / "samples" / "dsh" / name)])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "ALLOW bash" in p.stdout
+
+
+def test_scan_reports_the_loop_in_the_reminder_capture_and_bad_input() -> None:
+    p = _run(["scan", str(SHARED / "samples" / "dsh" / "bridge-events.loop-reminders.jsonl")])
+    assert p.returncode == 1 and "DENY" in p.stdout
+    bad = _run(["scan", str(SHARED / "samples" / "dsh" / "acp-exchange.cancel.jsonl")])
+    assert bad.returncode == 2 and "neither a breaker-tui recording nor a dsh session log" in bad.stderr
+
+
+def test_bad_config_fails_before_anything_starts(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[repeat]\nwindow = 2\n")
+    p = _run(["--config", str(cfg), "--no-tui", "--", "dsh", "--profile", "dev"])
+    assert p.returncode == 2
+    assert "`window` must be an integer >= 4 (got 2)" in p.stderr and str(cfg) in p.stderr
