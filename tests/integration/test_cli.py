@@ -49,7 +49,11 @@ def test_headless_json_mode_and_approval_policy(world_factory: Any, tmp_path: Pa
 
 
 def test_a_plain_command_is_watched_and_interrupted_on_a_flood(tmp_path: Path) -> None:
-    script = "import sys, time\nwhile True:\n    sys.stdout.write('*** ' * 16 + '\\n'); sys.stdout.flush(); time.sleep(0.01)\n"
+    script = (
+        "import sys, time\n"
+        "while True:\n"
+        "    sys.stdout.write('*** ' * 16 + '\\n'); sys.stdout.flush(); time.sleep(0.01)\n"
+    )
     env = {"PATH": "/usr/bin:/bin", "BREAKER_TUI_STATE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     p = _run(["--no-tui", "--", sys.executable, "-c", script], env, timeout=60)
     assert "TRIP output symbol-flood" in p.stderr
