@@ -109,6 +109,15 @@ class BreakerApp(App[int]):
 
     def on_mount(self) -> None:
         """Themes, timers, and the worker that drives the source."""
+        # the main screen's widgets, held directly: a modal on top must not hide them from updates
+        self.w_stream = self.query_one("#stream", StreamView)
+        self.w_output = self.query_one("#output", RichLog)
+        self.w_prompt = self.query_one("#prompt", Input)
+        self.w_tabs = self.query_one("#agents", Tabs)
+        self.w_scores = self.query_one("#scores", ScoresPanel)
+        self.w_window = self.query_one("#window", WindowTable)
+        self.w_banner = self.query_one("#banner", Static)
+        self.w_status = self.query_one("#status", Static)
         for t in THEMES:
             self.register_theme(t)
         try:
@@ -117,11 +126,11 @@ class BreakerApp(App[int]):
             self.notify(f"unknown theme {self._initial_theme!r}; using breaker-dark", severity="warning")
             self.theme = "breaker-dark"
         self._apply_colours()
-        self.query_one("#window", WindowTable).border_title = "window"
-        self.query_one("#output", RichLog).border_title = "child output"
-        self.query_one("#stream", StreamView).border_title = "stream"
+        self.w_window.border_title = "window"
+        self.w_output.border_title = "child output"
+        self.w_stream.border_title = "stream"
         if self.source.kind == "replay":
-            self.query_one("#prompt", Input).disabled = True
+            self.w_prompt.disabled = True
         if self._observe:
             self.source.set_enforcing(False)
         self.set_interval(1 / self.settings.ui.refresh_hz, self.refresh_view)
@@ -141,8 +150,8 @@ class BreakerApp(App[int]):
     def _apply_colours(self) -> None:
         theme = self.current_theme
         colours = score_colours(theme)
-        self.query_one("#scores", ScoresPanel).colours = colours
-        self.query_one("#window", WindowTable).colours = colours
+        self.w_scores.colours = colours
+        self.w_window.colours = colours
 
     def watch_theme(self, _: str) -> None:
         """Score colours follow the theme."""
@@ -154,14 +163,14 @@ class BreakerApp(App[int]):
     @on(SessionItem)
     def _on_item(self, message: SessionItem) -> None:
         item = message.item
-        stream = self.query_one("#stream", StreamView)
+        stream = self.w_stream
         if isinstance(item, EngineItem):
             e = item.event
             stream.event(e)
             if isinstance(e, ev.TurnStart) and self._last_trip is not None:
                 self._last_trip = None
-                self.query_one("#banner", Static).update("")
-                self.query_one("#banner", Static).remove_class("tripped")
+                self.w_banner.update("")
+                self.w_banner.remove_class("tripped")
         elif isinstance(item, ToolDeltaItem):
             return
         elif isinstance(item, VerdictItem):
@@ -177,7 +186,7 @@ class BreakerApp(App[int]):
         elif isinstance(item, ApprovalItem):
             stream.approval(item)
         elif isinstance(item, OutputItem):
-            self.query_one("#output", RichLog).write(Text(_ANSI.sub("", item.text).rstrip("\n")))
+            self.w_output.write(Text(_ANSI.sub("", item.text).rstrip("\n")))
         elif isinstance(item, StatusItem):
             stream.status(item)
             if item.kind == "exited":
@@ -188,7 +197,7 @@ class BreakerApp(App[int]):
     def _show_trip(self, item: TripItem) -> None:
         self._last_trip = item
         t = item.trip
-        banner = self.query_one("#banner", Static)
+        banner = self.w_banner
         banner.update(
             Text.assemble(
                 ("⚡ TRIP ", "bold"),
@@ -211,9 +220,11 @@ class BreakerApp(App[int]):
 
     def refresh_view(self) -> None:
         """Coalesced repaint: stream text, scores, window, tabs, status line."""
-        self.query_one("#stream", StreamView).flush()
+        if not self.w_stream.is_attached:
+            return
+        self.w_stream.flush()
         info = self.source.info
-        tabs = self.query_one("#agents", Tabs)
+        tabs = self.w_tabs
         known = {str(t.id) for t in tabs.query(Tab)}
         for n, agent in enumerate(info.agents):
             tid = f"agent-{n}"
@@ -223,9 +234,9 @@ class BreakerApp(App[int]):
             self.selected_agent = info.agents[0]
         snap = self.source.monitor.breaker.snapshot()
         scores = snap.get(self.selected_agent) if self.selected_agent else (snap.agents[0] if snap.agents else None)
-        self.query_one("#scores", ScoresPanel).show(scores)
-        self.query_one("#window", WindowTable).show(scores)
-        self.query_one("#status", Static).update(self._status_text(snap.enforcing))
+        self.w_scores.show(scores)
+        self.w_window.show(scores)
+        self.w_status.update(self._status_text(snap.enforcing))
 
     def _status_text(self, enforcing: bool) -> Text:
         i = self.source.info
@@ -293,7 +304,7 @@ class BreakerApp(App[int]):
 
     def action_toggle_reasoning(self) -> None:
         """Show or fold reasoning."""
-        stream = self.query_one("#stream", StreamView)
+        stream = self.w_stream
         stream.show_reasoning = not stream.show_reasoning
         self.notify("reasoning shown" if stream.show_reasoning else "reasoning folded")
 
@@ -304,7 +315,7 @@ class BreakerApp(App[int]):
             return
         i = agents.index(self.selected_agent) if self.selected_agent in agents else -1
         self.selected_agent = agents[(i + 1) % len(agents)]
-        self.query_one("#agents", Tabs).active = f"agent-{(i + 1) % len(agents)}"
+        self.w_tabs.active = f"agent-{(i + 1) % len(agents)}"
 
     @on(Tabs.TabActivated, "#agents")
     def _tab(self, event: Tabs.TabActivated) -> None:
@@ -316,7 +327,7 @@ class BreakerApp(App[int]):
 
     def action_toggle_output(self) -> None:
         """Show or hide the child's raw output pane."""
-        out = self.query_one("#output", RichLog)
+        out = self.w_output
         out.display = not out.display
 
     def action_cycle_theme(self) -> None:

@@ -245,6 +245,7 @@ class ScriptedSource(Source):
         self.actions: list[str] = []
         self.answers: list[Answer] = []
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.drained = asyncio.Event()  # set once the initial messages are processed
 
     @property
     def monitor(self) -> Monitor:
@@ -258,6 +259,7 @@ class ScriptedSource(Source):
     async def run(self, emit: Emit) -> None:
         for raw in self.messages:
             await self._one(raw, emit)
+        self.drained.set()
         while True:
             raw = await self.more.get()
             if raw is None:

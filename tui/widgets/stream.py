@@ -71,8 +71,10 @@ class StreamView(Vertical):
         self.lines_written = 0
 
     def compose(self) -> ComposeResult:
-        yield RichLog(max_lines=self.max_lines, wrap=True, markup=False, id="log")
-        yield Static("", id="tail")
+        self._log = RichLog(max_lines=self.max_lines, wrap=True, markup=False, id="log")
+        self._tail = Static("", id="tail")
+        yield self._log
+        yield self._tail
 
     # -- feeding (cheap: buffers only; `flush` paints) ----------------------------------------
     def delta(self, kind: str, agent: str, text: str) -> None:
@@ -125,7 +127,7 @@ class StreamView(Vertical):
         if self._kind is not None:
             self._commit_text(final=False)
         if self._pending:
-            log = self.query_one("#log", RichLog)
+            log = self._log
             for t in self._pending:
                 log.write(t)
             self.lines_written += len(self._pending)
@@ -133,7 +135,7 @@ class StreamView(Vertical):
         tail = "".join(self._buf)
         if self._kind == "reasoning" and not self.show_reasoning:
             tail = f"thinking… {self._block_chars:,} chars"
-        self.query_one("#tail", Static).update(Text(tail[-600:], "italic #8a919c" if self._kind == "reasoning" else ""))
+        self._tail.update(Text(tail[-600:], "italic #8a919c" if self._kind == "reasoning" else ""))
         if self.arrivals:
             now = time.perf_counter()
             self.lags.extend(now - a for a in self.arrivals)
@@ -203,7 +205,7 @@ class StreamView(Vertical):
 
     def clear(self) -> None:
         """Forget everything shown."""
-        self.query_one("#log", RichLog).clear()
+        self._log.clear()
         self._buf.clear()
         self._pending.clear()
         self._kind = None

@@ -1,0 +1,40 @@
+"""Helpers for driving the real Textual app with a scripted source."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.widgets import RichLog
+
+from tui.app import BreakerApp, create_app
+from tui.sources import ScriptedSource
+from wrapper.settings import Settings
+
+
+def make(messages: list[dict[str, Any]], settings: Settings | None = None) -> tuple[BreakerApp, ScriptedSource]:
+    s = settings or Settings()
+    src = ScriptedSource(messages, s, title="scripted")
+    return create_app(src, s), src
+
+
+async def settle(app: BreakerApp, src: ScriptedSource, pilot: Any) -> None:
+    """Wait (bounded) until the script is played, then paint once."""
+    await asyncio.wait_for(src.drained.wait(), 10)
+    await pilot.pause()
+    app.refresh_view()
+    await pilot.pause()
+
+
+def stream_text(app: BreakerApp) -> str:
+    log = app.query_one("#stream #log", RichLog)
+    return "\n".join(line.text for line in log.lines)
+
+
+def text_of(widget: Any) -> str:
+    """The plain text a Static shows (Rich tables included)."""
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(widget.content)
+    return console.export_text()

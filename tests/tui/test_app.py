@@ -1,0 +1,145 @@
+"""Pilot tests: every screen and every action of the app, against scripted feeds."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from tests.tui import scripts
+from tests.tui.conftest import make, settle, stream_text, text_of
+from tui.screens.approval import ApprovalScreen
+from tui.widgets.stream import StreamView
+
+
+async def test_main_screen_shows_stream_verdicts_window_and_status() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        text = stream_text(app)
+        assert "▶ you: Read notes.txt" in text
+        assert "⚙ bash  cat notes.txt" in text
+        assert text.count("✓ allowed") == 4 and text.count("⛔ DENIED (repeat)") == 2
+        assert "I should read notes.txt again (attempt 3)." in text
+        table = app.query_one("#window", DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert ["cmd:cat:cat notes.txt", "6/5", "HIT"] in rows
+        status = text_of(app.w_status)
+        assert "bbbb-demo" in status and "ENFORCING" in status
+
+
+async def test_trip_shows_a_banner_with_rule_evidence_and_action() -> None:
+    app, src = make(scripts.reasoning_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        banner = app.query_one("#banner", Static)
+        assert banner.has_class("tripped")
+        text = text_of(banner)
+        assert "TRIP" in text and "abort, then retry with thinking off" in text
+        assert "⚡ TRIP" in stream_text(app)
+        scores = app.source.monitor.breaker.snapshot().agents[0]
+        assert scores.trips == 1
+
+
+@pytest.mark.parametrize(
+    ("key", "answer"), [("a", "allow-once"), ("t", "allow-turn"), ("d", "deny"), ("c", "cancel-turn")]
+)
+async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None:
+    app, src = make(scripts.local_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await asyncio.sleep(0.02)
+        assert isinstance(app.screen, ApprovalScreen), "the modal appeared"
+        await pilot.pause()
+        modal = app.screen
+        assert "net:127.0.0.1:3000/health" in text_of(modal.query_one("#hits", Static))
+        assert "LOCAL address" in text_of(modal.query_one("#local-note", Static))
+        await pilot.press(key)
+        await settle(app, src, pilot)
+        assert src.answers == [answer]
+        snap = app.source.monitor.breaker.snapshot().agents[0]
+        if answer.startswith("allow"):
+            assert snap.local_exempt and not snap.local_refused
+        else:
+            assert snap.local_refused
+        assert ("cancel" in src.actions) == (answer == "cancel-turn")
+
+
+@pytest.mark.parametrize(
+    ("key", "expect"),
+    [
+        ("escape", "cancel"),
+        ("ctrl+k", "kill"),
+        ("ctrl+r", "restart"),
+        ("ctrl+e", "enforcing:False"),
+        ("ctrl+w", "reset-windows"),
+    ],
+)
+async def test_action_keys_reach_the_source(key: str, expect: str) -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        assert expect in src.actions
+        if key == "ctrl+e":
+            app.refresh_view()
+            assert "OBSERVING ONLY" in text_of(app.w_status)
+        if key == "ctrl+w":
+            app.refresh_view()
+            assert app.query_one("#window", DataTable).row_count == 0
+
+
+async def test_view_toggles_reasoning_output_agent_and_theme() -> None:
+    app, src = make(scripts.two_agents())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.query_one("#stream", StreamView)
+        await pilot.press("ctrl+t")
+        assert not stream.show_reasoning
+        await pilot.press("ctrl+o")
+        assert not app.query_one("#output").display
+        first = app.selected_agent
+        await pilot.press("ctrl+n")
+        assert app.selected_agent == scripts.SUB and first == scripts.SID
+        app.refresh_view()
+        table = app.query_one("#window", DataTable)
+        assert any("ls src" in str(table.get_row_at(i)[0]) for i in range(table.row_count))
+        before = app.theme
+        await pilot.press("ctrl+y")
+        assert app.theme != before and app.theme in ("breaker-dark", "breaker-light")
+
+
+async def test_every_action_is_in_the_command_palette() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for t in (
+            "Cancel the turn",
+            "Kill the child",
+            "Restart on the same session",
+            "Pause / resume enforcement",
+            "Reset windows",
+            "Toggle reasoning",
+            "Switch agent",
+            "Toggle child output",
+            "Cycle breaker theme",
+        ):
+            assert t in titles
+        cmd = next(c for c in app.get_system_commands(app.screen) if c.title == "Kill the child")
+        await cmd.callback()
+        assert "kill" in src.actions
+
+
+async def test_prompt_box_sends_the_message() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press(*"go on", "enter")
+        await pilot.pause()
+        assert "prompt:go on" in src.actions
