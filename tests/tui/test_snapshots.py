@@ -47,7 +47,7 @@ def test_trip(snap_compare: Any) -> None:
 
 
 def test_approval_modal(snap_compare: Any) -> None:
-    app, src = make(scripts.local_loop())
+    app, _src = make(scripts.local_loop())
 
     async def before(pilot: Any) -> None:
         for _ in range(250):
