@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -49,6 +50,7 @@ class SessionItem(Message):
     def __init__(self, item: Item) -> None:
         super().__init__()
         self.item = item
+        self.at = time.perf_counter()  # arrival from the source, for the display-lag benchmark
 
 
 class BreakerApp(App[int]):
@@ -166,7 +168,7 @@ class BreakerApp(App[int]):
         stream = self.w_stream
         if isinstance(item, EngineItem):
             e = item.event
-            stream.event(e)
+            stream.event(e, message.at)
             if isinstance(e, ev.TurnStart) and self._last_trip is not None:
                 self._last_trip = None
                 self.w_banner.update("")

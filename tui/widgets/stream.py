@@ -77,7 +77,7 @@ class StreamView(Vertical):
         yield self._tail
 
     # -- feeding (cheap: buffers only; `flush` paints) ----------------------------------------
-    def delta(self, kind: str, agent: str, text: str) -> None:
+    def delta(self, kind: str, agent: str, text: str, arrived: float | None = None) -> None:
         """Streamed reasoning or answer text."""
         if kind != self._kind or agent != self._agent:
             self._close_block()
@@ -86,7 +86,7 @@ class StreamView(Vertical):
             self._pending.append(Text(f"┌ {label}" + (f" · {agent[:16]}" if agent else ""), "dim"))
         self._buf.append(text)
         self._block_chars += len(text)
-        self.arrivals.append(time.perf_counter())
+        self.arrivals.append(arrived if arrived is not None else time.perf_counter())
 
     def line(self, text: Text | str, style: str = "") -> None:
         """A whole line (tool call, verdict, status)."""
@@ -143,12 +143,12 @@ class StreamView(Vertical):
             self.arrivals.clear()
 
     # -- items ---------------------------------------------------------------------------------
-    def event(self, e: ev.Event) -> None:
+    def event(self, e: ev.Event, arrived: float | None = None) -> None:
         """Show an engine event."""
         if isinstance(e, ev.ReasoningDelta):
-            self.delta("reasoning", e.agent, e.text)
+            self.delta("reasoning", e.agent, e.text, arrived)
         elif isinstance(e, ev.AnswerDelta):
-            self.delta("answer", e.agent, e.text)
+            self.delta("answer", e.agent, e.text, arrived)
         elif isinstance(e, ev.UserMessage) and e.source == "user":
             self.line(Text("▶ you: " + e.text[:2000], "bold"))
         elif isinstance(e, ev.UserMessage) and e.source == "plugin" and "repeat-tool-reminder" in e.text[:200]:

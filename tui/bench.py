@@ -1,0 +1,86 @@
+"""Display lag of the app under a fast stream: `python -m tui.bench` (2,000 reasoning deltas per second)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+
+from tui.app import create_app
+from tui.sources import ScriptedSource
+from tui.widgets.stream import StreamView
+from wrapper.settings import Settings
+
+
+def _pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) -> dict[str, float]:
+    """Feed `rate` deltas/s for `seconds` into the real app (headless) and time arrival -> paint."""
+    settings = Settings()
+    src = ScriptedSource([{"t": "ready", "sessionId": "bench", "model": "bench"},
+                          {"t": "request_start", "sessionId": "bench", "turn": 1, "step": 1}], settings, "bench")  # fmt: skip
+    app = create_app(src, settings)
+    sent = 0
+    async with app.run_test(size=size) as pilot:
+        await asyncio.wait_for(src.drained.wait(), 10)
+        stream = app.query_one("#stream", StreamView)
+        stream.lags.clear()
+        start = time.perf_counter()
+        while (now := time.perf_counter()) - start < seconds:
+            due = int((now - start) * rate)
+            while sent < due:
+                text = f"step {sent}: thinking about case {sent * 31 % 7919} of the adapter" + ("\n" if sent % 8 == 7 else " ")
+                src.feed({"t": "event", "sessionId": "bench", "event": {"type": "assistant/chunk", "seq": sent, "time": 0,
+                          "data": {"turn": 1, "step": 1, "chunk": {"type": "reasoning-delta", "index": 0, "text": text}}}})
+                sent += 1
+            await asyncio.sleep(0.002)
+        t_end = time.perf_counter()
+        while stream.arrivals or not src.more.empty():
+            await pilot.pause()
+            if time.perf_counter() - t_end > 10:
+                break
+        lags = [x * 1000 for x in stream.lags]
+        return {
+            "deltas": sent,
+            "deltas_per_s": sent / seconds,
+            "displayed": len(lags),
+            "lag_p50_ms": _pct(lags, 0.5),
+            "lag_p99_ms": _pct(lags, 0.99),
+            "lag_max_ms": max(lags) if lags else 0.0,
+            "stream_lines": stream.lines_written,
+            "backlog_after_s": time.perf_counter() - t_end,
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the numbers and write them to `--out`; with `--json` the last line is one JSON object."""
+    ap = argparse.ArgumentParser(prog="python -m tui.bench", description=__doc__)
+    ap.add_argument("--rate", type=int, default=2000)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--out", default="bench-results/tui.json")
+    a = ap.parse_args(argv)
+    r = asyncio.run(measure(a.rate, a.seconds))
+    print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s)")
+    print(f"display  lag from arrival to paint: p50 {r['lag_p50_ms']:.1f} ms  p99 {r['lag_p99_ms']:.1f} ms  "
+          f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} deltas shown, backlog cleared "
+          f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped")  # fmt: skip
+    out = Path(a.out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(r, indent=2) + "\n")
+        print(f"written to {out}")
+    except OSError as e:
+        print(f"could not write {out}: {e}")
+    if a.json:
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
