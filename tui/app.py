@@ -81,7 +81,7 @@ class BreakerApp(App[int]):
         self.settings = settings
         self.exit_code = 0
         self.selected_agent = ""
-        self.show_output = True
+        self.output_toggled = False  # once the person toggles the pane, it stays as they left it
         self._initial_theme = theme or settings.ui.theme
         self._observe = observe
         self._last_trip: TripItem | None = None
@@ -95,7 +95,7 @@ class BreakerApp(App[int]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield StreamView(self.settings.ui.max_stream_lines, self.settings.ui.show_reasoning, id="stream")
-                yield RichLog(max_lines=self.settings.ui.max_output_lines, wrap=True, id="output")
+                yield RichLog(max_lines=self.settings.ui.max_output_lines, wrap=True, min_width=20, id="output")
                 yield Input(placeholder=self._placeholder(), id="prompt")
             with Vertical(id="right"):
                 yield Tabs(id="agents")
@@ -130,6 +130,7 @@ class BreakerApp(App[int]):
         self._apply_colours()
         self.w_window.border_title = "window"
         self.w_output.border_title = "child output"
+        self.w_output.display = False  # shown once the child prints something
         self.w_stream.border_title = "stream"
         if self.source.kind == "replay":
             self.w_prompt.disabled = True
@@ -188,7 +189,12 @@ class BreakerApp(App[int]):
         elif isinstance(item, ApprovalItem):
             stream.approval(item)
         elif isinstance(item, OutputItem):
-            self.w_output.write(Text(_ANSI.sub("", item.text).rstrip("\n")))
+            clean = _ANSI.sub("", item.text).rstrip("\n")
+            if not clean.strip():
+                return
+            self.w_output.write(Text(clean))
+            if not self.output_toggled and not self.w_output.display:
+                self.w_output.display = True
         elif isinstance(item, StatusItem):
             stream.status(item)
             if item.kind == "exited":
@@ -236,17 +242,17 @@ class BreakerApp(App[int]):
             self.selected_agent = info.agents[0]
         snap = self.source.monitor.breaker.snapshot()
         scores = snap.get(self.selected_agent) if self.selected_agent else (snap.agents[0] if snap.agents else None)
-        self.w_scores.show(scores)
+        self.w_scores.show(scores, max(6, min(16, (self.w_scores.size.width - 32) or 16)))
         self.w_window.show(scores)
         self.w_status.update(self._status_text(snap.enforcing))
 
     def _status_text(self, enforcing: bool) -> Text:
         i = self.source.info
         parts: list[Any] = [
-            (f" session {i.session_id[-12:] or '—'} ", "bold"),
-            f"· model {i.model or '—'} · turn {i.turn} step {i.step} · tokens {i.input_tokens:,} in / "
-            f"{i.output_tokens:,} out ({i.reasoning_tokens:,} thinking) · child {i.child} · bridge {i.bridge} · ",
             ("ENFORCING" if enforcing else "OBSERVING ONLY", "bold green" if enforcing else "bold yellow"),
+            (f" · …{i.session_id[-8:] or 'no session'}", "bold"),
+            f" · {i.model or '—'} · turn {i.turn} step {i.step} · {i.input_tokens:,}↑ {i.output_tokens:,}↓ tokens"
+            f" · child {i.child}" + ("" if i.bridge in ("connected", "none") else f" · bridge {i.bridge}"),
         ]
         src = self.source
         if isinstance(src, ReplaySource):
@@ -329,8 +335,8 @@ class BreakerApp(App[int]):
 
     def action_toggle_output(self) -> None:
         """Show or hide the child's raw output pane."""
-        out = self.w_output
-        out.display = not out.display
+        self.output_toggled = True
+        self.w_output.display = not self.w_output.display
 
     def action_cycle_theme(self) -> None:
         """Switch between the bundled themes."""

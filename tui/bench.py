@@ -34,9 +34,25 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
         while (now := time.perf_counter()) - start < seconds:
             due = int((now - start) * rate)
             while sent < due:
-                text = f"step {sent}: thinking about case {sent * 31 % 7919} of the adapter" + ("\n" if sent % 8 == 7 else " ")
-                src.feed({"t": "event", "sessionId": "bench", "event": {"type": "assistant/chunk", "seq": sent, "time": 0,
-                          "data": {"turn": 1, "step": 1, "chunk": {"type": "reasoning-delta", "index": 0, "text": text}}}})
+                text = f"step {sent}: thinking about case {sent * 31 % 7919} of the adapter" + (
+                    "\n" if sent % 8 == 7 else " "
+                )
+                src.feed(
+                    {
+                        "t": "event",
+                        "sessionId": "bench",
+                        "event": {
+                            "type": "assistant/chunk",
+                            "seq": sent,
+                            "time": 0,
+                            "data": {
+                                "turn": 1,
+                                "step": 1,
+                                "chunk": {"type": "reasoning-delta", "index": 0, "text": text},
+                            },
+                        },
+                    }
+                )
                 sent += 1
             await asyncio.sleep(0.002)
         t_end = time.perf_counter()

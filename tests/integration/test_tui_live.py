@@ -33,7 +33,9 @@ def _app(world: Any, prompt: str) -> tuple[Any, LiveSource]:
 
 
 @pytest.mark.parametrize(("key", "outcome"), [("a", "allowed-once"), ("d", "rejected")])
-async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(world_factory: Any, key: str, outcome: str) -> None:
+async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(
+    world_factory: Any, key: str, outcome: str
+) -> None:
     world = world_factory("dev-server-loop")
     app, src = _app(world, "Wait for the dev server")
     async with app.run_test(size=(140, 40)) as pilot:

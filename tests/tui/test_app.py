@@ -24,9 +24,9 @@ async def test_main_screen_shows_stream_verdicts_window_and_status() -> None:
         assert "I should read notes.txt again (attempt 3)." in text
         table = app.query_one("#window", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert ["cmd:cat:cat notes.txt", "6/5", "HIT"] in rows
+        assert ["6/5", "HIT", "cmd:cat:cat notes.txt"] in rows
         status = text_of(app.w_status)
-        assert "bbbb-demo" in status and "ENFORCING" in status
+        assert "…bbb-demo" in status and "ENFORCING" in status
 
 
 async def test_trip_shows_a_banner_with_rule_evidence_and_action() -> None:
@@ -100,14 +100,15 @@ async def test_view_toggles_reasoning_output_agent_and_theme() -> None:
         stream = app.query_one("#stream", StreamView)
         await pilot.press("ctrl+t")
         assert not stream.show_reasoning
+        assert not app.w_output.display, "no child output yet: the pane stays hidden"
         await pilot.press("ctrl+o")
-        assert not app.query_one("#output").display
+        assert app.w_output.display
         first = app.selected_agent
         await pilot.press("ctrl+n")
         assert app.selected_agent == scripts.SUB and first == scripts.SID
         app.refresh_view()
         table = app.query_one("#window", DataTable)
-        assert any("ls src" in str(table.get_row_at(i)[0]) for i in range(table.row_count))
+        assert any("ls src" in str(table.get_row_at(i)[2]) for i in range(table.row_count))
         before = app.theme
         await pilot.press("ctrl+y")
         assert app.theme != before and app.theme in ("breaker-dark", "breaker-light")

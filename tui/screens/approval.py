@@ -74,10 +74,10 @@ class ApprovalScreen(ModalScreen[Answer]):
                 elif q.reason:
                     yield Static(Text(q.reason), id="reason")
             with Horizontal(id="buttons"):
-                yield Button("[a] allow once", id="allow-once", variant="success")
-                yield Button("[t] allow for the turn", id="allow-turn", variant="primary")
-                yield Button("[d] deny", id="deny", variant="error")
-                yield Button("[c] cancel the turn", id="cancel-turn", variant="warning")
+                yield Button("a · allow once", id="allow-once", variant="success")
+                yield Button("t · allow for the turn", id="allow-turn", variant="primary")
+                yield Button("d · deny", id="deny", variant="error")
+                yield Button("c · cancel the turn", id="cancel-turn", variant="warning")
 
     def action_answer(self, answer: str) -> None:
         """Answer and close."""

@@ -71,18 +71,18 @@ class ScoresPanel(Vertical):
             self.query_one("#misc", Static).update("")
             return
         c = self.colours
-        self.query_one("#scores-title", Label).update(f"scores · {s.agent[:28]} · turn {max(s.turn, 0)}")
+        self.query_one("#scores-title", Label).update(f"scores · turn {max(s.turn, 0)}")
         rep = Table.grid(padding=(0, 1))
         rep.add_column(width=11)
         rep.add_column()
         rep.add_column()
         col = heat(s.overlap, s.overlap_threshold, c)
         rep.add_row(Text("repetition", "bold"), bar(s.overlap, 1.0, width, col),
-                    Text(f"overlap {s.overlap:.2f} / {s.overlap_threshold:.2f}", col))  # fmt: skip
+                    Text(f"overlap {s.overlap:.2f}/{s.overlap_threshold:.2f}", col))  # fmt: skip
         col = heat(s.novelty_streak, s.novelty_limit, c)
         rep.add_row("", bar(s.novelty_streak, s.novelty_limit, width, col),
-                    Text(f"novelty streak {s.novelty_streak}/{s.novelty_limit}", col))  # fmt: skip
-        rep.add_row("", spark(s.overlap_history, width, c[0]), Text("overlap per block", "dim"))
+                    Text(f"novelty {s.novelty_streak}/{s.novelty_limit}", col))  # fmt: skip
+        rep.add_row("", spark(s.overlap_history, width, c[0]), Text("history", "dim"))
         self.query_one("#rep", Static).update(rep)
         deg = Table.grid(padding=(0, 1))
         deg.add_column(width=11)
@@ -94,7 +94,7 @@ class ScoresPanel(Vertical):
                     Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col))  # fmt: skip
         gate = heat(1 - s.meaning_ratio, 1 - 0.08, c)
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
-        deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("noise per block", "dim"))
+        deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
         self.query_one("#deg", Static).update(deg)
         misc = Table.grid(padding=(0, 1))
         misc.add_column(width=11)
@@ -106,9 +106,9 @@ class ScoresPanel(Vertical):
         )
         trip_col = c[2] if s.trips else c[0]
         extra = " · thinking off" if s.thinking_off else ""
-        misc.add_row(Text("trips", "bold"), Text(f"{s.trips} this turn · retries {s.retries_used}{extra}", trip_col))
-        local = "exempt this turn" if s.local_exempt else "refused this turn" if s.local_refused else "normal"
-        misc.add_row(Text("tools", "bold"), Text(f"denied {s.denials} · asked {s.asks} · local: {local}",
+        misc.add_row(Text("trips", "bold"), Text(f"{s.trips} · retries {s.retries_used}{extra}", trip_col))
+        local = "exempt" if s.local_exempt else "refused" if s.local_refused else "normal"
+        misc.add_row(Text("tools", "bold"), Text(f"denied {s.denials} · asked {s.asks} · local {local}",
                                                  c[2] if s.denials else c[0]))  # fmt: skip
         for sig, n in s.failures[-4:]:
             misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig[:60]}", heat(n, 3, c)))

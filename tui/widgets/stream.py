@@ -71,7 +71,7 @@ class StreamView(Vertical):
         self.lines_written = 0
 
     def compose(self) -> ComposeResult:
-        self._log = RichLog(max_lines=self.max_lines, wrap=True, markup=False, id="log")
+        self._log = RichLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
         self._tail = Static("", id="tail")
         yield self._log
         yield self._tail

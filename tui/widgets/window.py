@@ -24,9 +24,9 @@ class WindowTable(DataTable[Any]):
 
     def on_mount(self) -> None:
         """Columns."""
-        self.add_column("fingerprint", key="fp")
-        self.add_column("n/cap", key="n", width=7)
+        self.add_column("n/cap", key="n", width=6)
         self.add_column("", key="hit", width=3)
+        self.add_column("fingerprint", key="fp")
 
     def show(self, s: AgentScores | None) -> None:
         """Rebuild from a snapshot (skipped when unchanged)."""
@@ -42,6 +42,6 @@ class WindowTable(DataTable[Any]):
             nxt = count + 1
             colour = hot if hit else warm if capped and nxt >= cap else cool if capped else "dim"
             cap_s = (str(int(cap)) if float(cap).is_integer() else str(cap)) if capped else "∞"
-            self.add_row(Text(fp, colour), Text(f"{count}/{cap_s}", colour), Text("HIT" if hit else "", hot))
+            self.add_row(Text(f"{count}/{cap_s}", colour), Text("HIT" if hit else "", hot), Text(fp, colour))
         if s is not None:
             self.border_subtitle = f"{s.window_calls}/{s.window_size} calls"
