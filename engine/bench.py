@@ -23,12 +23,22 @@ OBJS = ["the adapter", "the schema", "the config row", "the log line", "the regi
 def clean_corpus(scale: int = 1) -> str:
     """A large never-tripping stream: varied English reasoning, unique prose and varied CJK."""
     parts = [
-        {"gen": "seq", "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} "
-         "suggests case {i*31%7919}. ", "from": 0, "to": 12000 * scale, "lists": {"v": VERBS, "o": OBJS}},
+        {
+            "gen": "seq",
+            "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} "
+            "suggests case {i*31%7919}. ",
+            "from": 0,
+            "to": 12000 * scale,
+            "lists": {"v": VERBS, "o": OBJS},
+        },
         {"gen": "seq", "template": "token{i}x{i*7919%104729} ", "from": 0, "to": 60000 * scale},
-        {"gen": "seq", "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
-         "from": 0, "to": 12000 * scale},
-    ]  # fmt: skip
+        {
+            "gen": "seq",
+            "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
+            "from": 0,
+            "to": 12000 * scale,
+        },
+    ]
     return "".join(expand(p) for p in parts)
 
 

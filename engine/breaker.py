@@ -139,9 +139,14 @@ class Breaker:
         th = self.config.thinking
         self.repeat = RepeatGuard(self.config.repeat)
         self.failures = FailureGuard(
-            FailureSettings(th.enabled, th.toolFailureGuard, th.toolFailureSteerAfter,
-                            th.toolFailureDenyAfter, th.toolFailureHistory)
-        )  # fmt: skip
+            FailureSettings(
+                th.enabled,
+                th.toolFailureGuard,
+                th.toolFailureSteerAfter,
+                th.toolFailureDenyAfter,
+                th.toolFailureHistory,
+            )
+        )
         self._rep = RepetitionSettings.from_options(th.repetition_options())
         self._deg = DegeneracySettings.from_options(th.degeneracy_options())
         self.agents: dict[str, _Agent] = {}
@@ -295,9 +300,14 @@ class Breaker:
     def _from_repeat(self, r: RepeatVerdict) -> Verdict:
         cp = r.print
         return Verdict(
-            r.kind, r.message, "repeat" if r.kind != "allow" else "", r.hits, r.note,
-            cp.fingerprints if cp else (), cp.local if cp else False,
-        )  # fmt: skip
+            r.kind,
+            r.message,
+            "repeat" if r.kind != "allow" else "",
+            r.hits,
+            r.note,
+            cp.fingerprints if cp else (),
+            cp.local if cp else False,
+        )
 
     def _enforce(self, agent: str | None, v: Verdict) -> Verdict:
         if agent is not None:

@@ -113,12 +113,21 @@ def _degeneracy_block(inp: dict[str, Any]) -> Any:
     u = to_units(inp["text"])
     f = features(u, 0, len(u), s)
     return {
-        "n": f.n, "non_space": f.non_space, "meaning": f.meaning, "symbol": f.symbol,
-        "emoji": f.emoji, "distinct": f.distinct, "max_run": f.max_run, "run_count": f.run_count,
-        "meaning_ratio": round3(f.meaning_ratio), "noise_ratio": round3(f.noise_ratio),
-        "variety": round3(f.variety), "emoji_ratio": round3(f.emoji_ratio),
-        "flags": list(f.flags), "degenerate": f.degenerate,
-    }  # fmt: skip
+        "n": f.n,
+        "non_space": f.non_space,
+        "meaning": f.meaning,
+        "symbol": f.symbol,
+        "emoji": f.emoji,
+        "distinct": f.distinct,
+        "max_run": f.max_run,
+        "run_count": f.run_count,
+        "meaning_ratio": round3(f.meaning_ratio),
+        "noise_ratio": round3(f.noise_ratio),
+        "variety": round3(f.variety),
+        "emoji_ratio": round3(f.emoji_ratio),
+        "flags": list(f.flags),
+        "degenerate": f.degenerate,
+    }
 
 
 def _degeneracy_trip(inp: dict[str, Any]) -> Any:
@@ -221,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         total_fail += len(failures)
         print(f"{f.name:28} {passed:5} passed {len(failures):5} failed")
         for cid, exp, got in failures[:show]:
-            print(f"  {cid}\n    expect: {json.dumps(exp, ensure_ascii=False)[:600]}\n    got:    "
-                  f"{json.dumps(got, ensure_ascii=False)[:600]}")  # fmt: skip
+            print(
+                f"  {cid}\n    expect: {json.dumps(exp, ensure_ascii=False)[:600]}\n    got:    "
+                f"{json.dumps(got, ensure_ascii=False)[:600]}"
+            )
     print("conformance: " + ("all vectors pass" if not total_fail else f"{total_fail} vector(s) failed"))
     return 1 if total_fail else 0
 

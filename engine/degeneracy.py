@@ -14,10 +14,22 @@ from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, code_points, has_surroga
 SPACE, EMOJI, MEANING, SYMBOL = "S", "E", "M", "Y"
 FLAG_ORDER = ("meaningless", "noisy", "low-variety", "run-heavy", "emoji-flood")
 _NOT_EMOJI = (
-    (0xA9, 0xA9), (0xAE, 0xAE), (0x203C, 0x203C), (0x2049, 0x2049), (0x2122, 0x2122),
-    (0x2139, 0x2139), (0x2190, 0x21FF), (0x25AA, 0x25AB), (0x25FB, 0x25FE), (0x2900, 0x297F),
-    (0x2B00, 0x2BFF), (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297), (0x3299, 0x3299),
-)  # fmt: skip
+    (0xA9, 0xA9),
+    (0xAE, 0xAE),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x2122, 0x2122),
+    (0x2139, 0x2139),
+    (0x2190, 0x21FF),
+    (0x25AA, 0x25AB),
+    (0x25FB, 0x25FE),
+    (0x2900, 0x297F),
+    (0x2B00, 0x2BFF),
+    (0x3030, 0x3030),
+    (0x303D, 0x303D),
+    (0x3297, 0x3297),
+    (0x3299, 0x3299),
+)
 _FORCE_EMOJI = ((0x200D, 0x200D), (0x20E3, 0x20E3), (0xFE0E, 0xFE0F), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF))
 _PICTO = regex.compile(r"\p{Extended_Pictographic}")
 _LN = regex.compile(r"[\p{L}\p{N}]")
@@ -172,9 +184,21 @@ def features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFea
         flags.append("emoji-flood")
     degenerate = "meaningless" in flags and len(flags) - 1 >= s.evidence_min
     return BlockFeatures(
-        n, non_space, meaning, symbol, emoji, len(distinct), max_run, run_count,
-        mr, nr, var, er, tuple(flags), degenerate,
-    )  # fmt: skip
+        n,
+        non_space,
+        meaning,
+        symbol,
+        emoji,
+        len(distinct),
+        max_run,
+        run_count,
+        mr,
+        nr,
+        var,
+        er,
+        tuple(flags),
+        degenerate,
+    )
 
 
 def gate_open(units: str, base: int, end: int, s: DegeneracySettings) -> bool:

@@ -20,8 +20,9 @@ def fixed(x: float, digits: int) -> str:
     return str(Decimal(x).quantize(q, rounding=ROUND_HALF_UP))
 
 
-def lens_a_table(block_chars: int = 128, min_gap: int = 3, history: int = 32,
-                 thresholds: Sequence[float] = THRESHOLDS) -> str:  # fmt: skip
+def lens_a_table(
+    block_chars: int = 128, min_gap: int = 3, history: int = 32, thresholds: Sequence[float] = THRESHOLDS
+) -> str:
     """Longest run per threshold and max overlap for every lens-A corpus, plus separation lines."""
     head = "case                        " + "".join(f"{t:>5g}" for t in thresholds)
     lines = [f"lens A sweep, blockChars={block_chars} minRepeatGap={min_gap} historyBlocks={history}", head]
@@ -85,8 +86,12 @@ def _trip_block(units: str, chunk: int) -> int | None:
     return None
 
 
-def lens_b_sweep(chunk: int = 512, evidence: Sequence[int] = (1, 2, 3, 4), streaks: Sequence[int] = (1, 2, 3, 4),
-                 shipped: tuple[int, int] = (2, 2)) -> str:  # fmt: skip
+def lens_b_sweep(
+    chunk: int = 512,
+    evidence: Sequence[int] = (1, 2, 3, 4),
+    streaks: Sequence[int] = (1, 2, 3, 4),
+    shipped: tuple[int, int] = (2, 2),
+) -> str:
     """cleanTrips / degenerateMisses for every evidenceMin x streak pair, and the gate check."""
     clean = [expand(t) for t in LENS_B_CLEAN.values()]
     degen = [expand(t) for t in LENS_B_DEGENERATE.values()]

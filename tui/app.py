@@ -302,8 +302,10 @@ class BreakerApp(App[int]):
         """Pause enforcement (observe only) or resume it."""
         on = not self.source.monitor.breaker.enforcing
         self.source.set_enforcing(on)
-        self.notify("enforcement resumed" if on else "enforcement paused: observing only",
-                    severity="information" if on else "warning")  # fmt: skip
+        self.notify(
+            "enforcement resumed" if on else "enforcement paused: observing only",
+            severity="information" if on else "warning",
+        )
 
     def action_reset_windows(self) -> None:
         """Forget every agent's sliding window."""

@@ -22,8 +22,14 @@ def _pct(xs: list[float], q: float) -> float:
 async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) -> dict[str, float]:
     """Feed `rate` deltas/s for `seconds` into the real app (headless) and time arrival -> paint."""
     settings = Settings()
-    src = ScriptedSource([{"t": "ready", "sessionId": "bench", "model": "bench"},
-                          {"t": "request_start", "sessionId": "bench", "turn": 1, "step": 1}], settings, "bench")  # fmt: skip
+    src = ScriptedSource(
+        [
+            {"t": "ready", "sessionId": "bench", "model": "bench"},
+            {"t": "request_start", "sessionId": "bench", "turn": 1, "step": 1},
+        ],
+        settings,
+        "bench",
+    )
     app = create_app(src, settings)
     sent = 0
     async with app.run_test(size=size) as pilot:
@@ -83,9 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     r = asyncio.run(measure(a.rate, a.seconds))
     print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s)")
-    print(f"display  lag from arrival to paint: p50 {r['lag_p50_ms']:.1f} ms  p99 {r['lag_p99_ms']:.1f} ms  "
-          f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} deltas shown, backlog cleared "
-          f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped")  # fmt: skip
+    print(
+        f"display  lag from arrival to paint: p50 {r['lag_p50_ms']:.1f} ms  p99 {r['lag_p99_ms']:.1f} ms  "
+        f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} deltas shown, backlog cleared "
+        f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped"
+    )
     out = Path(a.out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

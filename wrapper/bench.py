@@ -31,8 +31,14 @@ async def measure(rate: int, seconds: float, verdict_ms: int) -> dict[str, float
     session.channel = Channel(session._on_message, session._on_notice)
     await session.channel.start()
     drain = asyncio.create_task(_drain(session))
-    env = {**os.environ, "BREAKER_SOCKET": str(session.channel.path), "BREAKER_TOKEN": session.channel.token,
-           "RATE": str(rate), "SECONDS": str(seconds), "VERDICT_MS": str(verdict_ms)}  # fmt: skip
+    env = {
+        **os.environ,
+        "BREAKER_SOCKET": str(session.channel.path),
+        "BREAKER_TOKEN": session.channel.token,
+        "RATE": str(rate),
+        "SECONDS": str(seconds),
+        "VERDICT_MS": str(verdict_ms),
+    }
     cpu0, wall0 = _cpu(), time.perf_counter()
     proc = await asyncio.create_subprocess_exec(str(node()), str(LOAD), env=env, stdout=asyncio.subprocess.PIPE)
     out, _ = await asyncio.wait_for(proc.communicate(), seconds + 60)
@@ -66,12 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="bench-results/wrapper.json")
     a = ap.parse_args(argv)
     r = asyncio.run(measure(a.rate, a.seconds, a.verdict_ms))
-    print(f"stream            {r['events']:,} events in {a.seconds:g} s ({r['events_per_s']:,.0f}/s), "
-          f"{r['bytes'] / 2**20:.2f} MB")  # fmt: skip
-    print(f"verdict round trip p50 {r['rtt_p50_ms']:.2f} ms  p99 {r['rtt_p99_ms']:.2f} ms  "
-          f"({r['verdicts']} verdicts, {r['lost']} unanswered)")  # fmt: skip
-    print(f"monitor CPU       {r['monitor_cpu_s']:.2f} s over {r['wall_s']:.1f} s wall = "
-          f"{r['cpu_s_per_mb']:.2f} CPU-s per MB of stream ({r['cpu_share'] * 100:.0f}% of one core)")  # fmt: skip
+    print(
+        f"stream            {r['events']:,} events in {a.seconds:g} s ({r['events_per_s']:,.0f}/s), "
+        f"{r['bytes'] / 2**20:.2f} MB"
+    )
+    print(
+        f"verdict round trip p50 {r['rtt_p50_ms']:.2f} ms  p99 {r['rtt_p99_ms']:.2f} ms  "
+        f"({r['verdicts']} verdicts, {r['lost']} unanswered)"
+    )
+    print(
+        f"monitor CPU       {r['monitor_cpu_s']:.2f} s over {r['wall_s']:.1f} s wall = "
+        f"{r['cpu_s_per_mb']:.2f} CPU-s per MB of stream ({r['cpu_share'] * 100:.0f}% of one core)"
+    )
     out = Path(a.out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

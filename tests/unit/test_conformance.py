@@ -26,16 +26,26 @@ def test_every_vector_file_passes() -> None:
 
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="../shared/conformance is not beside the checkout")
 def test_runner_cli_reports_counts_and_exit_status(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    ok = subprocess.run([sys.executable, "-m", "engine.conformance", str(VECTORS)], cwd=ROOT, capture_output=True,
-                        text=True, timeout=120)  # fmt: skip
+    ok = subprocess.run(
+        [sys.executable, "-m", "engine.conformance", str(VECTORS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "url_norm.jsonl" in ok.stdout and "all vectors pass" in ok.stdout
     # a broken vector makes the runner fail and show the mismatch
     rec = json.loads((VECTORS / "local_host.jsonl").read_text().splitlines()[0])
     rec["expect"] = not rec["expect"]
     (tmp_path / "broken.jsonl").write_text(json.dumps(rec) + "\n")
-    bad = subprocess.run([sys.executable, "-m", "engine.conformance", str(tmp_path)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=60)  # fmt: skip
+    bad = subprocess.run(
+        [sys.executable, "-m", "engine.conformance", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 1
     assert rec["id"] in bad.stdout and "1 failed" in bad.stdout
 

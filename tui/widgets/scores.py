@@ -59,9 +59,26 @@ class ScoresPanel(Vertical):
 
     def show(self, s: AgentScores | None, width: int = 16) -> None:
         """Repaint from a snapshot (skipped when nothing changed)."""
-        key = None if s is None else (s.overlap, s.novelty_streak, s.deg_flags, s.deg_streak, s.reasoning_chars,
-                                      s.trips, s.failures, s.denials, s.asks, s.local_exempt, s.local_refused,
-                                      s.thinking_off, len(s.overlap_history), self.colours)  # fmt: skip
+        key = (
+            None
+            if s is None
+            else (
+                s.overlap,
+                s.novelty_streak,
+                s.deg_flags,
+                s.deg_streak,
+                s.reasoning_chars,
+                s.trips,
+                s.failures,
+                s.denials,
+                s.asks,
+                s.local_exempt,
+                s.local_refused,
+                s.thinking_off,
+                len(s.overlap_history),
+                self.colours,
+            )
+        )
         if key == self._last:
             return
         self._last = key
@@ -77,11 +94,17 @@ class ScoresPanel(Vertical):
         rep.add_column()
         rep.add_column()
         col = heat(s.overlap, s.overlap_threshold, c)
-        rep.add_row(Text("repetition", "bold"), bar(s.overlap, 1.0, width, col),
-                    Text(f"overlap {s.overlap:.2f}/{s.overlap_threshold:.2f}", col))  # fmt: skip
+        rep.add_row(
+            Text("repetition", "bold"),
+            bar(s.overlap, 1.0, width, col),
+            Text(f"overlap {s.overlap:.2f}/{s.overlap_threshold:.2f}", col),
+        )
         col = heat(s.novelty_streak, s.novelty_limit, c)
-        rep.add_row("", bar(s.novelty_streak, s.novelty_limit, width, col),
-                    Text(f"novelty {s.novelty_streak}/{s.novelty_limit}", col))  # fmt: skip
+        rep.add_row(
+            "",
+            bar(s.novelty_streak, s.novelty_limit, width, col),
+            Text(f"novelty {s.novelty_streak}/{s.novelty_limit}", col),
+        )
         rep.add_row("", spark(s.overlap_history, width, c[0]), Text("history", "dim"))
         self.query_one("#rep", Static).update(rep)
         deg = Table.grid(padding=(0, 1))
@@ -90,8 +113,11 @@ class ScoresPanel(Vertical):
         deg.add_column()
         col = heat(s.deg_streak, s.deg_streak_limit, c)
         flags = " ".join(s.deg_flags) if s.deg_flags else "no flags"
-        deg.add_row(Text("degeneracy", "bold"), bar(s.deg_streak, s.deg_streak_limit, width, col),
-                    Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col))  # fmt: skip
+        deg.add_row(
+            Text("degeneracy", "bold"),
+            bar(s.deg_streak, s.deg_streak_limit, width, col),
+            Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col),
+        )
         gate = heat(1 - s.meaning_ratio, 1 - 0.08, c)
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
@@ -108,8 +134,10 @@ class ScoresPanel(Vertical):
         extra = " · thinking off" if s.thinking_off else ""
         misc.add_row(Text("trips", "bold"), Text(f"{s.trips} · retries {s.retries_used}{extra}", trip_col))
         local = "exempt" if s.local_exempt else "refused" if s.local_refused else "normal"
-        misc.add_row(Text("tools", "bold"), Text(f"denied {s.denials} · asked {s.asks} · local {local}",
-                                                 c[2] if s.denials else c[0]))  # fmt: skip
+        misc.add_row(
+            Text("tools", "bold"),
+            Text(f"denied {s.denials} · asked {s.asks} · local {local}", c[2] if s.denials else c[0]),
+        )
         for sig, n in s.failures[-4:]:
             misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig[:60]}", heat(n, 3, c)))
         self.query_one("#misc", Static).update(misc)
