@@ -125,8 +125,14 @@ class BreakerConfig(BaseModel):
         for key in rep:
             if key not in REPEAT_KEYS and key not in _REMOVED_OK:
                 raise ConfigError(f"{where}: unknown key `repeat.{key}`{_suggest(key, REPEAT_KEYS)}")
+        rep = dict(rep)
+        if isinstance(rep.get("limits"), Mapping):
+            # TOML has no null: "off" (or "none") disables a cap, as null does in the seed
+            rep["limits"] = {
+                k: None if isinstance(v, str) and v.lower() in ("off", "none") else v for k, v in rep["limits"].items()
+            }
         try:
-            repeat = merge_repeat(dict(rep))
+            repeat = merge_repeat(rep)
         except ConfigError as e:
             raise ConfigError(f"{where}: [repeat] {e}") from None
         th = data.get("thinking", {})

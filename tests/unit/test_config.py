@@ -33,3 +33,8 @@ def test_defaults_and_merge() -> None:
     assert cfg.repeat.window == 12 and cfg.repeat.limits["site"] == 20 and cfg.repeat.limits["exact"] == 5
     assert cfg.repeat.exclude == ()
     assert cfg.thinking.blockChars == 128 and cfg.thinking.degStreak == 2
+
+
+def test_toml_off_disables_a_cap() -> None:
+    cfg = BreakerConfig.from_mapping({"repeat": {"limits": {"net": "off", "site": 20}}})
+    assert cfg.repeat.limits["net"] is None and cfg.repeat.limits["site"] == 20
