@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import tomllib
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -143,6 +144,15 @@ class BreakerConfig(BaseModel):
         except ValidationError as e:
             raise ConfigError(f"{where}: {describe(e, 'thinking', tuple(ThinkingConfig.model_fields))}") from None
         return cls(repeat=repeat, thinking=thinking)
+
+
+def from_toml(text: str, where: str = "config") -> BreakerConfig:
+    """Parse TOML text (no file access here) and validate it as a `BreakerConfig`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{where}: not valid TOML: {e}") from None
+    return BreakerConfig.from_mapping(data, where)
 
 
 _REMOVED_OK = ("denyAfter", "warnAfter", "registerAdvisory", "maxSamePath", "readTools", "matchReadBySubstring")

@@ -73,11 +73,15 @@ def _run(cmd: list[str], cwd: Path, timeout: float, what: str) -> str:
     except OSError as e:
         raise ProvisionError(f"{what} could not start: {e}") from e
     if p.returncode != 0:
-        tail = (p.stderr or p.stdout).strip().splitlines()[-8:]
-        text = "\n  ".join(tail)
+        full = (p.stderr or "") + (p.stdout or "")
+        text = "\n  ".join(full.strip().splitlines()[-8:])
         hint = ""
-        if any(k in text for k in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ERR_PNPM_META_FETCH_FAIL", "ETIMEDOUT")):
-            hint = "\nThe npm registry could not be reached: check your network or proxy, then run it again."
+        if any(k in full for k in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ERR_PNPM_META_FETCH_FAIL", "ETIMEDOUT")):
+            registry = os.environ.get("npm_config_registry", "https://registry.npmjs.org/")
+            hint = (
+                f"\nThe npm registry ({registry}) could not be reached: check your network or proxy "
+                "(npm_config_registry / HTTPS_PROXY), then run `breaker-tui setup-dsh` again."
+            )
         raise ProvisionError(f"{what} failed (exit {p.returncode}):\n  {text}{hint}")
     return p.stdout
 

@@ -113,3 +113,21 @@ async def test_the_recording_replays_to_the_same_verdicts(run_factory: Any) -> N
         if isinstance(s.item, VerdictItem)
     ]
     assert replayed == live and not r.mismatches
+
+
+class ClosingSession(Session):
+    """A wrapper whose side of the channel dies while a tool call waits for its verdict."""
+
+    async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
+        if isinstance(msg, P.VerdictRequest) and self.channel is not None:
+            await self.channel.close()
+            return
+        await super()._on_message(msg, raw)
+
+
+async def test_a_wrapper_dying_mid_call_fails_the_call_closed(run_factory: Any) -> None:
+    run = await run_factory("tool-loop", session_cls=ClosingSession)
+    assert await run.session.prompt("Read notes.txt")
+    info = await run.session.wait_exit(30)
+    assert info is not None, "dsh did not hang on the pending verdict"
+    assert not (run.world.workspace / "calls.log").exists(), "the waiting call never ran"

@@ -38,3 +38,12 @@ def test_defaults_and_merge() -> None:
 def test_toml_off_disables_a_cap() -> None:
     cfg = BreakerConfig.from_mapping({"repeat": {"limits": {"net": "off", "site": 20}}})
     assert cfg.repeat.limits["net"] is None and cfg.repeat.limits["site"] == 20
+
+
+def test_from_toml_text() -> None:
+    from engine.config import from_toml
+
+    cfg = from_toml("[repeat]\nwindow = 8\n[thinking]\ndegStreak = 3\n", "x.toml")
+    assert cfg.repeat.window == 8 and cfg.thinking.degStreak == 3
+    with pytest.raises(ConfigError, match="x.toml: not valid TOML"):
+        from_toml("[repeat\n", "x.toml")
