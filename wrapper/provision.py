@@ -77,7 +77,7 @@ def _run(cmd: list[str], cwd: Path, timeout: float, what: str) -> str:
         text = "\n  ".join(full.strip().splitlines()[-8:])
         hint = ""
         if any(k in full for k in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ERR_PNPM_META_FETCH_FAIL", "ETIMEDOUT")):
-            registry = os.environ.get("npm_config_registry", "https://registry.npmjs.org/")
+            registry = os.environ.get("npm_config_registry", "https://registry.npmjs.org/")  # noqa: SIM112 (npm reads this spelling)
             hint = (
                 f"\nThe npm registry ({registry}) could not be reached: check your network or proxy "
                 "(npm_config_registry / HTTPS_PROXY), then run `breaker-tui setup-dsh` again."

@@ -45,5 +45,5 @@ def test_from_toml_text() -> None:
 
     cfg = from_toml("[repeat]\nwindow = 8\n[thinking]\ndegStreak = 3\n", "x.toml")
     assert cfg.repeat.window == 8 and cfg.thinking.degStreak == 3
-    with pytest.raises(ConfigError, match="x.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"x\.toml: not valid TOML"):
         from_toml("[repeat\n", "x.toml")
