@@ -7,7 +7,7 @@ import gc
 import json
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +156,20 @@ def run(scale: int = 1) -> dict[str, float]:
     return res
 
 
+def finish(results: Mapping[str, object], out: str, as_json: bool) -> int:
+    """Write the results to `out` (reporting, not raising, a failure) and end with one JSON line if asked."""
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"written to {path}")
+    except OSError as e:
+        print(f"could not write {path}: {e}")
+    if as_json:
+        print(json.dumps(results))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the numbers (and write them to `--out`); with `--json` the last line is one JSON object."""
     ap = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__)
@@ -177,16 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         f"tool check            {r['tool_check_calls_per_s']:8.0f} calls/s  p50 {r['tool_check_p50_us']:.1f} us  "
         f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
     )
-    out = Path(a.out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(r, indent=2) + "\n")
-        print(f"written to {out}")
-    except OSError as e:
-        print(f"could not write {out}: {e}")
-    if a.json:
-        print(json.dumps(r))
-    return 0
+    return finish(r, a.out, a.json)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,3 +17,15 @@ def _hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("BREAKER_TUI_CONFIG", str(home / "no-config.toml"))
     monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(home / "state"))
+
+
+async def wait_until(pred: Any, timeout: float = 30, what: str = "condition") -> None:
+    """Poll a condition with a hard timeout (every wait in the tests has one)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not pred():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.02)

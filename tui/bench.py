@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
-from pathlib import Path
 
+from engine.bench import finish
 from tui.app import create_app
 from tui.sources import ScriptedSource
 from tui.widgets.stream import StreamView
@@ -94,16 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} deltas shown, backlog cleared "
         f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped"
     )
-    out = Path(a.out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(r, indent=2) + "\n")
-        print(f"written to {out}")
-    except OSError as e:
-        print(f"could not write {out}: {e}")
-    if a.json:
-        print(json.dumps(r))
-    return 0
+    return finish(r, a.out, a.json)
 
 
 if __name__ == "__main__":

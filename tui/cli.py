@@ -98,6 +98,17 @@ def _run(opts: list[str], command: list[str]) -> int:
     return run_app(command, settings, theme=a.theme, observe=a.observe)
 
 
+def _load_source(path: Path):  # type: ignore[no-untyped-def]
+    """A recording or dsh log, or None after printing why it cannot be read."""
+    from wrapper.sources import SourceError, load
+
+    try:
+        return load(path)
+    except SourceError as e:
+        print(f"breaker-tui: {e}", file=sys.stderr)
+        return None
+
+
 def _replay(args: list[str]) -> int:
     p = argparse.ArgumentParser(prog="breaker-tui replay")
     p.add_argument("file", type=Path)
@@ -105,12 +116,8 @@ def _replay(args: list[str]) -> int:
     p.add_argument("--paused", action="store_true", help="start paused (step with `.`)")
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
-    from wrapper.sources import SourceError, load
-
-    try:
-        loaded = load(a.file)
-    except SourceError as e:
-        print(f"breaker-tui: {e}", file=sys.stderr)
+    loaded = _load_source(a.file)
+    if loaded is None:
         return EXIT_USAGE
     from tui.app import run_replay
 
@@ -126,12 +133,9 @@ def _scan(args: list[str]) -> int:
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
     from wrapper.replay import Replayer, finding
-    from wrapper.sources import SourceError, load
 
-    try:
-        loaded = load(a.file)
-    except SourceError as e:
-        print(f"breaker-tui: {e}", file=sys.stderr)
+    loaded = _load_source(a.file)
+    if loaded is None:
         return EXIT_USAGE
     r = Replayer(loaded, load_settings(a.config))
     loops = 0

@@ -10,6 +10,7 @@ import resource
 import time
 from pathlib import Path
 
+from engine.bench import finish
 from wrapper.channel import Channel
 from wrapper.provision import node
 from wrapper.session import Session
@@ -84,16 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         f"monitor CPU       {r['monitor_cpu_s']:.2f} s over {r['wall_s']:.1f} s wall = "
         f"{r['cpu_s_per_mb']:.2f} CPU-s per MB of stream ({r['cpu_share'] * 100:.0f}% of one core)"
     )
-    out = Path(a.out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(r, indent=2) + "\n")
-        print(f"written to {out}")
-    except OSError as e:
-        print(f"could not write {out}: {e}")
-    if a.json:
-        print(json.dumps(r))
-    return 0
+    return finish(r, a.out, a.json)
 
 
 if __name__ == "__main__":

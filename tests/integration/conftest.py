@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import wait_until
 from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
 from wrapper.provision import find_dsh
 from wrapper.recorder import Recorder
@@ -60,12 +61,7 @@ class Run:
 
     async def until(self, pred: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
         """Wait for a condition on what arrived so far (every wait has a timeout)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not pred():
-            if loop.time() > deadline:
-                raise AssertionError(f"timed out after {timeout}s waiting for {what}; last items: {self.items[-8:]}")
-            await asyncio.sleep(0.02)
+        await wait_until(pred, timeout, what)
 
     async def turn(self, prompt: str, timeout: float = 60) -> None:
         before = self.session.turns_done

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
+from tests.conftest import wait_until
 from tests.tui.conftest import stream_text
 from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
@@ -15,15 +15,6 @@ from wrapper.settings import Settings
 
 pytestmark = pytest.mark.integration
 ARGV = ["dsh", "--profile", "dev"]
-
-
-async def _until(pred: Any, timeout: float = 60, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 def _app(world: Any, prompt: str) -> tuple[Any, LiveSource]:
@@ -39,11 +30,11 @@ async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(
     world = world_factory("dev-server-loop")
     app, src = _app(world, "Wait for the dev server")
     async with app.run_test(size=(140, 40)) as pilot:
-        await _until(lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await wait_until(lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
         await pilot.pause()
         assert "net:127.0.0.1:18999/health" in str([h.fp for h in app.screen.question.hits])
         await pilot.press(key)
-        await _until(lambda: src.session.turns_done >= 1, what="the turn to end")
+        await wait_until(lambda: src.session.turns_done >= 1, what="the turn to end")
         snap = src.monitor.breaker.snapshot().agents[0]
         if outcome == "allowed-once":
             assert snap.local_exempt and snap.denials == 0
@@ -57,7 +48,7 @@ async def test_reasoning_loop_shows_the_trip_and_the_retry(world_factory: Any) -
     world = world_factory("reasoning-loop")
     app, src = _app(world, "Check the adapter")
     async with app.run_test(size=(140, 40)) as pilot:
-        await _until(lambda: src.session.turns_done >= 1, what="the turn to end")
+        await wait_until(lambda: src.session.turns_done >= 1, what="the turn to end")
         await pilot.pause()
         app.refresh_view()
         text = stream_text(app)
@@ -71,14 +62,14 @@ async def test_cancel_kill_and_restart_from_the_keyboard(world_factory: Any) -> 
     app, src = _app(world, "Think hard")
     async with app.run_test(size=(140, 40)) as pilot:
         s = src.session
-        await _until(lambda: s.info.busy and s.info.turn == 1, what="the turn to start")
+        await wait_until(lambda: s.info.busy and s.info.turn == 1, what="the turn to start")
         await pilot.press("escape")
-        await _until(lambda: s.turns_done >= 1, what="the cancelled turn to end")
+        await wait_until(lambda: s.turns_done >= 1, what="the cancelled turn to end")
         sid = s.info.session_id
         await pilot.press("ctrl+k")
-        await _until(lambda: s.info.child == "exited", what="the child to exit")
+        await wait_until(lambda: s.info.child == "exited", what="the child to exit")
         await pilot.press("ctrl+r")
-        await _until(lambda: s.info.child == "running" and s.info.bridge == "connected", what="the restart")
+        await wait_until(lambda: s.info.child == "running" and s.info.bridge == "connected", what="the restart")
         assert await s.wait_ready(60)
         assert s.info.session_id == sid
         app.refresh_view()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from tests.conftest import wait_until
 from tests.tui.conftest import stream_text
 from tests.tui.test_snapshots import _recording
 from tui.app import create_app
@@ -12,14 +13,6 @@ from tui.sources import ReplaySource
 from wrapper.items import VerdictItem
 from wrapper.settings import Settings
 from wrapper.sources import load
-
-
-async def _until(pred, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def test_paused_replay_steps_and_jumps_to_the_next_denial(tmp_path: Path) -> None:
@@ -30,11 +23,11 @@ async def test_paused_replay_steps_and_jumps_to_the_next_denial(tmp_path: Path) 
         await asyncio.sleep(0.2)
         assert src.position == 0 and src.paused
         await pilot.press("full_stop")
-        await _until(lambda: src.position == 1)
+        await wait_until(lambda: src.position == 1)
         await asyncio.sleep(0.1)
         assert src.position == 1 and src.paused, "one step, then paused again"
         await pilot.press("n")
-        await _until(lambda: src.paused and src.position > 1)
+        await wait_until(lambda: src.paused and src.position > 1)
         denied = [v for v in (s.item for s in src.replayer.steps()) if isinstance(v, VerdictItem)]
         assert denied  # the recording has verdicts
         app.refresh_view()
@@ -54,5 +47,5 @@ async def test_replay_runs_to_the_end_at_full_speed(tmp_path: Path) -> None:
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=0)
     app = create_app(src, settings)
     async with app.run_test(size=(130, 38)):
-        await _until(lambda: src.done)
+        await wait_until(lambda: src.done)
         assert src.position == src.total > 20

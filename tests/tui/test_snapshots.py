@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle
+from tests.tui.conftest import make
 from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
 from tui.sources import ReplaySource
@@ -19,46 +19,34 @@ from wrapper.sources import load
 SIZE = (130, 38)
 
 
-def _quiet(app: Any) -> None:
-    app.clear_notifications()
-    app.refresh_view()
+def _before(app: Any, ready: Any) -> Any:
+    """Wait (bounded) for `ready()`, then drop toasts and paint once: no clock in the picture."""
+
+    async def before(pilot: Any) -> None:
+        await wait_until(ready, 10, "the scripted feed")
+        await pilot.pause()
+        app.clear_notifications()
+        app.refresh_view()
+        await pilot.pause()
+
+    return before
 
 
 def test_main_screen(snap_compare: Any) -> None:
     app, src = make(scripts.tool_loop())
-
-    async def before(pilot: Any) -> None:
-        await settle(app, src, pilot)
-        _quiet(app)
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, src.drained.is_set))
 
 
 def test_trip(snap_compare: Any) -> None:
     app, src = make(scripts.reasoning_loop())
-
-    async def before(pilot: Any) -> None:
-        await settle(app, src, pilot)
-        _quiet(app)
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, src.drained.is_set))
 
 
 def test_approval_modal(snap_compare: Any) -> None:
-    app, _src = make(scripts.local_loop())
-
-    async def before(pilot: Any) -> None:
-        for _ in range(250):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await asyncio.sleep(0.02)
-        await pilot.pause()
-        _quiet(app)
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    app, _ = make(scripts.local_loop())
+    assert snap_compare(
+        app, terminal_size=SIZE, run_before=_before(app, lambda: isinstance(app.screen, ApprovalScreen))
+    )
 
 
 def _recording(tmp: Path) -> Path:
@@ -73,14 +61,4 @@ def test_replay(snap_compare: Any, tmp_path: Path) -> None:
     settings = Settings()
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=0)
     app = create_app(src, settings)
-
-    async def before(pilot: Any) -> None:
-        for _ in range(250):
-            if src.done:
-                break
-            await asyncio.sleep(0.02)
-        await pilot.pause()
-        _quiet(app)
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, lambda: src.done))
