@@ -153,6 +153,7 @@ class ReplaySource(Source):
     def __init__(self, loaded: Loaded, settings: Settings, speed: float = 1.0, paused: bool = False) -> None:
         super().__init__(settings, f"replay: {loaded.path.name}")
         self.replayer = Replayer(loaded, settings)
+        self.replayer.monitor.info.child = "recorded"
         self.speed = speed
         self._play = asyncio.Event()
         if not paused:

@@ -62,7 +62,12 @@ async def test_cancel_kill_and_restart_from_the_keyboard(world_factory: Any) -> 
     app, src = _app(world, "Think hard")
     async with app.run_test(size=(140, 40)) as pilot:
         s = src.session
-        await wait_until(lambda: s.info.busy and s.info.turn == 1, what="the turn to start")
+
+        def streaming() -> bool:
+            snap = src.monitor.breaker.snapshot()
+            return bool(snap.agents) and snap.agents[0].reasoning_chars > 0
+
+        await wait_until(streaming, 60, "the model to start streaming")
         await pilot.press("escape")
         await wait_until(lambda: s.turns_done >= 1, what="the cancelled turn to end")
         sid = s.info.session_id

@@ -26,7 +26,7 @@ class WindowTable(DataTable[Any]):
         """Columns."""
         self.add_column("n/cap", key="n", width=6)
         self.add_column("", key="hit", width=3)
-        self.add_column("fingerprint", key="fp")
+        self.add_column("fingerprint", key="fp", width=160)  # fixed: no width race, scrolls sideways
 
     def show(self, s: AgentScores | None) -> None:
         """Rebuild from a snapshot (skipped when unchanged)."""
