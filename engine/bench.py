@@ -100,8 +100,11 @@ def lens_speed(factory: Callable[[], Any], text: str, chunk: int = 64) -> dict[s
     }
 
 
+KINDS = ("bash curl+URL", "read", "edit", "bash pytest pipe", "web_fetch", "bash git redirect")
+
+
 def tool_speed(n: int = 20000) -> dict[str, float]:
-    """Latency of `Breaker.check_tool` plus the result bookkeeping, per call."""
+    """Latency of `Breaker.check_tool` per call (all distinct calls: no cache helps), overall and per kind."""
     b = Breaker()
     calls = tool_calls(n)
     lat: list[float] = []
@@ -113,7 +116,10 @@ def tool_speed(n: int = 20000) -> dict[str, float]:
         lat.append(clock() - a)
         b.tool_result("agent", f"c{i}", tool, args, "ok", False)
     total = time.perf_counter() - t0
-    return {"calls_per_s": n / total, "p50_us": _pct(lat, 0.5) / 1000, "p99_us": _pct(lat, 0.99) / 1000}
+    out = {"calls_per_s": n / total, "p50_us": _pct(lat, 0.5) / 1000, "p99_us": _pct(lat, 0.99) / 1000}
+    for k, name in enumerate(KINDS):
+        out[f"p99_us[{name}]"] = _pct(lat[k :: len(KINDS)], 0.99) / 1000
+    return out
 
 
 def peak_memory(text: str) -> dict[str, float]:
@@ -152,6 +158,8 @@ def run(scale: int = 1) -> dict[str, float]:
     res["tool_check_calls_per_s"] = tool["calls_per_s"]
     res["tool_check_p50_us"] = tool["p50_us"]
     res["tool_check_p99_us"] = tool["p99_us"]
+    for name in KINDS:
+        res[f"tool_check_p99_us[{name}]"] = tool[f"p99_us[{name}]"]
     res.update(peak_memory(text))
     return res
 
@@ -191,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         f"tool check            {r['tool_check_calls_per_s']:8.0f} calls/s  p50 {r['tool_check_p50_us']:.1f} us  "
         f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
     )
+    print("  p99 by kind: " + ", ".join(f"{k} {r[f'tool_check_p99_us[{k}]']:.0f} us" for k in KINDS))
     return finish(r, a.out, a.json)
 
 

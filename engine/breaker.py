@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from engine import events as ev
 from engine.config import BreakerConfig
@@ -20,8 +20,7 @@ from engine.units import utf16_len
 HISTORY = 60
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """The answer to a tool check: allow, deny (with the text the model gets) or ask (with the reason)."""
 
     kind: Literal["allow", "deny", "ask"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
@@ -19,8 +18,7 @@ _URL_TOOL = re.compile(r"fetch|search|browse|web_", re.I)
 RELAXABLE = frozenset({"net", "site", "sink", "family", "verb"})
 
 
-@dataclass(frozen=True, slots=True)
-class CallPrint:
+class CallPrint(NamedTuple):
     """A call's de-duplicated fingerprints in emission order and whether it only touches local hosts."""
 
     fingerprints: tuple[str, ...]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from engine.fingerprints import RELAXABLE, CallPrint, all_relaxable, fingerprints, is_tracked, kind_of, limit_for
 from engine.messages import Hit, ask_message, deny_message
@@ -14,8 +14,7 @@ from engine.units import from_units, to_units
 Note = Literal["policy", "refused"] | None
 
 
-@dataclass(frozen=True, slots=True)
-class RepeatVerdict:
+class RepeatVerdict(NamedTuple):
     """What the repeat breaker says about one call."""
 
     kind: Literal["allow", "deny", "ask"]
@@ -54,8 +53,7 @@ class AgentWindow:
                     del tally[fp]
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
+class _Pending(NamedTuple):
     print: CallPrint
     hits: tuple[Hit, ...]
 
@@ -68,6 +66,18 @@ class RepeatGuard:
         self.agents: dict[str, AgentWindow] = {}
         self._pending: dict[tuple[str, str], _Pending] = {}
         self._caps: dict[str, float] = {}
+        self._tracked: dict[Any, bool] = {}
+
+    def tracked(self, tool: Any) -> bool:
+        """`is_tracked`, memoised per tool name (names repeat; patterns are fixed per config)."""
+        if not isinstance(tool, str):
+            return False
+        hit = self._tracked.get(tool)
+        if hit is None:
+            if len(self._tracked) > 4096:
+                self._tracked.clear()
+            hit = self._tracked[tool] = is_tracked(tool, self.cfg)
+        return hit
 
     def slot(self, agent: str) -> AgentWindow:
         """The agent's window, created on first use."""
@@ -104,7 +114,7 @@ class RepeatGuard:
         self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
     ) -> RepeatVerdict:
         """Under `localHosts: ask`, ask when local traffic is the sole reason a call would be blocked."""
-        if self.cfg.localHosts != "ask" or agent is None or not is_tracked(tool, self.cfg):
+        if self.cfg.localHosts != "ask" or agent is None or not self.tracked(tool):
             return ALLOW
         s = self.agents.get(agent)
         if s is not None and (s.refused or s.exempt):
@@ -120,7 +130,7 @@ class RepeatGuard:
         self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
     ) -> RepeatVerdict:
         """The synchronous guard: count the call and allow it, or deny it with the reasons."""
-        if agent is None or not is_tracked(tool, self.cfg):
+        if agent is None or not self.tracked(tool):
             return ALLOW
         s = self.slot(agent)
         if self._pending.pop((agent, call_id), None) is not None:
@@ -130,7 +140,7 @@ class RepeatGuard:
 
     def check(self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint) -> RepeatVerdict:
         """Pre-execute and guard in one pass, for a call whose fingerprints are already known."""
-        if agent is None or not is_tracked(tool, self.cfg):
+        if agent is None or not self.tracked(tool):
             return ALLOW
         s = self.slot(agent)
         hits = self.would_exceed(agent, cp.fingerprints)
@@ -177,7 +187,7 @@ class RepeatGuard:
 
     def post_execute(self, agent: str | None, call_id: str, tool: Any, text: str, is_error: bool) -> None:
         """Settle a rejected ask, or remember the last successful result text."""
-        if agent is None or not is_tracked(tool, self.cfg):
+        if agent is None or not self.tracked(tool):
             return
         if self.settle(agent, call_id):
             return

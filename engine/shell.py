@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -50,7 +51,7 @@ _NAME_VALUE = re.compile(r"(--[a-z-]+)=.*", re.S)
 _ATTACHED_NUM = re.compile(r"-[mA][0-9].*", re.S)
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+")
 _URL_ASCII = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s\"'\\<>`]|\\\.)+", re.ASCII)
-_URL_TRAIL = re.compile(r"[.,;:!?)\]}'\"]+\Z")
+_URL_TRAIL_CHARS = ".,;:!?)]}'\""
 OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")
 _OP_CHARS = frozenset("|&;<>")
 GENERIC_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/tty", "-"})
@@ -184,10 +185,17 @@ def op_tokenize(command: str) -> list[Tok]:
 
 def op_words(command: str) -> list[Tok]:
     """`op_tokenize` without exact word offsets when none are needed (the common, quote-free case)."""
-    if not _QUOTEY.search(command):
-        rx = _SIMPLE_OP_ASCII if _plain_ascii(command) else _SIMPLE_OP
-        return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in rx.findall(command)]
-    return op_tokenize(command)
+    if _QUOTEY.search(command):
+        return op_tokenize(command)
+    if not _plain_ascii(command):
+        return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP.findall(command)]
+    out: list[Tok] = []
+    for tok in command.split():  # whitespace separates tokens here exactly as in the D6 tokenizer
+        if "|" in tok or "&" in tok or ";" in tok or "<" in tok or ">" in tok:
+            out += [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP_ASCII.findall(tok)]
+        else:
+            out.append((tok, False, 0))
+    return out
 
 
 def drop_navigation(command: str) -> str:
@@ -294,19 +302,38 @@ def _strip(tokens: list[str], verb: str) -> str:
 
 def extract_urls(command: str) -> list[str]:
     """Raw http(s) URLs in shell text: D2 unescaping, D7 any-case scheme, trimmed, de-duplicated."""
-    seen: dict[str, None] = {}
     if "://" not in command:
         return []
-    for m in (_URL_ASCII if _plain_ascii(command) else _URL).finditer(command):
+    seen: dict[str, None] = {}
+    for m in _url_matches(command):
         u = m.group().replace("\\.", ".")
-        u = _URL_TRAIL.sub("", u)
+        u = u.rstrip(_URL_TRAIL_CHARS)
         if u not in seen:
             seen[u] = None
     return list(seen)
 
 
+def _url_matches(command: str) -> Iterator[re.Match[str]]:
+    """What `_URL.finditer` finds, but only trying the places just before a `://` (plain ASCII text)."""
+    if not _plain_ascii(command):
+        yield from _URL.finditer(command)
+        return
+    done = 0
+    i = command.find("://")
+    while i >= 0:
+        for k in (5, 4):  # https, http
+            start = i - k
+            if start >= done and command[start:i].lower() == ("https" if k == 5 else "http"):
+                m = _URL_ASCII.match(command, start)
+                if m is not None:
+                    yield m
+                    done = m.end()
+                break
+        i = command.find("://", max(i + 3, done))
+
+
 def _clean_sink(s: str) -> str | None:
-    s = s.strip("".join(JS_SPACE))
+    s = s.strip(_SPACES)
     if s[:1] in ("'", '"'):
         s = s[1:]
     if s[-1:] in ("'", '"'):
@@ -329,18 +356,19 @@ def _sink(command: str) -> str | None:
     i = 0
     while i < n:
         w, is_op, _ = toks[i]
-        nxt, nxt_op, _ = toks[i + 1] if i + 1 < n else ("", True, 0)
-        has_word = i + 1 < n and not nxt_op
+        if not is_op and w[:1] != "-" and w != "tee":
+            i += 1  # an ordinary word: nothing here can name a sink
+            continue
+        has_word = i + 1 < n and not toks[i + 1][1]
+        nxt = toks[i + 1][0] if has_word else ""
         if is_op:
             if w in _SINK_REDIRECTS:
                 if has_word:
                     return _clean_sink(nxt)
-            elif ("<" in w or ">" in w) and has_word:
+            elif has_word and ("<" in w or ">" in w):
                 i += 2  # a descriptor redirect or duplication: skip its target
                 continue
-            i += 1
-            continue
-        if w == "-o" or w == "--output" or w == "--output-document":
+        elif w == "-o" or w == "--output" or w == "--output-document":
             if has_word and not nxt.startswith("-"):
                 return _clean_sink(nxt)
         elif w == "-O":

@@ -82,3 +82,46 @@ def test_bad_config_fails_before_anything_starts(tmp_path: Path) -> None:
     p = _run(["--config", str(cfg), "--no-tui", "--", "dsh", "--profile", "dev"])
     assert p.returncode == 2
     assert "`window` must be an integer >= 4 (got 2)" in p.stderr and str(cfg) in p.stderr
+
+
+def test_no_orphan_when_the_monitor_is_killed(world_factory: Any, tmp_path: Path) -> None:
+    """SIGKILL the monitor itself: its dsh child must not outlive it."""
+    import os
+    import signal
+    import time
+
+    w = world_factory("hang")
+    state = tmp_path / "state"
+    env = {**w.env, "BREAKER_TUI_STATE_DIR": str(state), "PYTHONPATH": str(ROOT)}
+    mon = subprocess.Popen(
+        [*CLI, "--no-tui", "--prompt", "Think hard", "--", "dsh", "--profile", "dev"],
+        cwd=w.workspace,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    pid = None
+    deadline = time.monotonic() + 60
+    while pid is None and time.monotonic() < deadline:  # the recording names dsh's pid once the bridge says hello
+        for rec in state.glob("recordings/*.jsonl"):
+            for line in rec.read_text().splitlines():
+                r = json.loads(line)
+                if r.get("t") == "hello":
+                    pid = r["pid"]
+        time.sleep(0.1)
+    assert pid is not None, "dsh never connected"
+    os.kill(mon.pid, signal.SIGKILL)
+    mon.wait(10)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            state_line = next(
+                ln for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ln.startswith("State")
+            )
+        except (FileNotFoundError, StopIteration):
+            return  # gone
+        if "zombie" in state_line:
+            return  # exited; only waiting for init to reap it
+        time.sleep(0.1)
+    os.killpg(pid, signal.SIGKILL)
+    raise AssertionError(f"dsh (pid {pid}) outlived its monitor")
