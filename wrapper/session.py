@@ -203,6 +203,10 @@ class Session:
     # -- child -----------------------------------------------------------------------------------
     def _on_output(self, text: str) -> None:
         self._record("child", {"text": text[:65536]})
+        if self.info.dsh and "does not exist; create it with" in text:
+            self._emit(
+                StatusItem("error", "that dsh profile does not exist: `breaker-tui init-profile NAME` writes one")
+            )
         self._emit(OutputItem(text))
         if not self.info.dsh:
             clean = _ANSI.sub("", text)
