@@ -47,17 +47,29 @@ def _ignored(ignore: Any) -> list[str]:
     return []
 
 
+_IGNORED: dict[tuple[int, str], tuple[Mapping[str, Any], frozenset[str]]] = {}
+
+
+def ignored_keys(name: str, ignore_args: Mapping[str, Any]) -> frozenset[str]:
+    """The argument keys dropped for a tool (memoised per table; the entry keeps the table alive)."""
+    key = (id(ignore_args), name)
+    hit = _IGNORED.get(key)
+    if hit is not None and hit[0] is ignore_args:
+        return hit[1]
+    keys = frozenset(_ignored(ignore_args.get("*")) + (_ignored(ignore_args.get(name)) if name in ignore_args else []))
+    if len(_IGNORED) > 4096:
+        _IGNORED.clear()
+    _IGNORED[key] = (ignore_args, keys)
+    return keys
+
+
 def omit_ignored(name: str, args: Any, ignore_args: Mapping[str, Any]) -> dict[str, Any]:
     """Shallow-copy the arguments as an object and drop the ignored top-level keys."""
+    drop = ignored_keys(name, ignore_args)
     if isinstance(args, dict):
-        out = dict(args)
-    elif args is None:
-        out = {}
-    else:
-        out = {"value": args}
-    for key in _ignored(ignore_args.get("*")) + (_ignored(ignore_args.get(name)) if name in ignore_args else []):
-        out.pop(key, None)
-    return out
+        return {k: v for k, v in args.items() if k not in drop}
+    out = {} if args is None else {"value": args}
+    return {k: v for k, v in out.items() if k not in drop}
 
 
 def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:

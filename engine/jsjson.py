@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.units import escape_lone_surrogates, from_units, sort_key
 
-_encode_str = json.JSONEncoder(ensure_ascii=False).encode
+_encode_str = json.encoder.encode_basestring  # the C quoting function, without the encoder object around it
 MAX_SAFE = 2**53
 
 
@@ -60,7 +60,19 @@ def js_string(s: str) -> str:
     return escape_lone_surrogates(_encode_str(s))
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+_C_MAKE = getattr(json.encoder, "c_make_encoder", None)
+# One C encoder made once (JSONEncoder.encode builds a new one per call). No cycle markers: it only
+# ever sees flat objects of strings, booleans, null and safe integers.
+_c_encode = _C_MAKE(None, None, _encode_str, None, ":", ",", True, False, True) if _C_MAKE is not None else None
+_py_dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+
+
+def _dumps(value: Any) -> str:
+    if _c_encode is not None:
+        return "".join(_c_encode(value, 0))
+    return _py_dumps(value)  # pragma: no cover - a Python without the C accelerator
+
+
 _PLAIN = (str, bool, type(None))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -90,14 +91,20 @@ class RepeatGuard:
         """The fingerprints whose next occurrence would reach their cap."""
         s = self.agents.get(agent)
         tally: dict[str, int] = s.tally if s else {}
-        caps = self._caps
-        if len(caps) > 8192:
-            caps.clear()
+        caps = self._caps  # per whole key, or per kind for keys the limits table does not name
+        limits = self.cfg.limits
         hits = []
         for fp in fps:
-            cap = caps.get(fp)
-            if cap is None:
-                cap = caps[fp] = limit_for(fp, self.cfg.limits)
+            if fp in limits:
+                cap = caps.get(fp)
+                if cap is None:
+                    cap = caps[fp] = limit_for(fp, limits)
+            else:
+                kind = fp.partition(":")[0]
+                cap = caps.get(kind)
+                if cap is None:
+                    v = limits.get(kind)
+                    cap = caps[kind] = math.inf if v is None else float(v)
             nxt = tally.get(fp, 0) + 1
             if nxt >= cap:
                 hits.append(Hit(fp, nxt, cap))
