@@ -13,7 +13,7 @@ from engine.failures import normalized_args
 from engine.fingerprints import fingerprints
 from engine.repeat_config import RepeatConfig
 from engine.repetition import RepetitionDetector
-from engine.shell import extract_sink, extract_urls, first_verb, op_tokenize, strip_volatile, tokenize
+from engine.shell import extract_sink, extract_urls, first_verb, op_tokenize, op_words, strip_volatile, tokenize
 from engine.units import to_units
 from engine.urls import is_local_host, norm_url
 
@@ -139,6 +139,7 @@ def test_quote_free_fast_paths_agree_with_the_general_tokenizers(cmd: str) -> No
     fast = [(t, op) for t, op, _ in op_tokenize(cmd)]
     general = [(t, op) for t, op, _ in op_tokenize(cmd + " ''")]
     assert [*fast, ("", False)] == general
+    assert [(t, op) for t, op, _ in op_words(cmd)] == fast
 
 
 @settings(max_examples=300)
