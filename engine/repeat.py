@@ -127,9 +127,12 @@ class RepeatGuard:
         if s is not None and (s.refused or s.exempt):
             return ALLOW
         cp = cp or fingerprints(tool, args, self.cfg)
-        hits = self.would_exceed(agent, cp.fingerprints)
+        return self._ask(agent, call_id, cp, self.would_exceed(agent, cp.fingerprints)) or ALLOW
+
+    def _ask(self, agent: str, call_id: str, cp: CallPrint, hits: tuple[Hit, ...]) -> RepeatVerdict | None:
+        """An ask when local traffic is the only reason the call would be blocked (else None)."""
         if not all_relaxable([h.fp for h in hits], cp.local):
-            return ALLOW
+            return None
         self._pending[(agent, call_id)] = _Pending(cp, hits)
         return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
 
@@ -151,13 +154,10 @@ class RepeatGuard:
             return ALLOW
         s = self.slot(agent)
         hits = self.would_exceed(agent, cp.fingerprints)
-        if (
-            self.cfg.localHosts == "ask"
-            and not (s.refused or s.exempt)
-            and all_relaxable([h.fp for h in hits], cp.local)
-        ):
-            self._pending[(agent, call_id)] = _Pending(cp, hits)
-            return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
+        if self.cfg.localHosts == "ask" and not (s.refused or s.exempt):
+            ask = self._ask(agent, call_id, cp, hits)
+            if ask is not None:
+                return ask
         return self._decide(s, tool, cp, hits)
 
     def _decide(self, s: AgentWindow, tool: Any, cp: CallPrint, hits: tuple[Hit, ...]) -> RepeatVerdict:
