@@ -41,7 +41,6 @@ class BlockBuffer:
         self.text = ""
         self.next_base = 0
         self.idx = 0
-        self.consumed = 0  # units consumed before the current buffer start
 
     def push(self, delta: Any) -> dict[str, Any] | None:
         """Feed one delta; return the first trip it causes, if any."""
@@ -57,7 +56,6 @@ class BlockBuffer:
             if trip is not None:
                 return trip
         if self.next_base >= b:
-            self.consumed += self.next_base
             self.text = self.text[self.next_base :]
             self.next_base = 0
         return None

@@ -124,7 +124,6 @@ class _Agent:
     last_hits: tuple[str, ...] = ()
     overlap_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
     meaning_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
-    blocks_seen: int = 0
     denials: int = 0
     asks: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)

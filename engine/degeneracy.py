@@ -12,7 +12,6 @@ from engine.shell import JS_SPACE
 from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, code_points, has_surrogate, round3
 
 SPACE, EMOJI, MEANING, SYMBOL = "S", "E", "M", "Y"
-FLAG_ORDER = ("meaningless", "noisy", "low-variety", "run-heavy", "emoji-flood")
 _NOT_EMOJI = (
     (0xA9, 0xA9),
     (0xAE, 0xAE),

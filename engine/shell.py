@@ -52,7 +52,8 @@ _ATTACHED_NUM = re.compile(r"-[mA][0-9].*", re.S)
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+")
 _URL_ASCII = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s\"'\\<>`]|\\\.)+", re.ASCII)
 _URL_TRAIL_CHARS = ".,;:!?)]}'\""
-OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")
+OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")  # longest first
+_OPS = "|".join(re.escape(o) for o in OPERATORS)
 _OP_CHARS = frozenset("|&;<>")
 GENERIC_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/tty", "-"})
 _SINK_REDIRECTS = frozenset({">", ">>", "1>", "1>>", "&>", "&>>"})
@@ -80,7 +81,7 @@ _OP_PIECES = re.compile(
     r"|([^" + _NOT_WORD + r"|&;<>]+)"
     r"|(" + _WS + r"+)"
     r"|(\\)\Z"
-    r"|(&>>|<<<|&&|\|\||\|&|>>|>&|&>|<<|<&|;|&|\||<|>)",
+    r"|(" + _OPS + r")",
     re.S,
 )
 _DQ_ESC = re.compile(r"\\(.)", re.S)
@@ -95,11 +96,10 @@ def _dq(body: str, tail: str | None) -> str:
 _QUOTEY = re.compile(r"['\"\\\\]")
 _WS_SPLIT = re.compile(_WS + "+")
 _PY_ONLY_SPACE = re.compile("[\x1c-\x1f]")  # ASCII characters Python's split() treats as space, JS does not
-_OPS = r"&>>|<<<|&&|\|\||\|&|>>|>&|&>|<<|<&|;|&|\||<|>"
 # Quote-free text: an operator with its descriptor digits, or a word. A word run consumes digits
 # glued to earlier word text, so a digit prefix can only start a word (as D6 requires).
-_REDIR_OPS = r"<<<|>>|>&|<<|<&|<|>"
-_OTHER_OPS = r"&>>|&&|\|\||\|&|&>|;|&|\|"
+_REDIR_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] in "<>")  # may take a descriptor prefix
+_OTHER_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] not in "<>")
 _SIMPLE_OP = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^" + JS_SPACE_CLASS + r"|&;<>]+)")
 _SIMPLE_OP_ASCII = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^\s|&;<>]+)", re.ASCII)
 

@@ -70,20 +70,6 @@ def from_units(units: str) -> str:
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
-def units_of(text: str) -> list[int]:
-    """The UTF-16 code units of `text` as integers."""
-    u = to_units(text)
-    return [ord(c) for c in u]
-
-
-def fnv1a_units(units: str) -> int:
-    """32-bit FNV-1a over the code units of a unit string."""
-    h = FNV_OFFSET
-    for c in units:
-        h = ((h ^ ord(c)) * FNV_PRIME) & MASK32
-    return h
-
-
 def sort_key(text: str) -> bytes:
     """Sort key giving JavaScript's default (UTF-16 code unit) string order."""
     return text.encode("utf-16-be", "surrogatepass")

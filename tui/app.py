@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -38,10 +37,9 @@ from wrapper.items import (
     TripItem,
     VerdictItem,
 )
+from wrapper.normalize import strip_ansi
 from wrapper.settings import Settings
 from wrapper.sources import Loaded
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
 
 
 class SessionItem(Message):
@@ -189,7 +187,7 @@ class BreakerApp(App[int]):
         elif isinstance(item, ApprovalItem):
             stream.approval(item)
         elif isinstance(item, OutputItem):
-            clean = _ANSI.sub("", item.text).rstrip("\n")
+            clean = strip_ansi(item.text).rstrip("\n")
             if not clean.strip():
                 return
             self.w_output.write(Text(clean))

@@ -128,12 +128,6 @@ class Child:
             with contextlib.suppress(OSError):
                 self.proc.write(text)
 
-    def resize(self, rows: int, cols: int) -> None:
-        """Tell the child its terminal changed size."""
-        if self.proc is not None and not self._done.is_set():
-            with contextlib.suppress(OSError):
-                self.proc.setwinsize(rows, cols)
-
     def wait(self, timeout: float | None = None) -> ExitInfo | None:
         """Block (in a thread, never on the event loop) until the child exits."""
         self._done.wait(timeout)

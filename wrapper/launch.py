@@ -77,15 +77,6 @@ def wants_runner(argv: list[str], dsh_home: Path) -> bool:
     return not any(b in ONE_SHOT_BUNDLES for b in bundles)
 
 
-def resume_id(argv: list[str]) -> str | None:
-    """The `--resume <id>` app argument, if present."""
-    args = app_args(argv)
-    for i, a in enumerate(args):
-        if a == "--resume" and i + 1 < len(args):
-            return args[i + 1]
-    return None
-
-
 def with_resume(argv: list[str], session_id: str) -> list[str]:
     """The same command line, resuming `session_id` (replacing any earlier `--resume`)."""
     end = launcher_end(argv)

@@ -11,7 +11,6 @@ from engine.breaker import Breaker, StreamTrip, Verdict
 from wrapper import protocol as P
 from wrapper.items import (
     Answer,
-    ApprovalItem,
     EngineItem,
     Item,
     Question,
@@ -238,8 +237,3 @@ class Monitor:
             thinkingOff=self.settings.engine.thinking.retryWithoutThinking,
             message=trip.failure_message,
         )
-
-
-def approval_item(q: Question, answer: Answer | None = None, by: str = "") -> ApprovalItem:
-    """Shorthand used by the session and the replayer."""
-    return ApprovalItem(q, answer, by)

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from engine import events as ev
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]|\r")
+
+
+def strip_ansi(text: str) -> str:
+    """Terminal output without escape sequences and carriage returns."""
+    return _ANSI.sub("", text)
 
 
 def parse_args(raw: Any) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -19,13 +18,13 @@ from wrapper.child import Child, ExitInfo
 from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem
 from wrapper.launch import BridgeSettings, build_argv, is_dsh, wants_runner, with_resume, write_overlay
 from wrapper.monitor import Info, Monitor
+from wrapper.normalize import strip_ansi
 from wrapper.provision import child_env
 from wrapper.recorder import Recorder
 from wrapper.replay import describe_command
 from wrapper.settings import Settings
 
 Approver = Callable[[Question], Awaitable[Answer]]
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]|\r")
 CHILD_AGENT = "child"
 
 
@@ -209,7 +208,7 @@ class Session:
             )
         self._emit(OutputItem(text))
         if not self.info.dsh:
-            clean = _ANSI.sub("", text)
+            clean = strip_ansi(text)
             trip = self.breaker.feed(ev.OutputDelta(CHILD_AGENT, clean))
             if trip is not None:
                 self._spawn(self._on_trip(trip))
