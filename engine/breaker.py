@@ -275,8 +275,8 @@ class Breaker:
         if fv is not None:
             v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure")
             return self._enforce(agent, v)
-        if agent is None:
-            return ALLOW
+        if agent is None or not self.repeat.tracked(tool):
+            return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
         cp = fingerprints(tool, args, self.config.repeat)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
