@@ -24,7 +24,7 @@ def ratio(v: Any, default: float) -> float:
 
 def block_key(units: str, base: int, end: int) -> str:
     """The units a block's whole fingerprint reads: its own, plus a straddling pair's low half."""
-    if end < len(units) and "\ud800" <= units[end - 1] <= "\udbff" and "\udc00" <= units[end] <= "\udfff":
+    if end < len(units) and 0xD800 <= ord(units[end - 1]) <= 0xDBFF and 0xDC00 <= ord(units[end]) <= 0xDFFF:
         return units[base : end + 1]
     return units[base:end]
 

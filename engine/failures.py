@@ -39,9 +39,10 @@ class FailureSettings:
 
     enabled: bool = True
     guard: bool = True
-    steer_after: int = 2
-    deny_after: int = 3
-    history: int = 64
+    # Raw option values: the seed accepts any JSON number (or worse) here and compares as it comes.
+    steer_after: Any = 2
+    deny_after: Any = 3
+    history: Any = 64
 
     @classmethod
     def from_options(cls, o: dict[str, Any] | None) -> FailureSettings:
@@ -84,6 +85,9 @@ class _AgentFailures:
     denied: set[tuple[str, str]] = field(default_factory=set)
 
 
+DISPATCH = FailureVerdict("dispatch", 0)
+
+
 class FailureGuard:
     """Per-agent failure counts keyed by signature; a new turn clears an agent."""
 
@@ -110,17 +114,17 @@ class FailureGuard:
     def record(self, agent: str | None, tool: Any, args: Any, ok: bool) -> FailureVerdict:
         """After dispatch: clear on success, count on failure, and say whether to steer."""
         if not self.s.active:
-            return FailureVerdict("dispatch", 0)
+            return DISPATCH
         st = self.agents.get(agent)
         if ok and (st is None or (not st.counts and not st.denied)):
-            return FailureVerdict("dispatch", 0)
+            return DISPATCH
         if st is None:
             st = self.agents[agent] = _AgentFailures()
         sig = signature(tool, args)
         if ok:
             st.counts.pop(sig, None)
             st.denied.discard(sig)
-            return FailureVerdict("dispatch", 0)
+            return DISPATCH
         n = st.counts.get(sig, 0) + 1
         st.counts[sig] = n
         cap = self.s.cap()

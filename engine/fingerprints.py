@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
-from engine.shell import HTTP_VERBS, analyze, is_generic_sink
+from engine.shell import HTTP_VERBS, is_generic_sink
+from engine.shellfacts import analyze
 from engine.urls import is_local_host, norm_url
 
 SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
@@ -87,7 +88,7 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig) -> CallPrint:
         if not isinstance(command, str):
             command = ""
         facts = analyze(command)
-        urls = [u for u in (norm_url(r, cfg.hostAliases) for r in facts.urls) if u]
+        urls = [u for u in [norm_url(r, cfg.hostAliases) for r in facts.urls] if u]
         local = bool(urls) and all(is_local_host(u.host) for u in urls)
         relax = local and allow
         verb = facts.verb

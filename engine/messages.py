@@ -56,7 +56,7 @@ def deny_message(
         "(semantic match), so it was stopped before it ran.",
         "",
         "Fingerprints that reached their cap:",
-        *(hit_line(h, preview_chars) for h in hits),
+        *[hit_line(h, preview_chars) for h in hits],
         "",
         "Cosmetic changes do not make a new action: a different description, timeoutMs or",
         "--max-time, reordered flags, or another spelling of the same host all count as the same call.",
@@ -95,7 +95,7 @@ def ask_message(hits: Sequence[Hit], preview_chars: int) -> str:
         [
             "breaker: a call to a LOCAL address (localhost / private network) is about to",
             "be blocked as a repeat:",
-            *("  " + hit_line(h, preview_chars) for h in hits),
+            *["  " + hit_line(h, preview_chars) for h in hits],
             "",
             "Approve to ignore local-address repeats for the REST OF THIS TURN. Decline and local",
             "calls keep being blocked until your next message.",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import lru_cache
 
 # JavaScript's `\s` (with the u flag), hard-coded: Python's differs.
 JS_SPACE = frozenset(
@@ -46,9 +44,6 @@ BOOL_FLAGS = frozenset(
         "--no-progress-meter",
     }
 )
-_CLUSTER = re.compile(r"-[sSfLk]+")
-_NAME_VALUE = re.compile(r"(--[a-z-]+)=.*", re.S)
-_ATTACHED_NUM = re.compile(r"-[mA][0-9].*", re.S)
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+")
 _URL_ASCII = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s\"'\\<>`]|\\\.)+", re.ASCII)
 _URL_TRAIL_CHARS = ".,;:!?)]}'\""
@@ -277,6 +272,18 @@ def strip_volatile(command: str) -> str:
     return _strip(tokens, verb_of_tokens(tokens))
 
 
+def _volatile_form(t: str) -> bool:
+    """A dash token that is a silent/fail/location cluster (`-sS`), `-m30`/`-Afoo`, or `--max-time=30`."""
+    if len(t) < 2:
+        return False
+    if t[1] == "-":  # `--name=value` with a value flag's name
+        name, eq, _ = t.partition("=")
+        return bool(eq) and name in VALUE_FLAGS
+    if not t[1:].strip("sSfLk"):  # `-[sSfLk]+`
+        return True
+    return t[1] in "mA" and len(t) > 2 and "0" <= t[2] <= "9"  # `-[mA][0-9].*`
+
+
 def _strip(tokens: list[str], verb: str) -> str:
     kept = _strip_leading(tokens)
     if verb in HTTP_VERBS:
@@ -290,10 +297,7 @@ def _strip(tokens: list[str], verb: str) -> str:
                 if t in VALUE_FLAGS:
                     skip = True
                     continue
-                if t in BOOL_FLAGS or _CLUSTER.fullmatch(t) or _ATTACHED_NUM.fullmatch(t):
-                    continue
-                m = _NAME_VALUE.fullmatch(t)
-                if m and m.group(1) in VALUE_FLAGS:
+                if t in BOOL_FLAGS or _volatile_form(t):
                     continue
             out.append(t)
         kept = out
@@ -351,7 +355,11 @@ def extract_sink(command: str) -> str | None:
 def _sink(command: str) -> str | None:
     if not (_SINK_HINT.search(command)):
         return None
-    toks = op_words(command)
+    return sink_of_tokens(op_words(command))
+
+
+def sink_of_tokens(toks: list[Tok]) -> str | None:
+    """The first sink named by D6 tokens: a write redirect's target, an output option's value, `tee`'s file."""
     n = len(toks)
     i = 0
     while i < n:
@@ -394,22 +402,3 @@ def _sink(command: str) -> str | None:
 def is_generic_sink(sink: object) -> bool:
     """Generic sinks (and empty or non-string ones) are never fingerprinted."""
     return not isinstance(sink, str) or not sink or sink in GENERIC_SINKS
-
-
-@dataclass(frozen=True, slots=True)
-class ShellFacts:
-    """What the fingerprints need from one command, computed with one pass of each tokenizer."""
-
-    verb: str
-    stripped: str
-    sink: str | None
-    urls: tuple[str, ...]
-
-
-@lru_cache(maxsize=2048)
-def analyze(command: str) -> ShellFacts:
-    """Verb, `cmd:` body, sink and raw URLs of a command (cached: loops repeat commands)."""
-    nav = drop_navigation(command)
-    tokens = tokenize(nav)
-    verb = verb_of_tokens(tokens)
-    return ShellFacts(verb, _strip(tokens, verb) if verb else "", _sink(nav), tuple(extract_urls(command)))

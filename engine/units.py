@@ -7,8 +7,10 @@ import re
 from collections.abc import Iterator
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_LONE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+_SURROGATE = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")  # chr(): mypyc takes no surrogate literals
+_HIGH = "[" + chr(0xD800) + "-" + chr(0xDBFF) + "]"
+_LOW = "[" + chr(0xDC00) + "-" + chr(0xDFFF) + "]"
+_LONE = re.compile(_HIGH + "(?!" + _LOW + ")|(?<!" + _HIGH + ")" + _LOW)
 
 FNV_OFFSET = 0x811C9DC5
 FNV_PRIME = 0x01000193

@@ -16,6 +16,20 @@ _TRACKING = re.compile(r"(?:utm_[A-Za-z0-9_]+|fbclid|gclid|msclkid|mc_eid|_ga|re
 _QUAD = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
 _LOCAL_V4 = re.compile(r"(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)")
 _LOCAL_V6 = re.compile(r"(?:f[cd][0-9a-f]{2}:|fe80:)", re.I)
+_TRACKING_NAMES = frozenset({"fbclid", "gclid", "msclkid", "mc_eid", "_ga", "ref_src", "igshid"})
+_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def is_tracking(name: str) -> bool:
+    """`_TRACKING.fullmatch` without the regex for ASCII names (Unicode case folding needs the regex)."""
+    if not name.isascii():
+        return _TRACKING.fullmatch(name) is not None
+    low = name.lower()
+    if low.startswith("utm_"):
+        return len(low) > 4 and not low[4:].strip(_WORD)
+    return low in _TRACKING_NAMES
+
+
 _TRIM = "".join(JS_SPACE)
 _ATTRS = ("hostname", "port", "pathname", "search")
 _PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
@@ -72,22 +86,26 @@ def _parse(text: str) -> tuple[str, str, str, str] | None:
     try:
         if not _lib.ada_is_valid(obj):
             return None
-        c = _lib.ada_get_components(obj)
+        c = _lib.ada_get_components(obj)  # points into `obj`: read it before the free
+        host_start, host_end, port_n = c.host_start, c.host_end, c.port
+        path_start, search_start, hash_start = c.pathname_start, c.search_start, c.hash_start
         h = _lib.ada_get_href(obj)
-        href = _ffi.buffer(h.data, h.length)[:].decode("utf-8", "replace")
+        href = _ffi.unpack(h.data, h.length).decode("ascii", "replace")  # WHATWG serialises to ASCII
     finally:
         _lib.ada_free(obj)
-    end = len(href)
-    hash_start = end if c.hash_start == _OMITTED else c.hash_start
-    search_start = hash_start if c.search_start == _OMITTED else c.search_start
-    host_start = c.host_start + 1 if href[c.host_start : c.host_start + 1] == "@" else c.host_start
-    port = "" if c.port == _OMITTED else str(c.port)
-    return href[host_start : c.host_end], port, href[c.pathname_start : search_start], href[search_start:hash_start]
+    if hash_start == _OMITTED:
+        hash_start = len(href)
+    if search_start == _OMITTED:
+        search_start = hash_start
+    if href[host_start : host_start + 1] == "@":
+        host_start += 1
+    port = "" if port_n == _OMITTED else str(port_n)
+    return href[host_start:host_end], port, href[path_start:search_start], href[search_start:hash_start]
 
 
 def site_of(host: str) -> str:
     """The seed's `siteOf`: IP literals whole, otherwise the last two labels."""
-    if _QUAD.fullmatch(host) or ":" in host:
+    if ":" in host or ("0" <= host[-1:] <= "9" and _QUAD.fullmatch(host)):
         return host
     labels = [p for p in host.split(".") if p]
     if len(labels) <= 2:
@@ -144,7 +162,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
         path = "/"
     query = ""
     if search:
-        pairs = [f"{k}={v}" for k, v in form_decode(search) if not _TRACKING.fullmatch(k)]
+        pairs = [f"{k}={v}" for k, v in form_decode(search) if not is_tracking(k)]
         if all(p.isascii() for p in pairs):
             pairs.sort()  # code-point order is UTF-16 order for ASCII
         else:
@@ -156,7 +174,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
 
 
 def _local_v6(h: str) -> bool:
-    return h in ("::1", "0:0:0:0:0:0:0:1") or _LOCAL_V6.match(h) is not None
+    return ":" in h and (h in ("::1", "0:0:0:0:0:0:0:1") or _LOCAL_V6.match(h) is not None)
 
 
 def is_local_host(host: Any) -> bool:
@@ -170,4 +188,4 @@ def is_local_host(host: Any) -> bool:
         return True
     if _local_v6(h):
         return True
-    return h == "0.0.0.0" or _LOCAL_V4.match(h) is not None
+    return "0" <= h[0] <= "9" and (h == "0.0.0.0" or _LOCAL_V4.match(h) is not None)

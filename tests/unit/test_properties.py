@@ -150,3 +150,40 @@ def test_flat_json_fast_path_agrees_with_the_general_writer(d: dict[str, Any]) -
     out: list[str] = []
     jsjson._write(d, out, set())
     assert jsjson.stringify(d) == jsjson.from_units("".join(out))
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(st.sampled_from([*"utmUTM_gclidfbGCLID09xK", "\u212a", "\u017f", "utm_", "_ga", "ref_src"]), max_size=8)
+)
+def test_tracking_name_fast_path_agrees_with_the_pattern(parts: list[str]) -> None:
+    from engine import urls
+
+    name = "".join(parts)
+    assert urls.is_tracking(name) == (urls._TRACKING.fullmatch(name) is not None)
+
+
+plain_shell = st.lists(
+    st.sampled_from(
+        [
+            *"ab ./-:|&;<>0123456789\t\n=xoO`",
+            *("12>", "2>&1", "&>>", "|&", "cd ", "pushd ", "export ", "A=1 ", "&& ", "; ", "tee ", "-o ", "-O "),
+            *("--output=", "--output-document=", "--output ", "curl ", "sudo ", "timeout 5 ", "http://", "HTTPS://"),
+            *("https://a.b/c?x=1&y=2", ".json", "/dev/null", " > ", "1>", "-sS ", "--max-time=3 "),
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=1500)
+@given(plain_shell)
+def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> None:
+    from engine import shellfacts
+
+    assert shellfacts.is_plain(cmd)
+    fast = shellfacts.plain_facts(cmd)
+    if fast is not None:  # None: the fast path declined and the general path decides
+        assert fast == shellfacts.analyze_general(cmd)
+    for word in cmd.split():
+        assert shellfacts.split_word(word) == op_words(word)

@@ -1,0 +1,229 @@
+"""What the fingerprints need from one shell command, with a fast path for plain (quote-free ASCII) text.
+
+Most commands an agent runs have no quotes, no backslashes and no non-ASCII text. For those the
+shell tokenizers reduce to `str.split` plus operator splitting inside the few words that hold an
+operator character, so the analysis is done on one word list with string methods instead of
+regular-expression scans. `analyze_general` is the reference; a property test holds the two equal.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from engine import shell
+from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, Tok
+
+_NAV = frozenset({"cd", "pushd", "export"})
+_OP_START = frozenset("|&;<>")
+_OPERATOR_SET = frozenset(OPERATORS)
+_URL_END = re.compile(r"[^\s<>`]*", re.ASCII)  # a plain URL runs to whitespace, `<`, `>` or a backtick
+_LONGEST = sorted(OPERATORS, key=len, reverse=True)
+
+
+class ShellFacts(NamedTuple):
+    """Verb, `cmd:` body, sink and raw URLs of one command."""
+
+    verb: str
+    stripped: str
+    sink: str | None
+    urls: tuple[str, ...]
+
+
+def is_plain(command: str) -> bool:
+    """ASCII without quotes, backslashes or the four characters Python splits on and JavaScript does not."""
+    return (
+        command.isascii()
+        and "'" not in command
+        and '"' not in command
+        and "\\" not in command
+        and "\x1c" not in command
+        and "\x1d" not in command
+        and "\x1e" not in command
+        and "\x1f" not in command
+    )
+
+
+def _has_op(s: str) -> bool:
+    return "|" in s or "&" in s or ";" in s or "<" in s or ">" in s
+
+
+@lru_cache(maxsize=256)
+def _op_run(run: str) -> tuple[str, ...]:
+    """A run of operator characters cut into operators, longest first (as the D6 tokenizer does)."""
+    out = []
+    i = 0
+    while i < len(run):
+        op = next(o for o in _LONGEST if run.startswith(o, i))
+        out.append(op)
+        i += len(op)
+    return tuple(out)
+
+
+def _next_op(word: str, start: int) -> int:
+    """The offset of the first operator character at or after `start`, or `len(word)`."""
+    best = len(word)
+    for c in "|&;<>":
+        k = word.find(c, start, best)
+        if k >= 0:
+            best = k
+    return best
+
+
+def split_word(word: str) -> list[Tok]:
+    """One whitespace-free plain word as D6 tokens; a digit-only piece before a redirect joins it."""
+    out: list[Tok] = []
+    n = len(word)
+    i = 0
+    while i < n:
+        j = _next_op(word, i)
+        piece = word[i:j]
+        if j == n:
+            out.append((piece, False, 0))
+            break
+        e = j + 1
+        while e < n and word[e] in "|&;<>":
+            e += 1
+        run = word[j:e]
+        ops = (run,) if e - j == 1 else _op_run(run)
+        first = ops[0]
+        if piece and first[0] in "<>" and piece.isdigit():
+            out.append((piece + first, True, 0))
+        else:
+            if piece:
+                out.append((piece, False, 0))
+            out.append((first, True, 0))
+        for o in ops[1:]:
+            out.append((o, True, 0))
+        i = e
+    return out
+
+
+def _nav_start(words: list[str]) -> int:
+    """D5 on a word list: the index of the first word after `cd X &&`-style segments, or -1 when unsure."""
+    k = 0
+    n = len(words)
+    while k < n and words[k] in _NAV:
+        if n - k < 3:  # an operator inside the next word could still make a segment
+            return -1 if any(_has_op(w) for w in words[k + 1 :]) else k
+        b = words[k + 1]
+        if _has_op(b):
+            return -1
+        sep = words[k + 2]
+        if sep != "&&" and sep != ";":
+            return k if sep[0] not in _OP_START or sep in _OPERATOR_SET else -1
+        if n - k == 3:
+            return k
+        if words[k] == "export" and not shell._NAME_ASSIGN.match(b):
+            return k
+        k += 3
+    return k
+
+
+def _verb(toks: list[str]) -> str:
+    t = toks[0]
+    if "=" in t or t == "timeout" or t in WRAPPERS:
+        return shell.verb_of_tokens(toks)
+    return t[t.rfind("/") + 1 :].lower()
+
+
+def _stripped(toks: list[str], verb: str) -> str:
+    t = toks[0]
+    if verb in HTTP_VERBS or "=" in t or t == "timeout":
+        return shell._strip(toks, verb)
+    return " ".join(toks)  # plain words hold no whitespace: nothing to strip
+
+
+def _sink_words(toks: list[str]) -> str | None:
+    """The sink scan for operator-free words: only output options and `tee` can name one."""
+    n = len(toks)
+    for i, w in enumerate(toks):
+        if w[0] != "-" and w != "tee":
+            continue
+        nxt = toks[i + 1] if i + 1 < n else None
+        if w == "-o" or w == "--output" or w == "--output-document":
+            if nxt is not None and nxt[0] != "-":
+                return shell._clean_sink(nxt)
+        elif w == "-O":
+            if nxt is not None and nxt[0] != "-" and not shell._URLISH.match(nxt):
+                return shell._clean_sink(nxt)
+        elif w.startswith("--output="):
+            return shell._clean_sink(w[9:])
+        elif w.startswith("--output-document="):
+            return shell._clean_sink(w[18:])
+        elif w == "tee":
+            rest = [t for t in toks[i + 1 :] if t[0] != "-"]
+            if rest:
+                return shell._clean_sink(rest[-1])
+    return None
+
+
+def _urls(command: str) -> tuple[str, ...]:
+    """`extract_urls` for plain text: no backslash to unescape, URLs end at whitespace, `<`, `>`, backtick."""
+    found: list[str] = []
+    done = 0
+    i = command.find("://")
+    while i >= 0:
+        for k in (5, 4):  # https, http
+            start = i - k
+            if start >= done and command[start:i].lower() == ("https" if k == 5 else "http"):
+                m = _URL_END.match(command, i + 3)
+                end = m.end() if m else i + 3
+                if end > i + 3:
+                    u = command[start:end].rstrip(shell._URL_TRAIL_CHARS)
+                    if u not in found:
+                        found.append(u)
+                    done = end
+                break
+        i = command.find("://", max(i + 3, done))
+    return tuple(found)
+
+
+def plain_facts(command: str) -> ShellFacts | None:
+    """The facts of a plain command (see `is_plain`), or None when the general path must decide."""
+    words = command.split()
+    ops = _has_op(command)
+    if ops and words and words[0] in _NAV:  # navigation is only dropped before an operator
+        k = _nav_start(words)
+        if k < 0:
+            return None
+        if k:
+            words = words[k:]
+    if not words:
+        return ShellFacts("", "", None, ())
+    verb = _verb(words)
+    stripped = _stripped(words, verb) if verb else ""
+    sink = None
+    if ">" in command or "-o" in command or "-O" in command or "tee" in command:
+        if ops:
+            toks: list[Tok] = []
+            for w in words:
+                if _has_op(w):
+                    toks += split_word(w)
+                else:
+                    toks.append((w, False, 0))
+            sink = shell.sink_of_tokens(toks)
+        else:
+            sink = _sink_words(words)
+    urls = _urls(command) if "://" in command else ()
+    return ShellFacts(verb, stripped, sink, urls)
+
+
+def analyze_general(command: str) -> ShellFacts:
+    """The reference analysis through the general tokenizers."""
+    nav = shell.drop_navigation(command)
+    tokens = shell.tokenize(nav)
+    verb = shell.verb_of_tokens(tokens)
+    stripped = shell._strip(tokens, verb) if verb else ""
+    return ShellFacts(verb, stripped, shell._sink(nav), tuple(shell.extract_urls(command)))
+
+
+@lru_cache(maxsize=2048)
+def analyze(command: str) -> ShellFacts:
+    """Verb, `cmd:` body, sink and raw URLs of a command (cached: loops repeat commands)."""
+    if is_plain(command):
+        facts = plain_facts(command)
+        if facts is not None:
+            return facts
+    return analyze_general(command)
