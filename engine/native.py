@@ -65,8 +65,12 @@ def activate(package_path: list[str]) -> str:
     try:
         if recorded != digest():
             return "python (the compiled build is stale: run `python -m engine.nativebuild`)"
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        missing = [m for m in MODULES if not (out / "engine" / f"{m}{suffix}").is_file()]
+        if missing:
+            return f"python (the compiled build lacks {', '.join(missing)}: run `python -m engine.nativebuild`)"
         name = f"{GROUP}__mypyc"
-        lib = out / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+        lib = out / f"{name}{suffix}"
         spec = importlib.util.spec_from_file_location(name, lib)
         if spec is None or spec.loader is None:
             return f"python (cannot load {lib})"

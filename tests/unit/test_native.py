@@ -50,3 +50,15 @@ def test_a_build_from_other_sources_is_never_loaded(tmp_path: Path) -> None:
     build, path = probe(tmp_path)
     assert "stale" in build and "nativebuild" in build
     assert path == str(src)
+
+
+@needs_build
+def test_an_incomplete_build_is_never_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine import native
+
+    shutil.copytree(native.native_dir(), tmp_path / "native")
+    next((tmp_path / "native" / "engine").glob("shell.*")).unlink()
+    monkeypatch.setattr(native, "native_dir", lambda: tmp_path / "native")
+    path: list[str] = []
+    assert native.activate(path).startswith("python (the compiled build lacks shell")
+    assert path == []
