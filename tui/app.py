@@ -231,11 +231,12 @@ class BreakerApp(App[int]):
         self.w_stream.flush()
         info = self.source.info
         tabs = self.w_tabs
-        known = {str(t.id) for t in tabs.query(Tab)}
-        for n, agent in enumerate(info.agents):
-            tid = f"agent-{n}"
-            if tid not in known:
-                tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {agent[-8:]}", id=tid))
+        if tabs.query("#tabs-list"):  # gone while the app tears down, when the timer may still fire
+            known = {str(t.id) for t in tabs.query(Tab)}
+            for n, agent in enumerate(info.agents):
+                tid = f"agent-{n}"
+                if tid not in known:
+                    tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {agent[-8:]}", id=tid))
         if not self.selected_agent and info.agents:
             self.selected_agent = info.agents[0]
         snap = self.source.monitor.breaker.snapshot()
