@@ -17,6 +17,7 @@ from engine.urls import is_local_host, norm_url
 SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
 _URL_TOOL = re.compile(r"fetch|search|browse|web_", re.I)
 RELAXABLE = frozenset({"net", "site", "sink", "family", "verb"})
+_URL_TOOLS: dict[str, bool] = {}  # tool name -> whether it names a URL tool (names repeat)
 
 
 class CallPrint(NamedTuple):
@@ -105,7 +106,12 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig) -> CallPrint:
             if not is_generic_sink(facts.sink):
                 fps[f"sink:{facts.sink}"] = None
         return CallPrint(tuple(fps), local and not allow)
-    if _URL_TOOL.search(tool):
+    is_url_tool = _URL_TOOLS.get(tool)
+    if is_url_tool is None:
+        if len(_URL_TOOLS) > 4096:
+            _URL_TOOLS.clear()
+        is_url_tool = _URL_TOOLS[tool] = _URL_TOOL.search(tool) is not None
+    if is_url_tool:
         raw: Any = None
         if isinstance(args, dict):
             for key in ("url", "href", "uri"):

@@ -107,6 +107,9 @@ def site_of(host: str) -> str:
     """The seed's `siteOf`: IP literals whole, otherwise the last two labels."""
     if ":" in host or ("0" <= host[-1:] <= "9" and _QUAD.fullmatch(host)):
         return host
+    if ".." not in host and host[:1] != "." and host[-1:] != ".":  # no empty labels: the common case
+        last = host.rsplit(".", 2)
+        return host if len(last) <= 2 else last[1] + "." + last[2]
     labels = [p for p in host.split(".") if p]
     if len(labels) <= 2:
         return host
@@ -140,7 +143,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
     s = raw.strip(_TRIM)
     if not s:
         return None
-    if not _SCHEME.match(s):
+    if not (s.startswith("https://") or s.startswith("http://") or _SCHEME.match(s)):
         s = "https://" + s
     parts = _parse(usv(s))
     if parts is None:

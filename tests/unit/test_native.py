@@ -59,6 +59,7 @@ def test_an_incomplete_build_is_never_loaded(tmp_path: Path, monkeypatch: pytest
     shutil.copytree(native.native_dir(), tmp_path / "native")
     next((tmp_path / "native" / "engine").glob("shell.*")).unlink()
     monkeypatch.setattr(native, "native_dir", lambda: tmp_path / "native")
+    monkeypatch.delenv("BREAKER_TUI_PURE", raising=False)
     path: list[str] = []
     assert native.activate(path).startswith("python (the compiled build lacks shell")
     assert path == []

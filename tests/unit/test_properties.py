@@ -187,3 +187,14 @@ def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> N
         assert fast == shellfacts.analyze_general(cmd)
     for word in cmd.split():
         assert shellfacts.split_word(word) == op_words(word)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(["a", "b", ".", "1", "127", "..", "x.y", ":"]), max_size=8))
+def test_site_fast_path_agrees_with_the_label_split(parts: list[str]) -> None:
+    from engine.urls import _QUAD, site_of
+
+    host = "".join(parts)
+    labels = [p for p in host.split(".") if p]
+    whole = _QUAD.fullmatch(host) is not None or ":" in host or len(labels) <= 2
+    assert site_of(host) == (host if whole else ".".join(labels[-2:]))
