@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 # JavaScript's `\s` (with the u flag), hard-coded: Python's differs.
 JS_SPACE = frozenset(
@@ -46,6 +45,7 @@ BOOL_FLAGS = frozenset(
 )
 _URL = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^" + JS_SPACE_CLASS + r"\"'\\<>`]|\\\.)+")
 _URL_ASCII = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://(?:[^\s\"'\\<>`]|\\\.)+", re.ASCII)
+_URL_NO_ESCAPES = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s\"'\\<>`]+", re.ASCII)  # `_URL_ASCII` without a backslash
 _URL_TRAIL_CHARS = ".,;:!?)]}'\""
 OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")  # longest first
 _OPS = "|".join(re.escape(o) for o in OPERATORS)
@@ -309,31 +309,32 @@ def extract_urls(command: str) -> list[str]:
     if "://" not in command:
         return []
     seen: dict[str, None] = {}
-    for m in _url_matches(command):
-        u = m.group().replace("\\.", ".")
-        u = u.rstrip(_URL_TRAIL_CHARS)
-        if u not in seen:
-            seen[u] = None
+    for u in _url_texts(command):
+        if "\\" in u:
+            u = u.replace("\\.", ".")
+        seen[u.rstrip(_URL_TRAIL_CHARS)] = None
     return list(seen)
 
 
-def _url_matches(command: str) -> Iterator[re.Match[str]]:
-    """What `_URL.finditer` finds, but only trying the places just before a `://` (plain ASCII text)."""
-    if not _plain_ascii(command):
-        yield from _URL.finditer(command)
-        return
+def _url_texts(command: str) -> list[str]:
+    """What `_URL.finditer` finds, but in ASCII text only trying the places just before a `://`."""
+    if not command.isascii():  # JavaScript's `\s` beyond ASCII needs the full pattern
+        return [m.group() for m in _URL.finditer(command)]
+    pattern = _URL_ASCII if "\\" in command else _URL_NO_ESCAPES
+    out: list[str] = []
     done = 0
     i = command.find("://")
     while i >= 0:
         for k in (5, 4):  # https, http
             start = i - k
             if start >= done and command[start:i].lower() == ("https" if k == 5 else "http"):
-                m = _URL_ASCII.match(command, start)
+                m = pattern.match(command, start)
                 if m is not None:
-                    yield m
+                    out.append(m.group())
                     done = m.end()
                 break
         i = command.find("://", max(i + 3, done))
+    return out
 
 
 def _clean_sink(s: str) -> str | None:

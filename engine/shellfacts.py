@@ -8,7 +8,6 @@ regular-expression scans. `analyze_general` is the reference; a property test ho
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -18,7 +17,6 @@ from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, Tok
 _NAV = frozenset({"cd", "pushd", "export"})
 _OP_START = frozenset("|&;<>")
 _OPERATOR_SET = frozenset(OPERATORS)
-_URL_END = re.compile(r"[^\s<>`]*", re.ASCII)  # a plain URL runs to whitespace, `<`, `>` or a backtick
 _LONGEST = sorted(OPERATORS, key=len, reverse=True)
 
 
@@ -159,27 +157,6 @@ def _sink_words(toks: list[str]) -> str | None:
     return None
 
 
-def _urls(command: str) -> tuple[str, ...]:
-    """`extract_urls` for plain text: no backslash to unescape, URLs end at whitespace, `<`, `>`, backtick."""
-    found: list[str] = []
-    done = 0
-    i = command.find("://")
-    while i >= 0:
-        for k in (5, 4):  # https, http
-            start = i - k
-            if start >= done and command[start:i].lower() == ("https" if k == 5 else "http"):
-                m = _URL_END.match(command, i + 3)
-                end = m.end() if m else i + 3
-                if end > i + 3:
-                    u = command[start:end].rstrip(shell._URL_TRAIL_CHARS)
-                    if u not in found:
-                        found.append(u)
-                    done = end
-                break
-        i = command.find("://", max(i + 3, done))
-    return tuple(found)
-
-
 def plain_facts(command: str) -> ShellFacts | None:
     """The facts of a plain command (see `is_plain`), or None when the general path must decide."""
     words = command.split()
@@ -206,7 +183,7 @@ def plain_facts(command: str) -> ShellFacts | None:
             sink = shell.sink_of_tokens(toks)
         else:
             sink = _sink_words(words)
-    urls = _urls(command) if "://" in command else ()
+    urls = tuple(shell.extract_urls(command)) if "://" in command else ()
     return ShellFacts(verb, stripped, sink, urls)
 
 

@@ -198,3 +198,17 @@ def test_site_fast_path_agrees_with_the_label_split(parts: list[str]) -> None:
     labels = [p for p in host.split(".") if p]
     whole = _QUAD.fullmatch(host) is not None or ":" in host or len(labels) <= 2
     assert site_of(host) == (host if whole else ".".join(labels[-2:]))
+
+
+url_text = st.lists(
+    st.sampled_from([*"ab ./:'\"\\<>`\t\x1c?&=#", "http://", "HTTPS://", "hTtP://", "://", "\\.", "x.y", "中"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=800)
+@given(url_text)
+def test_url_scan_agrees_with_the_full_pattern(cmd: str) -> None:
+    from engine import shell
+
+    assert shell._url_texts(cmd) == [m.group() for m in shell._URL.finditer(cmd)]
