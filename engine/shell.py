@@ -90,7 +90,6 @@ def _dq(body: str, tail: str | None) -> str:
 
 _QUOTEY = re.compile(r"['\"\\\\]")
 _WS_SPLIT = re.compile(_WS + "+")
-_PY_ONLY_SPACE = re.compile("[\x1c-\x1f]")  # ASCII characters Python's split() treats as space, JS does not
 # Quote-free text: an operator with its descriptor digits, or a word. A word run consumes digits
 # glued to earlier word text, so a digit prefix can only start a word (as D6 requires).
 _REDIR_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] in "<>")  # may take a descriptor prefix
@@ -100,8 +99,13 @@ _SIMPLE_OP_ASCII = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS 
 
 
 def _plain_ascii(text: str) -> bool:
-    """ASCII without the four characters Python calls whitespace and JavaScript does not."""
-    return text.isascii() and not _PY_ONLY_SPACE.search(text)
+    """ASCII without the four characters (0x1c-0x1f) Python calls whitespace and JavaScript does not."""
+    return text.isascii() and "\x1c" not in text and "\x1d" not in text and "\x1e" not in text and "\x1f" not in text
+
+
+def is_plain(command: str) -> bool:
+    """Plain ASCII (see `_plain_ascii`) without quotes or backslashes: split on whitespace, it is tokenized."""
+    return _plain_ascii(command) and "'" not in command and '"' not in command and "\\" not in command
 
 
 def tokenize(command: str) -> list[str]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from engine import shell
-from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, Tok
+from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, Tok, is_plain
 
 _NAV = frozenset({"cd", "pushd", "export"})
 _OP_START = frozenset("|&;<>")
@@ -27,20 +27,6 @@ class ShellFacts(NamedTuple):
     stripped: str
     sink: str | None
     urls: tuple[str, ...]
-
-
-def is_plain(command: str) -> bool:
-    """ASCII without quotes, backslashes or the four characters Python splits on and JavaScript does not."""
-    return (
-        command.isascii()
-        and "'" not in command
-        and '"' not in command
-        and "\\" not in command
-        and "\x1c" not in command
-        and "\x1d" not in command
-        and "\x1e" not in command
-        and "\x1f" not in command
-    )
 
 
 def _has_op(s: str) -> bool:
