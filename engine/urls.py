@@ -103,6 +103,37 @@ def _parse(text: str) -> tuple[str, str, str, str] | None:
     return href[host_start:host_end], port, href[path_start:search_start], href[search_start:hash_start]
 
 
+_BASES: dict[str, tuple[str, str, str, str] | None] = {}
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what the URL parser trims from both ends of its input
+
+
+def parse_apart(text: str) -> tuple[str, str, str, str] | None:
+    """`_parse`, with the part before the query parsed once per distinct text (loops vary the query).
+
+    Validity, host, port and path are all decided before the first `?`, and the parser only
+    percent-encodes a query, so the search comes back as written (minus what the parser drops:
+    tabs and newlines, and the input's trailing controls); `form_decode` reads both forms alike.
+    """
+    q = text.find("?")
+    if q <= 0 or text[q - 1] <= " " or "#" in text[:q]:  # no query, or the base would lose a trailing char
+        return _parse(text)
+    base = text[:q]
+    parts = _BASES.get(base)
+    if parts is None:
+        if base in _BASES:
+            return None
+        if len(_BASES) >= _CACHE_MAX:
+            _BASES.clear()
+        parts = _BASES[base] = _parse(base)
+        if parts is None:
+            return None
+    h = text.find("#", q)
+    search = text[q:h] if h >= 0 else text[q:].rstrip(_C0_OR_SPACE)
+    if "\t" in search or "\n" in search or "\r" in search:
+        search = search.replace("\t", "").replace("\n", "").replace("\r", "")
+    return parts[0], parts[1], parts[2], search
+
+
 def site_of(host: str) -> str:
     """The seed's `siteOf`: IP literals whole, otherwise the last two labels."""
     if ":" in host or ("0" <= host[-1:] <= "9" and _QUAD.fullmatch(host)):
@@ -145,7 +176,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
         return None
     if not (s.startswith("https://") or s.startswith("http://") or _SCHEME.match(s)):
         s = "https://" + s
-    parts = _parse(usv(s))
+    parts = parse_apart(usv(s))
     if parts is None:
         return None
     host, port, path, search = parts

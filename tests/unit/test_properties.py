@@ -212,3 +212,29 @@ def test_url_scan_agrees_with_the_full_pattern(cmd: str) -> None:
     from engine import shell
 
     assert shell._url_texts(cmd) == [m.group() for m in shell._URL.finditer(cmd)]
+
+
+url_tail = st.lists(
+    st.sampled_from(
+        [
+            *"ab/?#&=+%:@[]\\. \t\n\r\x01'\"<>`",
+            *("é", "%C3", "%41", "xn--", "127.0.0.1", ":8080", "[::1]", "a.b.c", "?", "??", "#?", "\x00", "\x1f"),
+        ]
+    ),
+    max_size=25,
+).map("".join)
+url_like = st.tuples(st.sampled_from(["https://", "http://a", "foo://", "file:///", "HTTPS://x.y", ""]), url_tail).map(
+    "".join
+)
+
+
+@settings(max_examples=1500)
+@given(url_like)
+def test_query_apart_parse_agrees_with_the_whole_parse(text: str) -> None:
+    from engine import urls
+
+    whole, apart = urls._parse(text), urls.parse_apart(text)
+    assert (whole is None) == (apart is None)
+    if whole is not None and apart is not None:
+        assert whole[:3] == apart[:3]
+        assert urls.form_decode(whole[3]) == urls.form_decode(apart[3])
