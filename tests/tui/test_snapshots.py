@@ -24,6 +24,9 @@ def _before(app: Any, ready: Any) -> Any:
 
     async def before(pilot: Any) -> None:
         await wait_until(ready, 10, "the scripted feed")
+        app.refresh_view()  # adds the agent tab if the 20 Hz repaint has not yet
+        # a new tab's underline is placed after a later refresh: picture it settled, not in between
+        await wait_until(lambda: app.w_tabs.query_one("Underline").highlight_end > 0, 10, "the tab underline")
         await pilot.pause()
         app.clear_notifications()
         app.refresh_view()
