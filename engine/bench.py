@@ -13,34 +13,16 @@ from typing import Any
 
 import engine
 from engine.breaker import Breaker
+from engine.corpora import clean_generators
 from engine.degeneracy import DegeneracyDetector
 from engine.repetition import RepetitionDetector
 from engine.textgen import expand
 
-VERBS = ["check", "verify", "inspect", "read", "compare", "trace", "confirm"]
-OBJS = ["the adapter", "the schema", "the config row", "the log line", "the registry", "the detector"]
-
 
 def clean_corpus(scale: int = 1) -> str:
-    """A large never-tripping stream: varied English reasoning, unique prose and varied CJK."""
-    parts = [
-        {
-            "gen": "seq",
-            "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} "
-            "suggests case {i*31%7919}. ",
-            "from": 0,
-            "to": 12000 * scale,
-            "lists": {"v": VERBS, "o": OBJS},
-        },
-        {"gen": "seq", "template": "token{i}x{i*7919%104729} ", "from": 0, "to": 60000 * scale},
-        {
-            "gen": "seq",
-            "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
-            "from": 0,
-            "to": 12000 * scale,
-        },
-    ]
-    return "".join(expand(p) for p in parts)
+    """A large never-tripping stream: the seeds' clean generators (varied English, unique prose, CJK), scaled."""
+    specs = clean_generators(reasoning=12000 * scale, prose=60000 * scale, cjk=12000 * scale)
+    return "".join(expand(p) for p in specs.values())
 
 
 def tool_calls(n: int) -> list[tuple[str, dict[str, Any]]]:

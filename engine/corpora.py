@@ -2,6 +2,30 @@
 
 from typing import Any
 
+VERBS = ["check", "verify", "inspect", "read", "compare", "trace", "confirm"]
+OBJECTS = ["the adapter", "the schema", "the config row", "the log line", "the registry", "the detector"]
+
+
+def clean_generators(reasoning: int, prose: int, cjk: int) -> dict[str, Any]:
+    """The seeds' three never-tripping generators (varied reasoning, unique prose, varied CJK), sized."""
+    return {
+        "CLEAN varied reasoning": {
+            "gen": "seq",
+            "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} suggests case {i*31%7919}. ",
+            "from": 0,
+            "to": reasoning,
+            "lists": {"v": VERBS, "o": OBJECTS},
+        },
+        "CLEAN unique prose": {"gen": "seq", "template": "token{i}x{i*7919%104729} ", "from": 0, "to": prose},
+        "CLEAN varied cjk": {
+            "gen": "seq",
+            "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
+            "from": 0,
+            "to": cjk,
+        },
+    }
+
+
 LENS_A: dict[str, Any] = {
     "LOOP verbatim en x40": {
         "gen": "repeat",
@@ -42,67 +66,11 @@ LENS_A: dict[str, Any] = {
         "from": 0,
         "to": 300,
     },
-    "CLEAN varied reasoning": {
-        "gen": "seq",
-        "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} suggests case {i*31%7919}. ",
-        "from": 0,
-        "to": 500,
-        "lists": {
-            "v": ["check", "verify", "inspect", "read", "compare", "trace", "confirm"],
-            "o": [
-                "the adapter",
-                "the schema",
-                "the config row",
-                "the log line",
-                "the registry",
-                "the detector",
-            ],
-        },
-    },
-    "CLEAN unique prose": {
-        "gen": "seq",
-        "template": "token{i}x{i*7919%104729} ",
-        "from": 0,
-        "to": 15000,
-    },
-    "CLEAN varied cjk": {
-        "gen": "seq",
-        "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
-        "from": 0,
-        "to": 500,
-    },
+    **clean_generators(reasoning=500, prose=15000, cjk=500),
 }
 
 LENS_B_CLEAN: dict[str, Any] = {
-    "CLEAN varied reasoning": {
-        "gen": "seq",
-        "template": "Step {i}: I should {v[i%7]} {o[i*5+1%6]} because reason{i*13%9973} suggests case {i*31%7919}. ",
-        "from": 0,
-        "to": 600,
-        "lists": {
-            "v": ["check", "verify", "inspect", "read", "compare", "trace", "confirm"],
-            "o": [
-                "the adapter",
-                "the schema",
-                "the config row",
-                "the log line",
-                "the registry",
-                "the detector",
-            ],
-        },
-    },
-    "CLEAN unique prose": {
-        "gen": "seq",
-        "template": "token{i}x{i*7919%104729} ",
-        "from": 0,
-        "to": 20000,
-    },
-    "CLEAN varied cjk": {
-        "gen": "seq",
-        "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
-        "from": 0,
-        "to": 600,
-    },
+    **clean_generators(reasoning=600, prose=20000, cjk=600),
     "CLEAN markdown rules in prose": {
         "gen": "seq",
         "template": "第{i}步：核对项{i*7919%104729}，理由{i*13%9973}指向情形{i*31%7919}。",
