@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # JavaScript's `\s` (with the u flag), hard-coded: Python's differs.
 JS_SPACE = frozenset(
@@ -49,6 +50,7 @@ _URL_NO_ESCAPES = re.compile(r"[Hh][Tt][Tt][Pp][Ss]?://[^\s\"'\\<>`]+", re.ASCII
 _URL_TRAIL_CHARS = ".,;:!?)]}'\""
 OPERATORS = ("&>>", "<<<", "&&", "||", "|&", ">>", ">&", "&>", "<<", "<&", ";", "&", "|", "<", ">")  # longest first
 _OPS = "|".join(re.escape(o) for o in OPERATORS)
+_LONGEST = sorted(OPERATORS, key=len, reverse=True)
 _OP_CHARS = frozenset("|&;<>")
 GENERIC_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/tty", "-"})
 _SINK_REDIRECTS = frozenset({">", ">>", "1>", "1>>", "&>", "&>>"})
@@ -95,7 +97,6 @@ _WS_SPLIT = re.compile(_WS + "+")
 _REDIR_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] in "<>")  # may take a descriptor prefix
 _OTHER_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] not in "<>")
 _SIMPLE_OP = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^" + JS_SPACE_CLASS + r"|&;<>]+)")
-_SIMPLE_OP_ASCII = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^\s|&;<>]+)", re.ASCII)
 
 
 def _plain_ascii(text: str) -> bool:
@@ -182,19 +183,80 @@ def op_tokenize(command: str) -> list[Tok]:
     return toks
 
 
+def has_operator(s: str) -> bool:
+    """Whether the text holds an operator character (`| & ; < >`)."""
+    return "|" in s or "&" in s or ";" in s or "<" in s or ">" in s
+
+
+@lru_cache(maxsize=256)
+def _op_run(run: str) -> tuple[str, ...]:
+    """A run of operator characters cut into operators, longest first (as the D6 tokenizer does)."""
+    out = []
+    i = 0
+    while i < len(run):
+        op = next(o for o in _LONGEST if run.startswith(o, i))
+        out.append(op)
+        i += len(op)
+    return tuple(out)
+
+
+def _next_op(word: str, start: int) -> int:
+    """The offset of the first operator character at or after `start`, or `len(word)`."""
+    best = len(word)
+    for c in "|&;<>":
+        k = word.find(c, start, best)
+        if k >= 0:
+            best = k
+    return best
+
+
+def split_word(word: str) -> list[Tok]:
+    """One whitespace-free plain word as D6 tokens; a digit-only piece before a redirect joins it."""
+    out: list[Tok] = []
+    n = len(word)
+    i = 0
+    while i < n:
+        j = _next_op(word, i)
+        piece = word[i:j]
+        if j == n:
+            out.append((piece, False, 0))
+            break
+        e = j + 1
+        while e < n and word[e] in "|&;<>":
+            e += 1
+        run = word[j:e]
+        ops = (run,) if e - j == 1 else _op_run(run)
+        first = ops[0]
+        if piece and first[0] in "<>" and piece.isdigit():
+            out.append((piece + first, True, 0))
+        else:
+            if piece:
+                out.append((piece, False, 0))
+            out.append((first, True, 0))
+        for o in ops[1:]:
+            out.append((o, True, 0))
+        i = e
+    return out
+
+
+def words_to_tokens(words: list[str]) -> list[Tok]:
+    """The D6 tokens of plain text already split on whitespace: only words with an operator are cut."""
+    out: list[Tok] = []
+    for w in words:
+        if has_operator(w):
+            out += split_word(w)
+        else:
+            out.append((w, False, 0))
+    return out
+
+
 def op_words(command: str) -> list[Tok]:
     """`op_tokenize` without exact word offsets when none are needed (the common, quote-free case)."""
     if _QUOTEY.search(command):
         return op_tokenize(command)
     if not _plain_ascii(command):
         return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP.findall(command)]
-    out: list[Tok] = []
-    for tok in command.split():  # whitespace separates tokens here exactly as in the D6 tokenizer
-        if "|" in tok or "&" in tok or ";" in tok or "<" in tok or ">" in tok:
-            out += [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP_ASCII.findall(tok)]
-        else:
-            out.append((tok, False, 0))
-    return out
+    return words_to_tokens(command.split())  # whitespace separates tokens here exactly as in the D6 tokenizer
 
 
 def drop_navigation(command: str) -> str:

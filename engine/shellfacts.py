@@ -12,12 +12,11 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from engine import shell
-from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, Tok, is_plain
+from engine.shell import HTTP_VERBS, OPERATORS, WRAPPERS, has_operator, is_plain, words_to_tokens
 
 _NAV = frozenset({"cd", "pushd", "export"})
 _OP_START = frozenset("|&;<>")
 _OPERATOR_SET = frozenset(OPERATORS)
-_LONGEST = sorted(OPERATORS, key=len, reverse=True)
 
 
 class ShellFacts(NamedTuple):
@@ -29,70 +28,15 @@ class ShellFacts(NamedTuple):
     urls: tuple[str, ...]
 
 
-def _has_op(s: str) -> bool:
-    return "|" in s or "&" in s or ";" in s or "<" in s or ">" in s
-
-
-@lru_cache(maxsize=256)
-def _op_run(run: str) -> tuple[str, ...]:
-    """A run of operator characters cut into operators, longest first (as the D6 tokenizer does)."""
-    out = []
-    i = 0
-    while i < len(run):
-        op = next(o for o in _LONGEST if run.startswith(o, i))
-        out.append(op)
-        i += len(op)
-    return tuple(out)
-
-
-def _next_op(word: str, start: int) -> int:
-    """The offset of the first operator character at or after `start`, or `len(word)`."""
-    best = len(word)
-    for c in "|&;<>":
-        k = word.find(c, start, best)
-        if k >= 0:
-            best = k
-    return best
-
-
-def split_word(word: str) -> list[Tok]:
-    """One whitespace-free plain word as D6 tokens; a digit-only piece before a redirect joins it."""
-    out: list[Tok] = []
-    n = len(word)
-    i = 0
-    while i < n:
-        j = _next_op(word, i)
-        piece = word[i:j]
-        if j == n:
-            out.append((piece, False, 0))
-            break
-        e = j + 1
-        while e < n and word[e] in "|&;<>":
-            e += 1
-        run = word[j:e]
-        ops = (run,) if e - j == 1 else _op_run(run)
-        first = ops[0]
-        if piece and first[0] in "<>" and piece.isdigit():
-            out.append((piece + first, True, 0))
-        else:
-            if piece:
-                out.append((piece, False, 0))
-            out.append((first, True, 0))
-        for o in ops[1:]:
-            out.append((o, True, 0))
-        i = e
-    return out
-
-
 def _nav_start(words: list[str]) -> int:
     """D5 on a word list: the index of the first word after `cd X &&`-style segments, or -1 when unsure."""
     k = 0
     n = len(words)
     while k < n and words[k] in _NAV:
         if n - k < 3:  # an operator inside the next word could still make a segment
-            return -1 if any(_has_op(w) for w in words[k + 1 :]) else k
+            return -1 if any(has_operator(w) for w in words[k + 1 :]) else k
         b = words[k + 1]
-        if _has_op(b):
+        if has_operator(b):
             return -1
         sep = words[k + 2]
         if sep != "&&" and sep != ";":
@@ -146,7 +90,7 @@ def _sink_words(toks: list[str]) -> str | None:
 def plain_facts(command: str) -> ShellFacts | None:
     """The facts of a plain command (see `is_plain`), or None when the general path must decide."""
     words = command.split()
-    ops = _has_op(command)
+    ops = has_operator(command)
     if ops and words and words[0] in _NAV:  # navigation is only dropped before an operator
         k = _nav_start(words)
         if k < 0:
@@ -159,16 +103,7 @@ def plain_facts(command: str) -> ShellFacts | None:
     stripped = _stripped(words, verb) if verb else ""
     sink = None
     if ">" in command or "-o" in command or "-O" in command or "tee" in command:
-        if ops:
-            toks: list[Tok] = []
-            for w in words:
-                if _has_op(w):
-                    toks += split_word(w)
-                else:
-                    toks.append((w, False, 0))
-            sink = shell.sink_of_tokens(toks)
-        else:
-            sink = _sink_words(words)
+        sink = shell.sink_of_tokens(words_to_tokens(words)) if ops else _sink_words(words)
     urls = tuple(shell.extract_urls(command)) if "://" in command else ()
     return ShellFacts(verb, stripped, sink, urls)
 
