@@ -53,14 +53,21 @@ def digest(src: Path = SOURCE_DIR) -> str:
     return h.hexdigest()
 
 
+def recorded_digest() -> str | None:
+    """The digest the compiled build was made from, or None when there is no build."""
+    try:
+        return (native_dir() / "DIGEST").read_text().strip()
+    except OSError:
+        return None
+
+
 def activate(package_path: list[str]) -> str:
     """Put the compiled modules first on `package_path` if they match; return which build runs and why."""
     if os.environ.get(PURE_ENV):
         return f"python ({PURE_ENV} is set)"
     out = native_dir()
-    try:
-        recorded = (out / "DIGEST").read_text().strip()
-    except OSError:
+    recorded = recorded_digest()
+    if recorded is None:
         return "python (no compiled build: run `make setup` or `python -m engine.nativebuild`)"
     try:
         if recorded != digest():

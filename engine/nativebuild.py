@@ -8,15 +8,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.native import GROUP, MODULES, SOURCE_DIR, digest, native_dir
+from engine.native import GROUP, MODULES, SOURCE_DIR, digest, native_dir, recorded_digest
 
 
 def is_current() -> bool:
     """Whether the compiled build matches the current sources."""
-    try:
-        return (native_dir() / "DIGEST").read_text().strip() == digest()
-    except OSError:
-        return False
+    return recorded_digest() == digest()
 
 
 def build() -> int:
