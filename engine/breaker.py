@@ -381,7 +381,8 @@ class Breaker:
                 return self._enforce(agent, v)
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
-        cp = fingerprints(tool, args, self.config.repeat)
+        body = self.rules.body(agent, call_id) if self.rules is not None else None
+        cp = fingerprints(tool, args, self.config.repeat, body)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
