@@ -506,6 +506,8 @@ class Breaker:
                         seen.setdefault(fp, None)
                 rows = [WindowRow(fp, slot.tally.get(fp, 0), limit_for(fp, limits), fp in a.last_hits) for fp in seen]
             f = a.deg.last_features() if a.deg is not None else None
+            hit = self.rules.cycles.last_hit(name) if self.rules is not None else None
+            fails = self.rules.failures.counts(name) if self.rules is not None else self.failures.counts(name)
             out.append(
                 AgentScores(
                     agent=name,
@@ -525,7 +527,7 @@ class Breaker:
                     meaning_history=tuple(a.meaning_hist),
                     reasoning_chars=a.reasoning_chars,
                     max_reasoning_chars=th.maxReasoningChars,
-                    failures=tuple((f"{t}:{s}", n) for (t, s), n in self.failures.counts(name).items()),
+                    failures=tuple((f"{t}:{s}", n) for (t, s), n in fails.items()),
                     trips=a.trips,
                     retries_used=a.retries_used,
                     local_exempt=bool(slot and slot.exempt),
@@ -533,6 +535,9 @@ class Breaker:
                     thinking_off=self.thinking_off(name),
                     denials=a.denials,
                     asks=a.asks,
+                    cycle=hit.calls if hit else (),
+                    cycle_rule=hit.rule if hit else "",
+                    cycle_period=hit.period if hit else 0,
                 )
             )
         return Snapshot(tuple(out), self.enforcing)

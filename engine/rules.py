@@ -24,7 +24,7 @@ from engine.progress import failed, mutates, result_key
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
-_LAST_CAP = 1024
+_LAST_CAP = 512
 LABEL_CHARS = 100
 
 
