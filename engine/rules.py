@@ -20,7 +20,7 @@ from engine.fingerprints import exact_body
 from engine.messages import failure_denial, preview
 from engine.monologue import Monologue
 from engine.outcomes import Outcome, ProgressFailures
-from engine.progress import failed, mutates, result_key
+from engine.progress import echo_words, failed, mutates, result_key
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
@@ -164,7 +164,7 @@ class DefaultRules:
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
         bad = failed(tool, args, text, is_error, exit)
-        key = result_key(text)
+        key = result_key(text, echo_words(tool, args))
         before = self.failures.epoch(agent)
         body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignoreArgs)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
