@@ -85,9 +85,9 @@ class StreamTrip:
         if d.get("rule") == "low-novelty":
             return f"block={d['block']} overlap={d['overlap']} streak={d['streak']}"
         if d.get("rule") == "verbatim-loop":
-            return f"a {d['unit']}-char unit written {d['copies']} times: {d.get('sample', '')!r}"
+            return f"a {d['unit']}-char unit written {d['copies']} times"
         if d.get("rule") in ("monologue", "restated-plan"):
-            return f"the same {'answer' if d['rule'] == 'monologue' else 'plan'} in {d['steps']} steps: {d['sample']!r}"
+            return f"the same {'answer' if d['rule'] == 'monologue' else 'plan'} in {d['steps']} steps"
         if d.get("rule") == "max-reasoning-chars":
             return f"reasoning chars {d['offset']} over the cap"
         return f"block={d.get('block')} (exact repeat of an earlier block)"
