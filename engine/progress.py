@@ -99,6 +99,8 @@ def echo_words(tool: str, args: Any) -> tuple[str, ...]:
 def strip_exit(text: str) -> str:
     """The result text without dsh's trailing `[exit code: N]`."""
     tail = text[-40:]
+    if "]" not in tail:
+        return text
     m = _EXIT.search(tail)
     return text[: len(text) - len(tail) + m.start()] if m else text
 

@@ -44,6 +44,13 @@ class _Agent:
     order: deque[str] = field(default_factory=deque)
 
 
+def _progress(prev: tuple[int, int] | None, key: int, epoch: int, bad: bool) -> bool:
+    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
+    if prev is None:
+        return False
+    return prev[1] != epoch or (not bad and prev[0] != key)
+
+
 def cycle_message(hit: CycleHit) -> str:
     """The denial text for a cycle, paging or backstop hit: what loop was seen, with counts."""
     calls = "; ".join(f"{label} (×{n})" for label, n in hit.calls[:17])
@@ -170,8 +177,9 @@ class DefaultRules:
         outcome = self.failures.record(agent, tool, args, text, bad, changed, body, key)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None:
-            if p.entry and window is not None:
-                keep = tuple(fp for fp in p.entry if not self._progress(a, fp, key, before, bad))
+            last = a.last
+            if p.entry and window is not None and last:
+                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad))
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)
             if len(a.last) >= _LAST_CAP:
@@ -186,14 +194,6 @@ class DefaultRules:
         a = self.agents.get(agent)
         if a is not None:
             a.pending.pop(call_id, None)
-
-    @staticmethod
-    def _progress(a: _Agent, fp: str, key: int, epoch: int, bad: bool) -> bool:
-        """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
-        prev = a.last.get(fp)
-        if prev is None:
-            return False
-        return prev[1] != epoch or (not bad and prev[0] != key)
 
     def epoch(self, agent: str) -> int:
         """Successful workspace changes this turn."""
