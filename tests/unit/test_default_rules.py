@@ -229,3 +229,18 @@ def test_memory_stays_flat_over_a_1000_call_session() -> None:
     late = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert late - early < 64_000, (early, late)
+
+
+def test_a_429_retried_with_growing_backoff_is_not_blocked_but_a_constant_wait_is() -> None:
+    fetch = bash("curl -sf https://api.example.com/v1/items")
+    s = Session()
+    for w in (2, 4, 8):
+        s.call("bash", fetch, "curl: (22) The requested URL returned error: 429", exit=22)
+        s.call("bash", bash(f"sleep {w}"), "")
+    s.call("bash", fetch, '{"items": []}')
+    assert s.blocked() == [] and s.steers == 0
+    stuck = Session()
+    for _ in range(6):
+        stuck.call("bash", fetch, "curl: (22) The requested URL returned error: 429", exit=22)
+        stuck.call("bash", bash("sleep 5"), "")
+    assert stuck.blocked() and stuck.blocked()[0] <= 9
