@@ -244,3 +244,17 @@ def test_a_429_retried_with_growing_backoff_is_not_blocked_but_a_constant_wait_i
         stuck.call("bash", fetch, "curl: (22) The requested URL returned error: 429", exit=22)
         stuck.call("bash", bash("sleep 5"), "")
     assert stuck.blocked() and stuck.blocked()[0] <= 9
+
+
+def test_engine_section_is_validated_with_clear_errors() -> None:
+    from engine.config import BreakerConfig
+    from engine.errors import ConfigError
+
+    assert BreakerConfig.from_mapping({"engine": {"mode": "seed"}}).engine.seed
+    for bad, needle in (({"mode": "fast"}, "engine.mode"), ({"cycleWindw": 3}, "did you mean `cycleWindow`")):
+        try:
+            BreakerConfig.from_mapping({"engine": bad})
+        except ConfigError as e:
+            assert needle in str(e)
+        else:
+            raise AssertionError(f"{bad} was accepted")
