@@ -182,7 +182,8 @@ class DefaultRules:
                 # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
                 a.longest_wait = wait
                 changed = True
-        outcome = self.failures.record(agent, tool, args, text, bad, changed, body, key)
+        # errors compare raw (folded): an error naming its own test id is a different error
+        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None:
             last = a.last

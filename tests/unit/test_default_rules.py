@@ -97,6 +97,13 @@ def test_tests_fixed_one_by_one_by_node_id_are_different_calls() -> None:
     assert s.blocked() == []
 
 
+def test_calls_differing_only_in_numbers_that_fail_identically_are_one_failing_action() -> None:
+    s = Session()
+    for n in range(1, 6):
+        s.call("bash", bash(f"python3 -c 'print({n}/0)'"), "ZeroDivisionError: division by zero", exit=1)
+    assert s.steers >= 1 and s.blocked()[0] == 4
+
+
 def test_same_failure_after_every_cosmetic_edit_is_denied_at_the_5th_run() -> None:
     s = Session()
     for k in range(6):
