@@ -167,6 +167,20 @@ def test_period_7_view_cycle_is_denied_within_15_calls_and_named() -> None:
     assert scores is not None and scores.cycle_rule == "cycle" and scores.cycle
 
 
+def test_resetting_the_windows_forgets_the_cycle() -> None:
+    s = Session()
+    ranges = [[k * 40 + 1, k * 40 + 40] for k in range(5)]
+    for _ in range(5):
+        for r in ranges:
+            s.call("str_replace_editor", {"command": "view", "path": "/repo/a.py", "view_range": r}, f"lines {r}")
+    assert s.blocked()
+    s.b.reset_windows("A")
+    v = s.call("str_replace_editor", {"command": "view", "path": "/repo/a.py", "view_range": ranges[0]}, "x")
+    assert v.kind == "allow"
+    scores = s.b.snapshot().get("A")
+    assert scores is not None and scores.cycle == ()
+
+
 def test_scrolling_one_file_for_45_calls_is_caught_but_8_pages_are_not() -> None:
     s = Session()
     for k in range(45):
