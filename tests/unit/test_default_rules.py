@@ -55,6 +55,9 @@ def test_search_with_no_match_is_not_a_failure() -> None:
         assert not failed("bash", bash(cmd), "[exit code: 1]", True, None)
     assert failed("bash", bash("grep -rn x src"), "grep: src: No such file\n[exit code: 2]", False, None)
     assert failed("bash", bash("pytest"), "1 failed\n[exit code: 1]", False, None)
+    assert not failed("bash", bash("grep -c E1001 a.py b.py"), "a.py:0\nb.py:0", False, 1)
+    assert not failed("bash", bash("diff old.txt new.txt"), "1c1\n< a\n---\n> b", False, 1)
+    assert failed("bash", bash("diff old.txt new.txt"), "diff: old.txt: No such file or directory", False, 2)
 
 
 def test_mutation_verbs() -> None:
