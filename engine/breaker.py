@@ -4,106 +4,25 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from engine import events as ev
 from engine.config import BreakerConfig
 from engine.degeneracy import DegeneracyDetector, DegeneracySettings
 from engine.failures import FailureGuard, FailureSettings
-from engine.fingerprints import fingerprints, limit_for
-from engine.messages import Hit, failure_denial, failure_guidance, post_trip_hint
+from engine.fingerprints import fingerprints, kind_of, limit_for
+from engine.messages import failure_denial, failure_guidance, post_trip_hint
 from engine.repeat import RepeatGuard, RepeatVerdict
 from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.rules import DefaultRules
+from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
 from engine.units import utf16_len
+from engine.verbatim import ProseFilter, VerbatimDetector
+from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
 HISTORY = 60
-
-
-class Verdict(NamedTuple):
-    """The answer to a tool check: allow, deny (with the text the model gets) or ask (with the reason)."""
-
-    kind: Literal["allow", "deny", "ask"]
-    message: str = ""
-    source: Literal["", "repeat", "failure", "observe"] = ""
-    hits: tuple[Hit, ...] = ()
-    note: str | None = None
-    fingerprints: tuple[str, ...] = ()
-    local: bool = False
-    would: Literal["", "deny", "ask"] = ""  # what enforcement would have done while paused
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (recordings, `scan --json`)."""
-        return {
-            "kind": self.kind,
-            "source": self.source,
-            "hits": [h.as_list() for h in self.hits],
-            "note": self.note,
-            "would": self.would,
-            "message": self.message,
-        }
-
-
-ALLOW = Verdict("allow")
-
-
-@dataclass(frozen=True, slots=True)
-class StreamTrip:
-    """A reasoning/answer/output stream tripped a lens; `action` is the recovery the seeds define."""
-
-    agent: str
-    stream: Literal["reasoning", "answer", "output"]
-    rule: str
-    descriptor: dict[str, Any]
-    action: Literal["abort_retry", "abort", "observe"]
-    reasoning_chars: int
-    turn: int
-
-    @property
-    def failure_message(self) -> str:
-        """The `failure.message` of the terminal `aborted` chunk."""
-        return (
-            f"thinking-breaker aborted a runaway {self.stream} stream "
-            f"({self.rule}, {self.reasoning_chars} reasoning chars)"
-        )
-
-    def evidence(self) -> str:
-        """One line of evidence for banners and logs."""
-        d = self.descriptor
-        if "evidence" in d:
-            st = d.get("stats", {})
-            return (
-                f"evidence={'+'.join(d['evidence'])} block={d['block']} meaning={st.get('meaningRatio')} "
-                f"noise={st.get('noiseRatio')} variety={st.get('variety')} maxRun={st.get('maxRun')} "
-                f"runs={st.get('runCount')} emoji={st.get('emoji')}"
-            )
-        if d.get("rule") == "low-novelty":
-            return f"block={d['block']} overlap={d['overlap']} streak={d['streak']}"
-        if d.get("rule") == "max-reasoning-chars":
-            return f"reasoning chars {d['offset']} over the cap"
-        return f"block={d.get('block')} (exact repeat of an earlier block)"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
-        return {
-            "agent": self.agent,
-            "stream": self.stream,
-            "rule": self.rule,
-            "action": self.action,
-            "turn": self.turn,
-            "reasoning_chars": self.reasoning_chars,
-            "descriptor": self.descriptor,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ResultRewrite:
-    """What to do to a finished tool result: replace its text, or prepend a hint."""
-
-    mode: Literal["replace", "prepend"]
-    text: str
-    reason: Literal["steer", "hint"]
-    failures: int = 0
+__all__ = ["ALLOW", "Breaker", "ResultRewrite", "StreamTrip", "Verdict"]
 
 
 @dataclass(slots=True)
@@ -127,6 +46,9 @@ class _Agent:
     denials: int = 0
     asks: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    prose: ProseFilter | None = None
+    verbatim: VerbatimDetector | None = None
+    pending_trip: dict[str, Any] | None = None
 
 
 class Breaker:
@@ -149,6 +71,8 @@ class Breaker:
         self._deg = DegeneracySettings.from_options(th.degeneracy_options())
         self.agents: dict[str, _Agent] = {}
         self.enforcing = True
+        self.seed = self.config.engine.seed
+        self.rules = None if self.seed else DefaultRules(self.config)
 
     # -- bookkeeping -------------------------------------------------------------------------
     def _a(self, agent: str) -> _Agent:
@@ -164,6 +88,9 @@ class Breaker:
         a.ans = DegeneracyDetector(self._deg) if th.degeneracyGuard and th.degeneracyOnAnswer else None
         a.stream_dead = False
         a.reasoning_chars = 0
+        if not self.seed:
+            a.prose = ProseFilter()
+            a.verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -180,6 +107,8 @@ class Breaker:
             if e.source == "user":
                 self.repeat.reset(e.agent)
                 self._a(e.agent).last_hits = ()
+                if self.rules is not None:
+                    self.rules.new_turn(e.agent)
         elif isinstance(e, ev.TurnStart):
             self._turn(self._a(e.agent), e.turn)
         elif isinstance(e, ev.ToolCall):
@@ -194,17 +123,40 @@ class Breaker:
             a.hint_pending = False
             a.turn = turn
             self.failures.new_turn(a.agent)
+            if self.rules is not None:
+                self.rules.new_turn(a.agent)
 
     def request_start(self, agent: str, turn: int, purpose: str | None = None) -> bool:
         """A model request begins. Returns True when it must run with thinking off (after a trip)."""
         a = self._a(agent)
         th = self.config.thinking
+        if self.rules is not None:
+            # a side request (title, summary, any `purpose`) runs beside the main stream: it never
+            # switches off, resets or feeds the main request's lenses
+            if purpose is not None:
+                return False
+            self._turn(a, turn)
+            self._fresh_streams(a)
+            hit = self.rules.monologue.start(agent, self.rules.epoch(agent))
+            if hit is not None:
+                a.pending_trip = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
+            return self.thinking_off(agent)
         a.aux = purpose is not None and th.skipAuxCalls
         if a.aux:
             return False
         self._turn(a, turn)
         self._fresh_streams(a)
         return self.thinking_off(agent)
+
+    def pending_cancel(self, agent: str) -> tuple[str, str] | None:
+        """A restated plan found when this request started: `(rule, evidence)`; the next delta trips on it."""
+        a = self.agents.get(agent)
+        if a is None or a.pending_trip is None or not self.config.thinking.enabled:
+            return None
+        trip = a.pending_trip
+        a.pending_trip = None
+        st = self._arm(a, trip, "reasoning", retry=False)
+        return trip["rule"], st.evidence()
 
     def thinking_off(self, agent: str) -> bool:
         """Whether this agent's requests run with thinking off for the rest of the turn."""
@@ -219,6 +171,8 @@ class Breaker:
             return None
         if a.rep is None:
             self._fresh_streams(a)
+        if self.rules is not None:
+            return self._delta_default(a, text, stream)
         trip: dict[str, Any] | None = None
         if stream == "answer":
             if a.ans is None:
@@ -243,7 +197,52 @@ class Breaker:
             return None
         return self._arm(a, trip, stream)
 
-    def _arm(self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"]) -> StreamTrip:
+    def _delta_default(
+        self, a: _Agent, text: str, stream: Literal["reasoning", "answer", "output"]
+    ) -> StreamTrip | None:
+        """The default mode's lenses: restatements across requests, prose-only lens A, verbatim units."""
+        th = self.config.thinking
+        assert self.rules is not None
+        if a.pending_trip is not None:
+            pend = a.pending_trip
+            a.pending_trip = None
+            return self._arm(a, pend, stream, retry=False)
+        if stream == "answer":
+            hit = self.rules.monologue.answer(a.agent, text)
+            if hit is not None:
+                d = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
+                return self._arm(a, d, stream, retry=False)
+            found = a.ans.push(text) if a.ans is not None else None
+            return self._arm(a, found, stream) if found is not None else None
+        if stream == "reasoning":
+            self.rules.monologue.think(a.agent, text)
+        a.reasoning_chars += utf16_len(text)
+        prose = a.prose.push(text) if a.prose is not None else text
+        trip: dict[str, Any] | None = None
+        if prose:
+            assert a.rep is not None
+            before = a.rep.idx
+            trip = a.rep.push(prose)
+            if a.rep.idx != before:
+                a.overlap_hist.append(a.rep.last_overlap)
+            if trip is None and a.verbatim is not None and stream == "reasoning":
+                # programs print the same line many times for good reasons; lens A still watches output
+                trip = a.verbatim.push(prose)
+        if trip is None and a.deg is not None:
+            before = a.deg.idx
+            trip = a.deg.push(text)
+            if a.deg.idx != before:
+                f = a.deg.last_features()
+                a.meaning_hist.append(f.meaning_ratio if f else 1.0)
+        # the output of a plain command is watched over a moving window, never capped by size
+        cap = th.maxReasoningChars if stream == "reasoning" else 0
+        if trip is None and cap > 0 and a.reasoning_chars > cap:
+            trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
+        return self._arm(a, trip, stream) if trip is not None else None
+
+    def _arm(
+        self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"], retry: bool = True
+    ) -> StreamTrip:
         th = self.config.thinking
         if not self.enforcing:
             return StreamTrip(a.agent, stream, trip["rule"], trip, "observe", a.reasoning_chars, a.turn)
@@ -251,7 +250,7 @@ class Breaker:
         a.trips += 1
         a.tripped = True
         a.hint_pending = True
-        a.retry_armed = th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
+        a.retry_armed = retry and th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
         action: Literal["abort_retry", "abort"] = "abort_retry" if a.retry_armed else "abort"
         return StreamTrip(a.agent, stream, trip["rule"], trip, action, a.reasoning_chars, a.turn)
 
@@ -268,25 +267,60 @@ class Breaker:
 
     # -- tools -------------------------------------------------------------------------------
     def check_tool(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
-        """Before a call runs: the failure gate, then the local-address ask, then the repeat guard."""
+        """Before a call runs: the failure gate (and the default rules), the local-address ask, the repeat guard.
+
+        Arguments nested too deep to walk are clamped and checked again; this never raises.
+        """
         if agent is not None:
             self._a(agent).calls[call_id] = (tool, args)
-        fv = self.failures.gate(agent, tool, args) if agent is not None else None
-        if fv is not None:
-            v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure")
-            return self._enforce(agent, v)
+        try:
+            return self._check(agent, call_id, tool, bounded_args(args))
+        except RecursionError:
+            return self._check(agent, call_id, tool, clamp(bounded_args(args)))
+
+    def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
+        if self.rules is not None:
+            found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            if found is not None and not self._local_exempt(agent, call_id, tool, args, found[0]):
+                rule, message = found
+                source: Literal["repeat", "failure"] = "failure" if "fail" in rule else "repeat"
+                return self._enforce(agent, Verdict("deny", message, source, rule=rule))
+        else:
+            fv = self.failures.gate(agent, tool, args) if agent is not None else None
+            if fv is not None:
+                v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure", rule="failure")
+                return self._enforce(agent, v)
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
-        cp = fingerprints(tool, args, self.config.repeat)
+        body = self.rules.body(agent, call_id) if self.rules is not None else None
+        cp = fingerprints(tool, args, self.config.repeat, body)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
-        return self._enforce(agent, self._from_repeat(r))
+        v = self._from_repeat(r)
+        if self.rules is not None and v.kind == "allow" and cp.fingerprints:
+            self.rules.committed(agent, call_id, cp.fingerprints)
+        return self._enforce(agent, v)
+
+    def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:
+        """A loop of local-only calls the operator already approved for this turn is not denied again."""
+        slot = self.repeat.agents.get(agent) if agent is not None else None
+        if rule.endswith("failure") or rule == "tool-failing" or slot is None or not slot.exempt:
+            return False
+        body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
+        return fingerprints(tool, args, self.config.repeat, body).local
 
     def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
         """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
         if approved:
-            return self._from_repeat(self.repeat.guard(agent, call_id, *self.call_of(agent, call_id)))
+            tool, args = self.call_of(agent, call_id)
+            try:
+                r = self.repeat.guard(agent, call_id, tool, bounded_args(args))
+            except RecursionError:
+                r = self.repeat.guard(agent, call_id, tool, clamp(bounded_args(args)))
+            if self.rules is not None and agent is not None and r.kind == "allow" and r.print is not None:
+                self.rules.committed(agent, call_id, r.print.fingerprints)
+            return self._from_repeat(r)
         self.repeat.settle(agent, call_id)
         return Verdict("deny", "declined by the operator", "repeat")
 
@@ -305,6 +339,7 @@ class Breaker:
             r.note,
             cp.fingerprints if cp else (),
             cp.local if cp else False,
+            rule=f"repeat:{kind_of(r.hits[0].fp)}" if r.kind != "allow" and r.hits else "",
         )
 
     def _enforce(self, agent: str | None, v: Verdict) -> Verdict:
@@ -317,7 +352,7 @@ class Breaker:
                 a.asks += 1
         if v.kind == "allow" or self.enforcing:
             return v
-        return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind)
+        return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind, v.rule)
 
     def tool_result(
         self,
@@ -329,13 +364,25 @@ class Breaker:
         is_error: bool,
         top_level: bool = True,
         dispatched: bool = True,
+        exit: int | None = None,
     ) -> ResultRewrite | None:
         """After a call: settle asks, remember results, count failures; maybe steer or add the hint.
 
-        A call that was refused before it ran (`dispatched=False`) records no failure.
+        A call that was refused before it ran (`dispatched=False`) records no failure. `exit` is the
+        shell exit status when the caller knows it (else the default rules read dsh's `[exit code: N]`).
         """
         self.repeat.post_execute(agent, call_id, tool, text, is_error)
         th = self.config.thinking
+        outcome = None
+        if self.rules is not None and agent is not None and not dispatched:
+            self.rules.dropped(agent, call_id)
+        if self.rules is not None and agent is not None and dispatched:
+            name = tool if isinstance(tool, str) else ""
+            window = self.repeat.agents.get(agent)
+            try:
+                outcome = self.rules.result(agent, call_id, name, args, text, is_error, exit, window)
+            except RecursionError:
+                outcome = self.rules.result(agent, call_id, name, clamp(args), text, is_error, exit, window)
         if agent is None or not th.enabled:
             return None
         a = self._a(agent)
@@ -345,7 +392,7 @@ class Breaker:
             return ResultRewrite("prepend", post_trip_hint(a.trips), "hint")
         if not dispatched:
             return None
-        fv = self.failures.record(agent, tool, args, not is_error)
+        fv = outcome if outcome is not None else self.failures.record(agent, tool, args, not is_error)
         if fv.action == "steer" and self.enforcing:
             return ResultRewrite("replace", failure_guidance(tool or "tool", fv.failures, text), "steer", fv.failures)
         return None
@@ -361,6 +408,8 @@ class Breaker:
             if name is not None:
                 self.repeat.reset(name)
                 self._a(name).last_hits = ()
+                if self.rules is not None:
+                    self.rules.reset_windows(name)
 
     # -- display -----------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -378,6 +427,8 @@ class Breaker:
                         seen.setdefault(fp, None)
                 rows = [WindowRow(fp, slot.tally.get(fp, 0), limit_for(fp, limits), fp in a.last_hits) for fp in seen]
             f = a.deg.last_features() if a.deg is not None else None
+            hit = self.rules.cycles.last_hit(name) if self.rules is not None else None
+            fails = self.rules.failures.counts(name) if self.rules is not None else self.failures.counts(name)
             out.append(
                 AgentScores(
                     agent=name,
@@ -397,7 +448,7 @@ class Breaker:
                     meaning_history=tuple(a.meaning_hist),
                     reasoning_chars=a.reasoning_chars,
                     max_reasoning_chars=th.maxReasoningChars,
-                    failures=tuple((f"{t}:{s}", n) for (t, s), n in self.failures.counts(name).items()),
+                    failures=tuple((f"{t}:{s}", n) for (t, s), n in fails.items()),
                     trips=a.trips,
                     retries_used=a.retries_used,
                     local_exempt=bool(slot and slot.exempt),
@@ -405,6 +456,9 @@ class Breaker:
                     thinking_off=self.thinking_off(name),
                     denials=a.denials,
                     asks=a.asks,
+                    cycle=hit.calls if hit else (),
+                    cycle_rule=hit.rule if hit else "",
+                    cycle_period=hit.period if hit else 0,
                 )
             )
         return Snapshot(tuple(out), self.enforcing)

@@ -104,6 +104,38 @@ class ThinkingConfig(BaseModel):
 REPEAT_KEYS = tuple(RepeatConfig.model_fields)
 
 
+class EngineConfig(BaseModel):
+    """Which rule set the engine runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    mode: Literal["default", "seed"] = "default"
+    """`default`: progress-aware rules; `seed`: reproduce the two seed plugins exactly."""
+    sameFailureLimit: int = Field(4, ge=0)
+    """Deny a call that failed this many times with the same error even with changes in between (0 = off)."""
+    toolFailureLimit: int = Field(10, ge=0)
+    """Deny a tool whose last this many calls all failed with one error, whatever the arguments (0 = off)."""
+    cycleWindow: int = Field(16, ge=4)
+    """How many recent dispatched calls the cycle rule looks at."""
+    cycleRepeats: int = Field(12, ge=2)
+    """Deny a seen call when this many of those repeated a (call, result) pair already seen this turn."""
+    pagingLimit: int = Field(20, ge=0)
+    """Deny reading one file again after this many reads with no change to the workspace (0 = off)."""
+    backstopLimit: int = Field(10, ge=0)
+    """Deny an identical call at this many occurrences in `backstopWindow` calls, whatever its results (0 = off)."""
+    backstopWindow: int = Field(20, ge=2)
+    """The window of the identical-call backstop, in calls."""
+    monologueSteps: int = Field(3, ge=0)
+    """End the turn when this many consecutive steps restate one answer or one plan (0 = off)."""
+    verbatimLens: bool = True
+    """Trip a reasoning stream whose tail is one unit written four times."""
+
+    @property
+    def seed(self) -> bool:
+        """Whether the seed rules run unchanged."""
+        return self.mode == "seed"
+
+
 class BreakerConfig(BaseModel):
     """The whole engine configuration: the repeat breaker and the thinking breaker."""
 
@@ -113,13 +145,15 @@ class BreakerConfig(BaseModel):
     """`[repeat]`: tool-call repeat breaker."""
     thinking: ThinkingConfig = Field(default_factory=lambda: ThinkingConfig())
     """`[thinking]`: reasoning-loop lenses, retry flow and tool-failure arm."""
+    engine: EngineConfig = Field(default_factory=lambda: EngineConfig())
+    """`[engine]`: which rule set runs (`mode`)."""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], where: str = "config") -> BreakerConfig:
-        """Validate `{"repeat": {...}, "thinking": {...}}`; raise ConfigError naming key, rule and value."""
-        unknown = [k for k in data if k not in ("repeat", "thinking")]
+        """Validate the `repeat`, `thinking` and `engine` tables; raise ConfigError naming key, rule and value."""
+        unknown = [k for k in data if k not in ("repeat", "thinking", "engine")]
         if unknown:
-            raise ConfigError(f"{where}: unknown section `{unknown[0]}` (known: repeat, thinking)")
+            raise ConfigError(f"{where}: unknown section `{unknown[0]}` (known: repeat, thinking, engine)")
         rep = data.get("repeat", {})
         if not isinstance(rep, Mapping):
             raise ConfigError(f"{where}: `repeat` must be a table (got {js_str(rep)})")
@@ -143,7 +177,14 @@ class BreakerConfig(BaseModel):
             thinking = ThinkingConfig.model_validate(dict(th))
         except ValidationError as e:
             raise ConfigError(f"{where}: {describe(e, 'thinking', tuple(ThinkingConfig.model_fields))}") from None
-        return cls(repeat=repeat, thinking=thinking)
+        eng = data.get("engine", {})
+        if not isinstance(eng, Mapping):
+            raise ConfigError(f"{where}: `engine` must be a table (got {js_str(eng)})")
+        try:
+            engine = EngineConfig.model_validate(dict(eng))
+        except ValidationError as e:
+            raise ConfigError(f"{where}: {describe(e, 'engine', tuple(EngineConfig.model_fields))}") from None
+        return cls(repeat=repeat, thinking=thinking, engine=engine)
 
 
 def from_toml(text: str, where: str = "config") -> BreakerConfig:
