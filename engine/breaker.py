@@ -329,6 +329,7 @@ class Breaker:
         is_error: bool,
         top_level: bool = True,
         dispatched: bool = True,
+        exit: int | None = None,
     ) -> ResultRewrite | None:
         """After a call: settle asks, remember results, count failures; maybe steer or add the hint.
 

@@ -104,6 +104,20 @@ class ThinkingConfig(BaseModel):
 REPEAT_KEYS = tuple(RepeatConfig.model_fields)
 
 
+class EngineConfig(BaseModel):
+    """Which rule set the engine runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    mode: Literal["default", "seed"] = "default"
+    """`default`: progress-aware rules; `seed`: reproduce the two seed plugins exactly."""
+
+    @property
+    def seed(self) -> bool:
+        """Whether the seed rules run unchanged."""
+        return self.mode == "seed"
+
+
 class BreakerConfig(BaseModel):
     """The whole engine configuration: the repeat breaker and the thinking breaker."""
 
@@ -113,13 +127,15 @@ class BreakerConfig(BaseModel):
     """`[repeat]`: tool-call repeat breaker."""
     thinking: ThinkingConfig = Field(default_factory=lambda: ThinkingConfig())
     """`[thinking]`: reasoning-loop lenses, retry flow and tool-failure arm."""
+    engine: EngineConfig = Field(default_factory=lambda: EngineConfig())
+    """`[engine]`: which rule set runs (`mode`)."""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], where: str = "config") -> BreakerConfig:
-        """Validate `{"repeat": {...}, "thinking": {...}}`; raise ConfigError naming key, rule and value."""
-        unknown = [k for k in data if k not in ("repeat", "thinking")]
+        """Validate the `repeat`, `thinking` and `engine` tables; raise ConfigError naming key, rule and value."""
+        unknown = [k for k in data if k not in ("repeat", "thinking", "engine")]
         if unknown:
-            raise ConfigError(f"{where}: unknown section `{unknown[0]}` (known: repeat, thinking)")
+            raise ConfigError(f"{where}: unknown section `{unknown[0]}` (known: repeat, thinking, engine)")
         rep = data.get("repeat", {})
         if not isinstance(rep, Mapping):
             raise ConfigError(f"{where}: `repeat` must be a table (got {js_str(rep)})")
@@ -143,7 +159,14 @@ class BreakerConfig(BaseModel):
             thinking = ThinkingConfig.model_validate(dict(th))
         except ValidationError as e:
             raise ConfigError(f"{where}: {describe(e, 'thinking', tuple(ThinkingConfig.model_fields))}") from None
-        return cls(repeat=repeat, thinking=thinking)
+        eng = data.get("engine", {})
+        if not isinstance(eng, Mapping):
+            raise ConfigError(f"{where}: `engine` must be a table (got {js_str(eng)})")
+        try:
+            engine = EngineConfig.model_validate(dict(eng))
+        except ValidationError as e:
+            raise ConfigError(f"{where}: {describe(e, 'engine', tuple(EngineConfig.model_fields))}") from None
+        return cls(repeat=repeat, thinking=thinking, engine=engine)
 
 
 def from_toml(text: str, where: str = "config") -> BreakerConfig:

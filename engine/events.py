@@ -52,13 +52,14 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """A tool call finished (or was refused)."""
+    """A tool call finished (or was refused); `exit` is the shell status when known."""
 
     agent: str
     call_id: str
     tool: str
     text: str
     is_error: bool
+    exit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ class UiSettings(BaseModel):
     """How often streamed text and scores are repainted."""
 
 
-SECTIONS = ("repeat", "thinking", "wrapper", "ui")
+SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui")
 
 
 class Settings(BaseModel):
@@ -91,7 +91,7 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
     unknown = [k for k in data if k not in SECTIONS]
     if unknown:
         raise ConfigError(f"{where}: unknown section `[{unknown[0]}]` (known: {', '.join(SECTIONS)})")
-    engine = BreakerConfig.from_mapping({k: data[k] for k in ("repeat", "thinking") if k in data}, where)
+    engine = BreakerConfig.from_mapping({k: data[k] for k in ("repeat", "thinking", "engine") if k in data}, where)
     try:
         wrapper = WrapperSettings.model_validate(data.get("wrapper", {}))
     except ValidationError as e:

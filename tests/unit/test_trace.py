@@ -1,0 +1,80 @@
+"""The trace format's parser and its live-like replay through the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, parse_line, simulate
+
+
+def _events(rows: list[dict[str, object]]) -> tuple[TraceMeta | None, list[TraceEvent]]:
+    meta: TraceMeta | None = None
+    out: list[TraceEvent] = []
+    for n, row in enumerate(rows, 1):
+        item = parse_line(row, n, len(out))
+        if isinstance(item, TraceMeta):
+            meta = item
+        else:
+            out.append(item)
+    return meta, out
+
+
+def test_parse_meta_and_events() -> None:
+    meta = parse_line({"t": "meta", "name": "x", "expected": "loop", "judge_from": 3}, 1, 0)
+    assert meta == TraceMeta("x", "loop", "", None, 3)
+    call = parse_line({"t": "call", "tool": "bash", "args": {"command": "ls"}, "exit": 2, "agent": "sub"}, 2, 0)
+    assert isinstance(call, TraceEvent)
+    assert (call.kind, call.agent, call.exit, call.line, call.index) == ("call", "sub", 2, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("obj", "needle"),
+    [
+        ([], "JSON object"),
+        ({"t": "nope"}, "`t` must be one of"),
+        ({"t": "call"}, "needs `tool`"),
+        ({"t": "call", "tool": "x", "exit": "1"}, "`exit` must be an integer"),
+        ({"t": "call", "tool": "x", "error": 1}, "`error` must be true or false"),
+        ({"t": "think", "text": 3}, "`text` must be a string"),
+        ({"t": "meta", "expected": "maybe"}, "`expected`"),
+        ({"t": "meta", "judge_from": -1}, "`judge_from`"),
+    ],
+)
+def test_bad_lines_name_the_problem(obj: object, needle: str) -> None:
+    with pytest.raises(TraceError) as e:
+        parse_line(obj, 7, 0)
+    assert needle in str(e.value)
+    assert e.value.line == 7
+
+
+def test_meta_only_first() -> None:
+    with pytest.raises(TraceError, match="first line"):
+        parse_line({"t": "meta"}, 4, 2)
+
+
+def test_denied_call_did_not_run() -> None:
+    row = {"t": "call", "tool": "read", "args": {"path": "a.py"}, "output": "same"}
+    meta, events = _events([row] * 6)
+    found = simulate(meta, events)
+    assert [i.action for i in found] == ["deny", "deny"]
+    assert all(isinstance(i, Intervention) and i.line in (5, 6) for i in found)
+
+
+def test_meta_config_overrides() -> None:
+    row = {"t": "call", "tool": "read", "args": {"path": "a.py"}, "output": "same"}
+    meta, events = _events([{"t": "meta", "config": {"repeat": {"limits": {"exact": 3}}}}] + [row] * 3)
+    found = simulate(meta, events)
+    assert [(i.action, i.line) for i in found] == [("deny", 4)]
+
+
+def test_bad_meta_config_is_a_trace_error() -> None:
+    meta, events = _events([{"t": "meta", "config": {"repeat": {"window": 1}}}])
+    with pytest.raises(TraceError, match="window"):
+        simulate(meta, events)
+
+
+def test_trip_drops_the_rest_of_the_request() -> None:
+    flood = "✦✧" * 400
+    meta, events = _events([{"t": "request"}, {"t": "think", "text": flood}, {"t": "think", "text": flood}])
+    found = simulate(meta, events)
+    assert [i.action for i in found] == ["abort"]
