@@ -191,16 +191,10 @@ def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
         loaded = load(a.file)
     except SourceError as e:
         raise BadInput(str(a.file), str(e).removeprefix(f"{a.file}: ")) from None
-    except (RecursionError, ValueError) as e:
+    except (RecursionError, ValueError, OSError) as e:
         raise BadInput(str(a.file), f"cannot be read: {type(e).__name__}: {e}") from None
-    if loaded.bad_lines:
-        for p in loaded.problems or [f"{loaded.bad_lines} line(s) are not JSON objects"]:
-            m = _PROBLEM.match(p)
-            _say(f"{a.file}:{m.group(1)}: {m.group(2)}" if m else f"{a.file}: {p}")
-        if loaded.bad_lines > len(loaded.problems):
-            _say(f"{a.file}: {loaded.bad_lines} unreadable line(s) in all")
-        return EXIT_BAD
     r = Replayer(loaded, settings)
+    bad_before = r.bad_messages
     loops = count = 0
     steps = r.steps()
     while True:
@@ -213,7 +207,7 @@ def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
             return EXIT_INTERNAL
         if step is None:
             break
-        if r.bad_messages:
+        if r.bad_messages > bad_before:
             return _bad_record(a.file, r, "a recorded message is malformed: " + _last_warning(step.item))
         f = finding(step.item)
         if f is None:
@@ -226,7 +220,25 @@ def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
     if r.mismatches:
         summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
     print(("# " if a.json else "") + inert(summary, keep_newlines=False), file=sys.stderr)
+    damage = _damage(loaded)
+    if damage:
+        for where, what in damage:
+            _say(f"{a.file}:{where}: {what}" if where else f"{a.file}: {what}")
+        _say(f"{a.file}: the file is damaged, so the findings above may be incomplete")
+        return EXIT_BAD
     return EXIT_FOUND if loops else EXIT_OK
+
+
+def _damage(loaded: Any) -> list[tuple[str, str]]:
+    """(line, what) for every way the file is not whole: a missing end marker, unreadable lines."""
+    out: list[tuple[str, str]] = []
+    problems = [str(p) for p in (getattr(loaded, "incomplete", None), *loaded.problems) if p]
+    for p in problems:
+        m = _PROBLEM.match(p)
+        out.append((m.group(1), m.group(2)) if m else ("", p))
+    if loaded.bad_lines > len(loaded.problems):
+        out.append(("", f"{loaded.bad_lines} unreadable line(s) in all"))
+    return out
 
 
 def _record(r: Any) -> str:

@@ -197,4 +197,3 @@ def first_object(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> An
 def is_trace_line(obj: Any) -> bool:
     """Whether a first line looks like a neutral trace rather than a recording or a dsh log."""
     return isinstance(obj, dict) and obj.get("t") in TRACE_KINDS and "k" not in obj and "seq" not in obj
-

@@ -196,9 +196,9 @@ def read_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
     doc = _load(path, max_bytes)
     if not isinstance(doc, dict) or not isinstance(doc.get("trajectory"), list):
         raise TraceError(f"{path}: not a SWE-agent trajectory (no `trajectory` list at the top level)")
-    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    info = doc.get("info")
     notes = "imported from a SWE-agent trajectory"
-    if isinstance(info.get("exit_status"), str):
+    if isinstance(info, dict) and isinstance(info.get("exit_status"), str):
         notes += f"; exit status {info['exit_status']}"
     yield {"t": "meta", "name": path.stem, "notes": notes}
     task = _task(doc.get("history"))
