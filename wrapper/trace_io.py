@@ -113,6 +113,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def decode_line(raw: bytes, line: int) -> Any:
     """The JSON value on one line, or a `TraceError` saying why it is not one."""
     try:
@@ -120,7 +123,7 @@ def decode_line(raw: bytes, line: int) -> Any:
     except UnicodeDecodeError as e:
         raise trace_error(f"not UTF-8 text (byte {e.start + 1} of the line)", line) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except RecursionError:
         raise trace_error("the JSON is nested too deeply", line) from None
     except ValueError as e:
