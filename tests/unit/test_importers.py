@@ -26,7 +26,7 @@ def _converted(path: Path) -> list[dict[str, Any]]:
 
 def test_the_registry_names_swe_agent() -> None:
     assert "swe-agent" in IMPORTERS
-    with pytest.raises(TraceError, match="known: swe-agent"):
+    with pytest.raises(TraceError, match="known: claude-code, swe-agent"):
         importer("nope")
 
 
@@ -145,3 +145,40 @@ def test_too_large_and_non_regular_traj_files_are_refused(tmp_path: Path) -> Non
 def test_convert_needs_from(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", str(FIX), "--convert"]) == 2
     assert "--convert needs --from" in capsys.readouterr().err
+
+
+CLAUDE = DATA / "claude-retry-loop.jsonl"
+
+
+def test_claude_code_transcripts_pair_calls_with_their_results() -> None:
+    objs = list(importer("claude-code")(CLAUDE, 1 << 20))
+    assert objs[0]["t"] == "meta" and objs[1] == {"t": "user", "text": "Make npm test pass.", "agent": "main"}
+    calls = [o for o in objs if o["t"] == "call"]
+    assert len(calls) == 7
+    assert calls[0]["tool"] == "bash" and calls[0]["args"] == {"command": "npm test", "description": "Run tests"}
+    assert calls[0]["exit"] == 1 and calls[0]["error"] is True and "FAIL src/app.test.js" in calls[0]["output"]
+    assert calls[-1] == {
+        "t": "call",
+        "tool": "read",
+        "args": {"file_path": "/p/src/app.js"},
+        "agent": "main",
+        "output": "1→export const two = 3",
+    }
+    assert objs[-1] == {"t": "answer", "text": "The test keeps failing.", "agent": "main"}
+    assert not any("local-command" in str(o) for o in objs), "isMeta records are skipped"
+
+
+def test_claude_code_retry_loop_is_steered_then_denied(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", "--from", "claude-code", str(CLAUDE), "--json"]) == 1
+    actions = [json.loads(ln)["action"] for ln in capsys.readouterr().out.splitlines()]
+    assert "steer" in actions and "deny" in actions
+
+
+def test_claude_code_bad_input(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"type":"summary"}\n')
+    with pytest.raises(TraceError, match="not a Claude Code transcript"):
+        list(import_trace("claude-code", p).events)
+    p.write_text('{"type":"user"}\n[1]\n')
+    with pytest.raises(TraceError, match="transcript line 2"):
+        list(import_trace("claude-code", p).events)
