@@ -142,6 +142,10 @@ def test_output_from_the_file_is_inert(tmp_path: Path, capsys: pytest.CaptureFix
         ('{"type":"session","id":"s"}\n{"type":"tool/call","seq":1,"time":5,"data":"zzz"}\n', "record 1"),
         ('{"type":"session","id":"s"}\n{"type":"tool/call","seq":1,"time":"x","data":{}}\n', "record 1"),
         ('{"nothing":"known"}\n', "neither a breaker-tui recording nor a dsh session log"),
+        (  # cut off mid-record (a full disk): never reported clean
+            '{"k":"meta","format":"breaker-tui-recording","version":2}\n{"k":"note","what":"launch"}\n{"k":"in","t":"ev',
+            ":3: ",
+        ),
     ],
 )
 def test_malformed_recordings_and_dsh_logs_exit_2_never_a_traceback(
