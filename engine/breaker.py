@@ -10,12 +10,15 @@ from engine import events as ev
 from engine.config import BreakerConfig
 from engine.degeneracy import DegeneracyDetector, DegeneracySettings
 from engine.failures import FailureGuard, FailureSettings
-from engine.fingerprints import fingerprints, limit_for
+from engine.fingerprints import fingerprints, kind_of, limit_for
 from engine.messages import Hit, failure_denial, failure_guidance, post_trip_hint
 from engine.repeat import RepeatGuard, RepeatVerdict
 from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.rules import DefaultRules
+from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
 from engine.units import utf16_len
+from engine.verbatim import ProseFilter, VerbatimDetector
 
 HISTORY = 60
 
@@ -31,6 +34,7 @@ class Verdict(NamedTuple):
     fingerprints: tuple[str, ...] = ()
     local: bool = False
     would: Literal["", "deny", "ask"] = ""  # what enforcement would have done while paused
+    rule: str = ""  # which rule decided: failure, repeat:<kind>, cycle, paging, backstop, ...
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (recordings, `scan --json`)."""
@@ -40,6 +44,7 @@ class Verdict(NamedTuple):
             "hits": [h.as_list() for h in self.hits],
             "note": self.note,
             "would": self.would,
+            "rule": self.rule,
             "message": self.message,
         }
 
@@ -79,6 +84,10 @@ class StreamTrip:
             )
         if d.get("rule") == "low-novelty":
             return f"block={d['block']} overlap={d['overlap']} streak={d['streak']}"
+        if d.get("rule") == "verbatim-loop":
+            return f"a {d['unit']}-char unit written {d['copies']} times: {d.get('sample', '')!r}"
+        if d.get("rule") in ("monologue", "restated-plan"):
+            return f"the same {'answer' if d['rule'] == 'monologue' else 'plan'} in {d['steps']} steps: {d['sample']!r}"
         if d.get("rule") == "max-reasoning-chars":
             return f"reasoning chars {d['offset']} over the cap"
         return f"block={d.get('block')} (exact repeat of an earlier block)"
@@ -127,6 +136,9 @@ class _Agent:
     denials: int = 0
     asks: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    prose: ProseFilter | None = None
+    verbatim: VerbatimDetector | None = None
+    pending_trip: dict[str, Any] | None = None
 
 
 class Breaker:
@@ -149,6 +161,8 @@ class Breaker:
         self._deg = DegeneracySettings.from_options(th.degeneracy_options())
         self.agents: dict[str, _Agent] = {}
         self.enforcing = True
+        self.seed = self.config.engine.seed
+        self.rules = None if self.seed else DefaultRules(self.config)
 
     # -- bookkeeping -------------------------------------------------------------------------
     def _a(self, agent: str) -> _Agent:
@@ -164,6 +178,9 @@ class Breaker:
         a.ans = DegeneracyDetector(self._deg) if th.degeneracyGuard and th.degeneracyOnAnswer else None
         a.stream_dead = False
         a.reasoning_chars = 0
+        if not self.seed:
+            a.prose = ProseFilter()
+            a.verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -180,6 +197,8 @@ class Breaker:
             if e.source == "user":
                 self.repeat.reset(e.agent)
                 self._a(e.agent).last_hits = ()
+                if self.rules is not None:
+                    self.rules.new_turn(e.agent)
         elif isinstance(e, ev.TurnStart):
             self._turn(self._a(e.agent), e.turn)
         elif isinstance(e, ev.ToolCall):
@@ -194,17 +213,40 @@ class Breaker:
             a.hint_pending = False
             a.turn = turn
             self.failures.new_turn(a.agent)
+            if self.rules is not None:
+                self.rules.new_turn(a.agent)
 
     def request_start(self, agent: str, turn: int, purpose: str | None = None) -> bool:
         """A model request begins. Returns True when it must run with thinking off (after a trip)."""
         a = self._a(agent)
         th = self.config.thinking
+        if self.rules is not None:
+            # a side request (title, summary, any `purpose`) runs beside the main stream: it never
+            # switches off, resets or feeds the main request's lenses
+            if purpose is not None:
+                return False
+            self._turn(a, turn)
+            self._fresh_streams(a)
+            hit = self.rules.monologue.start(agent, self.rules.epoch(agent))
+            if hit is not None:
+                a.pending_trip = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
+            return self.thinking_off(agent)
         a.aux = purpose is not None and th.skipAuxCalls
         if a.aux:
             return False
         self._turn(a, turn)
         self._fresh_streams(a)
         return self.thinking_off(agent)
+
+    def pending_cancel(self, agent: str) -> tuple[str, str] | None:
+        """A restated plan found when this request started: `(rule, evidence)`; the next delta trips on it."""
+        a = self.agents.get(agent)
+        if a is None or a.pending_trip is None or not self.config.thinking.enabled:
+            return None
+        trip = a.pending_trip
+        a.pending_trip = None
+        st = self._arm(a, trip, "reasoning", retry=False)
+        return trip["rule"], st.evidence()
 
     def thinking_off(self, agent: str) -> bool:
         """Whether this agent's requests run with thinking off for the rest of the turn."""
@@ -219,6 +261,8 @@ class Breaker:
             return None
         if a.rep is None:
             self._fresh_streams(a)
+        if self.rules is not None:
+            return self._delta_default(a, text, stream)
         trip: dict[str, Any] | None = None
         if stream == "answer":
             if a.ans is None:
@@ -243,7 +287,51 @@ class Breaker:
             return None
         return self._arm(a, trip, stream)
 
-    def _arm(self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"]) -> StreamTrip:
+    def _delta_default(
+        self, a: _Agent, text: str, stream: Literal["reasoning", "answer", "output"]
+    ) -> StreamTrip | None:
+        """The default mode's lenses: restatements across requests, prose-only lens A, verbatim units."""
+        th = self.config.thinking
+        assert self.rules is not None
+        if a.pending_trip is not None:
+            pend = a.pending_trip
+            a.pending_trip = None
+            return self._arm(a, pend, stream, retry=False)
+        if stream == "answer":
+            hit = self.rules.monologue.answer(a.agent, text)
+            if hit is not None:
+                d = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
+                return self._arm(a, d, stream, retry=False)
+            found = a.ans.push(text) if a.ans is not None else None
+            return self._arm(a, found, stream) if found is not None else None
+        if stream == "reasoning":
+            self.rules.monologue.think(a.agent, text)
+        a.reasoning_chars += utf16_len(text)
+        prose = a.prose.push(text) if a.prose is not None else text
+        trip: dict[str, Any] | None = None
+        if prose:
+            assert a.rep is not None
+            before = a.rep.idx
+            trip = a.rep.push(prose)
+            if a.rep.idx != before:
+                a.overlap_hist.append(a.rep.last_overlap)
+            if trip is None and a.verbatim is not None:
+                trip = a.verbatim.push(prose)
+        if trip is None and a.deg is not None:
+            before = a.deg.idx
+            trip = a.deg.push(text)
+            if a.deg.idx != before:
+                f = a.deg.last_features()
+                a.meaning_hist.append(f.meaning_ratio if f else 1.0)
+        # the output of a plain command is watched over a moving window, never capped by size
+        cap = th.maxReasoningChars if stream == "reasoning" else 0
+        if trip is None and cap > 0 and a.reasoning_chars > cap:
+            trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
+        return self._arm(a, trip, stream) if trip is not None else None
+
+    def _arm(
+        self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"], retry: bool = True
+    ) -> StreamTrip:
         th = self.config.thinking
         if not self.enforcing:
             return StreamTrip(a.agent, stream, trip["rule"], trip, "observe", a.reasoning_chars, a.turn)
@@ -251,7 +339,7 @@ class Breaker:
         a.trips += 1
         a.tripped = True
         a.hint_pending = True
-        a.retry_armed = th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
+        a.retry_armed = retry and th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
         action: Literal["abort_retry", "abort"] = "abort_retry" if a.retry_armed else "abort"
         return StreamTrip(a.agent, stream, trip["rule"], trip, action, a.reasoning_chars, a.turn)
 
@@ -268,25 +356,51 @@ class Breaker:
 
     # -- tools -------------------------------------------------------------------------------
     def check_tool(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
-        """Before a call runs: the failure gate, then the local-address ask, then the repeat guard."""
+        """Before a call runs: the failure gate (and the default rules), the local-address ask, the repeat guard.
+
+        Arguments nested too deep to walk are clamped and checked again; this never raises.
+        """
         if agent is not None:
             self._a(agent).calls[call_id] = (tool, args)
-        fv = self.failures.gate(agent, tool, args) if agent is not None else None
-        if fv is not None:
-            v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure")
-            return self._enforce(agent, v)
+        try:
+            return self._check(agent, call_id, tool, bounded_args(args))
+        except RecursionError:
+            return self._check(agent, call_id, tool, clamp(bounded_args(args)))
+
+    def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
+        if self.rules is not None:
+            found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            if found is not None:
+                rule, message = found
+                source: Literal["repeat", "failure"] = "failure" if "fail" in rule else "repeat"
+                return self._enforce(agent, Verdict("deny", message, source, rule=rule))
+        else:
+            fv = self.failures.gate(agent, tool, args) if agent is not None else None
+            if fv is not None:
+                v = Verdict("deny", failure_denial(tool or "tool", fv.failures, fv.already), "failure", rule="failure")
+                return self._enforce(agent, v)
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
         cp = fingerprints(tool, args, self.config.repeat)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
-        return self._enforce(agent, self._from_repeat(r))
+        v = self._from_repeat(r)
+        if self.rules is not None and v.kind == "allow" and cp.fingerprints:
+            self.rules.committed(agent, call_id, cp.fingerprints)
+        return self._enforce(agent, v)
 
     def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
         """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
         if approved:
-            return self._from_repeat(self.repeat.guard(agent, call_id, *self.call_of(agent, call_id)))
+            tool, args = self.call_of(agent, call_id)
+            try:
+                r = self.repeat.guard(agent, call_id, tool, bounded_args(args))
+            except RecursionError:
+                r = self.repeat.guard(agent, call_id, tool, clamp(bounded_args(args)))
+            if self.rules is not None and agent is not None and r.kind == "allow" and r.print is not None:
+                self.rules.committed(agent, call_id, r.print.fingerprints)
+            return self._from_repeat(r)
         self.repeat.settle(agent, call_id)
         return Verdict("deny", "declined by the operator", "repeat")
 
@@ -305,6 +419,7 @@ class Breaker:
             r.note,
             cp.fingerprints if cp else (),
             cp.local if cp else False,
+            rule=f"repeat:{kind_of(r.hits[0].fp)}" if r.kind != "allow" and r.hits else "",
         )
 
     def _enforce(self, agent: str | None, v: Verdict) -> Verdict:
@@ -317,7 +432,7 @@ class Breaker:
                 a.asks += 1
         if v.kind == "allow" or self.enforcing:
             return v
-        return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind)
+        return Verdict("allow", v.message, "observe", v.hits, v.note, v.fingerprints, v.local, v.kind, v.rule)
 
     def tool_result(
         self,
@@ -333,10 +448,21 @@ class Breaker:
     ) -> ResultRewrite | None:
         """After a call: settle asks, remember results, count failures; maybe steer or add the hint.
 
-        A call that was refused before it ran (`dispatched=False`) records no failure.
+        A call that was refused before it ran (`dispatched=False`) records no failure. `exit` is the
+        shell exit status when the caller knows it (else the default rules read dsh's `[exit code: N]`).
         """
         self.repeat.post_execute(agent, call_id, tool, text, is_error)
         th = self.config.thinking
+        outcome = None
+        if self.rules is not None and agent is not None and not dispatched:
+            self.rules.dropped(agent, call_id)
+        if self.rules is not None and agent is not None and dispatched:
+            name = tool if isinstance(tool, str) else ""
+            window = self.repeat.agents.get(agent)
+            try:
+                outcome = self.rules.result(agent, call_id, name, args, text, is_error, exit, window)
+            except RecursionError:
+                outcome = self.rules.result(agent, call_id, name, clamp(args), text, is_error, exit, window)
         if agent is None or not th.enabled:
             return None
         a = self._a(agent)
@@ -346,7 +472,7 @@ class Breaker:
             return ResultRewrite("prepend", post_trip_hint(a.trips), "hint")
         if not dispatched:
             return None
-        fv = self.failures.record(agent, tool, args, not is_error)
+        fv = outcome if outcome is not None else self.failures.record(agent, tool, args, not is_error)
         if fv.action == "steer" and self.enforcing:
             return ResultRewrite("replace", failure_guidance(tool or "tool", fv.failures, text), "steer", fv.failures)
         return None

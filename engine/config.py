@@ -111,6 +111,24 @@ class EngineConfig(BaseModel):
 
     mode: Literal["default", "seed"] = "default"
     """`default`: progress-aware rules; `seed`: reproduce the two seed plugins exactly."""
+    sameFailureLimit: int = Field(4, ge=0)
+    """Deny a call that failed this many times with the same error even with changes in between (0 = off)."""
+    toolFailureLimit: int = Field(10, ge=0)
+    """Deny a tool whose last this many calls all failed with one error, whatever the arguments (0 = off)."""
+    cycleWindow: int = Field(16, ge=4)
+    """How many recent dispatched calls the cycle rule looks at."""
+    cycleRepeats: int = Field(12, ge=2)
+    """Deny a seen call when this many of those repeated a (call, result) pair already seen this turn."""
+    pagingLimit: int = Field(20, ge=0)
+    """Deny reading one file again after this many reads with no change to the workspace (0 = off)."""
+    backstopLimit: int = Field(10, ge=0)
+    """Deny an identical call at this many occurrences in `backstopWindow` calls, whatever its results (0 = off)."""
+    backstopWindow: int = Field(20, ge=2)
+    """The window of the identical-call backstop, in calls."""
+    monologueSteps: int = Field(3, ge=0)
+    """End the turn when this many consecutive steps restate one answer or one plan (0 = off)."""
+    verbatimLens: bool = True
+    """Trip a reasoning or output stream whose tail is one unit written four times."""
 
     @property
     def seed(self) -> bool:

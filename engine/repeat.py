@@ -53,6 +53,24 @@ class AgentWindow:
                 else:
                     del tally[fp]
 
+    def forgive(self, entry: tuple[str, ...], keep: tuple[str, ...]) -> bool:
+        """Replace a committed entry (found by identity) by the fingerprints that still count."""
+        calls = self.calls
+        for i in range(len(calls) - 1, -1, -1):
+            if calls[i] is entry:
+                calls[i] = keep
+                tally = self.tally
+                for fp in entry:
+                    if fp in keep:
+                        continue
+                    n = tally.get(fp, 0) - 1
+                    if n > 0:
+                        tally[fp] = n
+                    else:
+                        tally.pop(fp, None)
+                return True
+        return False
+
 
 class _Pending(NamedTuple):
     print: CallPrint

@@ -24,6 +24,7 @@ MAIN = "main"
 KINDS = ("user", "request", "think", "answer", "call")
 Expected = Literal["loop", "no_loop"]
 Action = Literal["deny", "ask", "steer", "abort", "cancel"]
+CANCEL_RULES = frozenset({"monologue", "restated-plan"})  # trips that end the turn, not retry the step
 
 
 class TraceError(ValueError):
@@ -176,9 +177,8 @@ def config_for(meta: TraceMeta | None, base: BreakerConfig | None = None) -> Bre
 
 
 def _rule(v: Verdict) -> str:
-    rule = getattr(v, "rule", "")
-    if rule:
-        return str(rule)
+    if v.rule:
+        return v.rule
     if v.source == "failure":
         return "failure"
     if v.hits:
@@ -233,7 +233,8 @@ def simulate(
             trip = breaker.feed(delta)
             if trip is not None and trip.action != "observe":
                 st.dead = True
-                out.append(Intervention(e.line, e.index, "abort", trip.rule, e.agent, trip.evidence()))
+                action: Action = "cancel" if trip.rule in CANCEL_RULES else "abort"
+                out.append(Intervention(e.line, e.index, action, trip.rule, e.agent, trip.evidence()))
                 if trip.action == "abort_retry":
                     breaker.request_error(e.agent, trip.failure_message, "ABORTED")
                 else:
@@ -250,12 +251,10 @@ def _request(breaker: Breaker, st: _State, e: TraceEvent, out: list[Intervention
     st.after_call = False
     st.dead = False
     breaker.request_start(e.agent, st.turn)
-    cancel = getattr(breaker, "pending_cancel", None)
-    if callable(cancel):
-        why = cancel(e.agent)
-        if why is not None:
-            out.append(Intervention(e.line, e.index, "cancel", why[0], e.agent, why[1]))
-            st.ended = True
+    why = breaker.pending_cancel(e.agent)
+    if why is not None:
+        out.append(Intervention(e.line, e.index, "cancel", why[0], e.agent, why[1]))
+        st.ended = True
 
 
 def _call(breaker: Breaker, e: TraceEvent, call_id: str, approvals: str, out: list[Intervention]) -> None:

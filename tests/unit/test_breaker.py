@@ -7,6 +7,7 @@ from engine.breaker import Breaker
 from engine.config import BreakerConfig
 
 LOOP = "The user asked about the configuration file. I should check the file. "
+SEED = BreakerConfig.from_mapping({"engine": {"mode": "seed"}})  # the seeds' rules, unchanged
 
 
 def _loop_until_trip(b: Breaker, agent: str = "A", turn: int = 1):  # type: ignore[no-untyped-def]
@@ -19,7 +20,7 @@ def _loop_until_trip(b: Breaker, agent: str = "A", turn: int = 1):  # type: igno
 
 
 def test_first_trip_retries_with_thinking_off_and_second_is_terminal() -> None:
-    b = Breaker()
+    b = Breaker(SEED)
     b.feed(ev.TurnStart("A", 1))
     t1 = _loop_until_trip(b)
     assert t1.action == "abort_retry" and t1.rule == "low-novelty"
@@ -40,8 +41,8 @@ def test_foreign_errors_are_not_retried() -> None:
     assert b.request_error("A", "DeepSeek API request failed", "TRANSPORT") is False
 
 
-def test_side_requests_are_not_watched() -> None:
-    b = Breaker()
+def test_seed_mode_does_not_watch_side_requests() -> None:
+    b = Breaker(SEED)
     b.request_start("A", 1, purpose="session-title")
     assert all(b.feed(ev.ReasoningDelta("A", LOOP)) is None for _ in range(100))
 
@@ -65,7 +66,7 @@ def test_post_trip_hint_is_prepended_once() -> None:
 
 
 def test_failing_call_is_steered_then_denied_before_dispatch() -> None:
-    b = Breaker()
+    b = Breaker(SEED)
     b.feed(ev.TurnStart("A", 1))
     args = {"code": "print(1)"}
     assert b.check_tool("A", "1", "python", args).kind == "allow"
@@ -142,7 +143,9 @@ def test_scores_are_continuous() -> None:
 
 
 def test_config_knobs_reach_the_detectors() -> None:
-    cfg = BreakerConfig.from_mapping({"thinking": {"noveltyStreak": 3}, "repeat": {"limits": {"exact": 2}}})
+    cfg = BreakerConfig.from_mapping(
+        {"thinking": {"noveltyStreak": 3}, "repeat": {"limits": {"exact": 2}}, "engine": {"mode": "seed"}}
+    )
     b = Breaker(cfg)
     t = _loop_until_trip(b)
     assert t.descriptor["streak"] == 3

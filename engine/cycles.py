@@ -1,0 +1,204 @@
+"""Long-horizon loops over dispatched calls: (call, result) cycles, paging with no edit, the identical-call backstop.
+
+The repeat window (5 in 12) only sees cycles of period 3 or less. Real models also cycle through the
+same handful of file views (periods of 4–17 calls, identical outputs) or page through one file for
+dozens of calls. Per agent and turn this module keeps the (call, result) pairs dispatched so far and
+denies, before it runs, a call that continues:
+
+* a strict cycle: the last 3·p pairs repeat with period p (2 ≤ p ≤ 17) and the call is the next one;
+* a dense replay: at least `repeats` of the last `window` dispatched pairs were pairs already seen in
+  this turn, and the call was seen before too (catches period 4–17 within ~12 calls of repeating);
+* paging: `paging` reads of one file with no successful change to the workspace in between;
+* the backstop: an identical call made `backstop` times in the last `backstop_window` calls with no
+  change in between, whatever its results (results can carry per-call ids that defeat comparing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from engine.progress import SHELL_TOOLS
+from engine.shellfacts import analyze
+
+PERIOD_MAX = 17
+_SEEN_CAP = 2048
+_PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
+_PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
+_FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
+
+
+class Pair(NamedTuple):
+    """One dispatched call: its identity, its result, the workspace epoch after it, a short description."""
+
+    call: str
+    result: int
+    epoch: int
+    label: str
+
+
+class CycleHit(NamedTuple):
+    """A detected loop: the rule, the period (0 when none), the calls with how often each was made."""
+
+    rule: str
+    period: int
+    calls: tuple[tuple[str, int], ...]
+    times: int
+
+
+@dataclass(slots=True)
+class _Agent:
+    pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
+    seen: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)  # call key -> how often dispatched this turn
+    flags: deque[bool] = field(default_factory=deque)
+    pages: dict[str, int] = field(default_factory=dict)
+    epoch: int = 0
+    recent: deque[str | None] = field(default_factory=deque)
+    tally: dict[str, int] = field(default_factory=dict)
+    last_epoch: dict[str, int] = field(default_factory=dict)
+    hit: CycleHit | None = None
+
+
+def page_path(tool: str, args: Any) -> str | None:
+    """The file a read-like call looks at, when it names one."""
+    if tool in SHELL_TOOLS:
+        command = args.get("command") if isinstance(args, dict) else None
+        if not isinstance(command, str) or len(command) > 400:
+            return None
+        facts = analyze(command)
+        if facts.verb not in _PAGER_VERBS or facts.sink is not None:
+            return None
+        words = [w for w in facts.stripped.split()[1:] if not w.startswith("-")]
+        return next((w for w in reversed(words) if _FILEISH.match(w)), None)
+    if not isinstance(args, dict):
+        return None
+    for key in _PATH_KEYS:
+        v = args.get(key)
+        if isinstance(v, str) and v:
+            return v
+    return None
+
+
+class Cycles:
+    """Per-agent pair history for the strict-cycle, dense-replay, paging and backstop rules."""
+
+    def __init__(
+        self,
+        window: int = 16,
+        repeats: int = 12,
+        paging: int = 20,
+        backstop: int = 10,
+        backstop_window: int = 20,
+        cycles: bool = True,
+    ) -> None:
+        self.cycles = cycles
+        self.window = window
+        self.repeats = repeats
+        self.paging = paging
+        self.backstop = backstop
+        self.backstop_window = backstop_window
+        self.agents: dict[str, _Agent] = {}
+
+    def _a(self, agent: str) -> _Agent:
+        a = self.agents.get(agent)
+        if a is None:
+            a = self.agents[agent] = _Agent()
+        return a
+
+    def check(self, agent: str, call: str, tool: str, args: Any, epoch: int, reading: bool) -> CycleHit | None:
+        """Before dispatch: the loop this call would continue, if any (and count it for the backstop)."""
+        a = self._a(agent)
+        if epoch != a.epoch:
+            a.epoch = epoch
+            a.pages.clear()
+        hit = self._backstop(a, call, epoch) or self._cycle(a, call)
+        if hit is None and reading and self.paging:
+            path = page_path(tool, args)
+            if path is not None and a.pages.get(path, 0) >= self.paging:
+                hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
+        if hit is not None:
+            a.hit = hit
+        return hit
+
+    def _backstop(self, a: _Agent, call: str, epoch: int) -> CycleHit | None:
+        if not self.backstop:
+            return None
+        last = a.last_epoch.get(call)
+        counted = last is None or last == epoch
+        entry = call if counted else None
+        a.recent.append(entry)
+        if entry is not None:
+            a.tally[entry] = a.tally.get(entry, 0) + 1
+        while len(a.recent) > self.backstop_window:
+            old = a.recent.popleft()
+            if old is not None:
+                n = a.tally[old] - 1
+                if n:
+                    a.tally[old] = n
+                else:
+                    del a.tally[old]
+        n = a.tally.get(call, 0)
+        if entry is not None and n >= self.backstop:
+            return CycleHit("backstop", 1, ((self._label(a, call), n),), n)
+        return None
+
+    def _label(self, a: _Agent, call: str) -> str:
+        return next((p.label for p in reversed(a.pairs) if p.call == call), call[:120])
+
+    def _cycle(self, a: _Agent, call: str) -> CycleHit | None:
+        if not self.cycles or call not in a.calls:
+            return None
+        seq = a.pairs
+        n = len(seq)
+        for p in range(2, min(PERIOD_MAX, n // 3) + 1):
+            if seq[n - p].call != call:
+                continue
+            if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
+                return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
+        if len(a.flags) >= self.window and sum(a.flags) >= self.repeats:
+            unit: dict[str, Pair] = {}
+            for pr in list(seq)[-self.window :]:
+                unit.setdefault(pr.call, pr)
+            return self._hit(a, "cycle", len(unit), list(unit.values()))
+        return None
+
+    def _hit(self, a: _Agent, rule: str, period: int, unit: list[Pair]) -> CycleHit:
+        calls = tuple((p.label, a.calls.get(p.call, 0)) for p in unit)
+        return CycleHit(rule, period, calls, min(n for _, n in calls))
+
+    def record(
+        self, agent: str, call: str, result: int, label: str, reading: bool, tool: str, args: Any, epoch: int
+    ) -> None:
+        """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it."""
+        a = self._a(agent)
+        if len(a.last_epoch) >= _SEEN_CAP:
+            del a.last_epoch[next(iter(a.last_epoch))]
+        a.last_epoch[call] = epoch
+        key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
+        seen = a.seen.get(key, 0)
+        a.flags.append(seen > 0)
+        while len(a.flags) > self.window:
+            a.flags.popleft()
+        if len(a.seen) >= _SEEN_CAP:
+            del a.seen[next(iter(a.seen))]
+        a.seen[key] = seen + 1
+        if len(a.calls) >= _SEEN_CAP:
+            del a.calls[next(iter(a.calls))]
+        a.calls[call] = a.calls.get(call, 0) + 1
+        a.pairs.append(Pair(call, result, epoch, label))
+        if reading:
+            path = page_path(tool, args)
+            if path is not None:
+                a.pages[path] = a.pages.get(path, 0) + 1
+
+    def last_hit(self, agent: str) -> CycleHit | None:
+        """The loop most recently detected for this agent in this turn (for the window panel)."""
+        a = self.agents.get(agent)
+        return a.hit if a else None
+
+    def reset(self, agent: str) -> None:
+        """A new turn or a human message: forget the agent."""
+        self.agents.pop(agent, None)

@@ -1,0 +1,138 @@
+"""What a tool result says about progress: did the call fail, did it change the workspace, what did it return.
+
+The default rules judge repeats by their outcome, so they need three facts about every finished call,
+decided the same way everywhere:
+
+* failed: the tool reported an error, or a shell command exited non-zero — except a search tool
+  (`grep`, `egrep`, `fgrep`, `rg`, `ag`, `git grep`) exiting 1 with no output, which means "no match";
+* mutating: an edit/write tool, or a shell command that writes a file (a non-generic output sink) or
+  runs a known mutating verb (`sed -i`, `mv`, `git commit`, `pip install`, ...);
+* the result key: a hash of the output with volatile parts folded (durations, clock times, dates,
+  hex ids, pids, ports, temp paths) but not every digit, so `test_case_1` and `test_case_2` differ.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.shell import is_generic_sink
+from engine.shellfacts import analyze
+
+SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
+SEARCH_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
+_EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
+_EDIT_TOOL = re.compile(
+    r"(^|_)(edit|write|create|patch|replace|insert|apply|multiedit|multi_edit|delete|rename|move)", re.I
+)
+_EDITOR_COMMANDS = frozenset({"create", "str_replace", "insert", "undo_edit", "write", "edit", "append", "delete"})
+_GIT_MUTATING = frozenset(
+    {
+        "commit", "add", "checkout", "switch", "reset", "merge", "rebase", "cherry-pick", "revert", "stash",
+        "bisect", "apply", "am", "pull", "rm", "mv", "restore", "clean", "init", "clone", "fetch",
+    }
+)  # fmt: skip
+_PKG_MUTATING = frozenset({"install", "uninstall", "add", "remove", "update", "upgrade", "ci", "i", "get"})
+_PKG_VERBS = frozenset({"pip", "pip3", "npm", "yarn", "pnpm", "apt", "apt-get", "brew", "cargo", "go", "poetry", "uv"})
+_MUTATING_VERBS = frozenset(
+    {"mv", "cp", "rm", "mkdir", "rmdir", "touch", "tee", "patch", "chmod", "chown", "ln", "truncate", "dd",
+     "install", "unzip", "tar", "rsync"}
+)  # fmt: skip
+_IN_PLACE = re.compile(r"(^|\s)(-i\S*|--in-place\S*)(\s|$)")
+
+# Volatile parts of outputs and error texts, folded before comparing two results.
+_VOLATILE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # dates, stamps
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # clock times
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b"  # durations
+    r"|\b\d+m\d+(?:\.\d+)?s\b"
+    r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # hex ids, hashes
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # uuids
+    r"|\b(?:pid|PID|process)[ =:]*\d+"  # pids
+    r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # ports
+    r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+"  # temp paths
+)
+FOLD_CHARS = 16384  # outputs are compared on their first and last 8 KiB
+
+
+def fold(text: str) -> str:
+    """The text with its volatile parts replaced by `#` (bounded: long texts keep their two ends)."""
+    if len(text) > FOLD_CHARS:
+        half = FOLD_CHARS // 2
+        text = text[:half] + "\n…\n" + text[-half:]
+    return _VOLATILE.sub("#", text)
+
+
+def result_key(text: str) -> int:
+    """A hash of the folded result text: equal keys mean "the same answer again"."""
+    return hash(fold(strip_exit(text)))
+
+
+def strip_exit(text: str) -> str:
+    """The result text without dsh's trailing `[exit code: N]`."""
+    tail = text[-40:]
+    m = _EXIT.search(tail)
+    return text[: len(text) - len(tail) + m.start()] if m else text
+
+
+def exit_status(tool: str, text: str, exit: int | None) -> int | None:
+    """The shell exit status: the one given, else dsh's `[exit code: N]` suffix on a shell tool's text."""
+    if exit is not None:
+        return exit
+    if tool not in SHELL_TOOLS or not text:
+        return None
+    m = _EXIT.search(text[-40:])
+    return int(m.group(1)) if m else (0 if text else None)
+
+
+def _command(args: Any) -> str:
+    c = args.get("command") if isinstance(args, dict) else None
+    return c if isinstance(c, str) else ""
+
+
+def failed(tool: str, args: Any, text: str, is_error: bool, exit: int | None) -> bool:
+    """Whether the call failed; a search exiting 1 with no output found nothing, which is not a failure.
+
+    The no-match reading wins over `is_error`, because callers often set `is_error` from the exit status.
+    """
+    status = exit_status(tool, text, exit)
+    if status == 1 and tool in SHELL_TOOLS and not strip_exit(text).strip():
+        facts = analyze(_command(args))
+        verb = facts.verb
+        if verb in SEARCH_VERBS or (verb == "git" and facts.stripped.startswith("git grep")):
+            return False
+    return is_error or (status is not None and status != 0)
+
+
+def mutates(tool: str, args: Any) -> bool:
+    """Whether a call (if it succeeds) changes the workspace."""
+    if tool in SHELL_TOOLS:
+        return shell_mutates(_command(args))
+    if isinstance(args, dict):
+        cmd = args.get("command")
+        if isinstance(cmd, str) and cmd in _EDITOR_COMMANDS:
+            return True
+        if isinstance(cmd, str) and cmd in ("view", "read", "list", "search", "find"):
+            return False
+    return _EDIT_TOOL.search(tool) is not None
+
+
+def shell_mutates(command: str) -> bool:
+    """A shell command writing a file (non-generic sink) or running a known mutating verb."""
+    if not command:
+        return False
+    facts = analyze(command)
+    if not is_generic_sink(facts.sink):
+        return True
+    verb = facts.verb
+    words = facts.stripped.split()
+    if verb in _MUTATING_VERBS:
+        return True
+    if verb in ("sed", "perl", "ruby") and _IN_PLACE.search(facts.stripped):
+        return True
+    if verb == "git" and len(words) > 1:
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        return sub in _GIT_MUTATING
+    if verb in _PKG_VERBS and len(words) > 1:
+        return any(w in _PKG_MUTATING for w in words[1:3])
+    return False

@@ -1,0 +1,200 @@
+"""The default mode's tool rules in one place: progress-aware failures, result-aware repeats, cycles.
+
+`Breaker` runs the seeds' repeat window as before and asks this object two things: before a call
+runs, whether a failure streak, a cycle, paging or the identical-call backstop blocks it; after it
+ran, what its result says (failed? changed the workspace? the same answer as last time?). A window
+entry whose call made progress — it succeeded and its answer changed, or the workspace changed since
+the same call last ran — is taken back out of the repeat window, so polling that moves, `git status`
+between commits and re-runs after an edit never reach the cap. A failure is never progress by itself.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.config import BreakerConfig
+from engine.cycles import CycleHit, Cycles
+from engine.fingerprints import exact_body
+from engine.messages import failure_denial, preview
+from engine.monologue import Monologue
+from engine.outcomes import Outcome, ProgressFailures
+from engine.progress import failed, mutates, result_key
+from engine.repeat import AgentWindow
+from engine.safeargs import bounded_args
+
+_LAST_CAP = 1024
+LABEL_CHARS = 100
+
+
+@dataclass(slots=True)
+class _Pending:
+    call: str
+    label: str
+    epoch: int
+    reading: bool
+    entry: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class _Agent:
+    last: dict[str, tuple[int, int]] = field(default_factory=dict)  # fingerprint -> (result key, epoch)
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    order: deque[str] = field(default_factory=deque)
+
+
+def cycle_message(hit: CycleHit) -> str:
+    """The denial text for a cycle, paging or backstop hit: what loop was seen, with counts."""
+    calls = "; ".join(f"{label} (×{n})" for label, n in hit.calls[:17])
+    if hit.rule == "paging":
+        label, n = hit.calls[0]
+        return (
+            f"Blocked by breaker: you have read {label} {n} times in this turn without changing anything. "
+            "Paging through it again will not help: search for what you need (grep -n), or act on what you have."
+        )
+    if hit.rule == "backstop":
+        return (
+            f"Blocked by breaker: this exact call was made {hit.times} times in the last calls with nothing "
+            f"changed in between: {calls}. Wait for something to change, use a different approach, or stop and report."
+        )
+    return (
+        f"Blocked by breaker: you are repeating a cycle of {hit.period} call(s) that already returned the same "
+        f"results in this turn: {calls}. Repeating them will show the same thing again; change the approach "
+        "(edit something, look elsewhere, or stop and report what blocks you)."
+    )
+
+
+def failure_message(tool: str, o: Outcome) -> str:
+    """The denial text of the default failure arm."""
+    if o.rule == "same-failure":
+        return (
+            f'Blocked by breaker: "{tool}" failed {o.failures} times in this turn with the same error, even '
+            "after your changes, so it was not dispatched. Your edits are not reaching the cause: re-read the "
+            "error, check that you are changing the code that runs, or stop and report the blocker."
+        )
+    if o.rule == "tool-failing":
+        return (
+            f'Blocked by breaker: every one of the last {o.failures} calls to "{tool}" failed with the same error, '
+            "whatever the arguments. The tool is not usable this way (does it exist?): use another tool or stop."
+        )
+    return failure_denial(tool, o.failures, o.already)
+
+
+class DefaultRules:
+    """Tool-call rules of the default mode, per agent and turn."""
+
+    def __init__(self, cfg: BreakerConfig) -> None:
+        th, eng = cfg.thinking, cfg.engine
+        self.cfg = cfg
+        self.failures = ProgressFailures(
+            th.toolFailureSteerAfter,
+            th.toolFailureDenyAfter,
+            th.toolFailureHistory,
+            eng.sameFailureLimit,
+            eng.toolFailureLimit,
+            active=th.enabled and th.toolFailureGuard,
+        )
+        # with no cap on identical calls (`limits.exact` off) the cycle rules and the backstop are off too
+        capped = cfg.repeat.limits.get("exact") is not None
+        self.cycles = Cycles(
+            eng.cycleWindow,
+            eng.cycleRepeats,
+            eng.pagingLimit,
+            eng.backstopLimit if capped else 0,
+            eng.backstopWindow,
+            cycles=capped,
+        )
+        self.monologue = Monologue(eng.monologueSteps)
+        self.agents: dict[str, _Agent] = {}
+
+    def _a(self, agent: str) -> _Agent:
+        a = self.agents.get(agent)
+        if a is None:
+            a = self.agents[agent] = _Agent()
+        return a
+
+    def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
+        """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call."""
+        args = bounded_args(args)
+        body = exact_body(tool, args, self.cfg.repeat.ignoreArgs)
+        o = self.failures.gate(agent, tool, args)
+        if o is not None:
+            return o.rule, failure_message(tool, o)
+        a = self._a(agent)
+        epoch = self.failures.epoch(agent)
+        reading = not mutates(tool, args)
+        call = f"{tool}\x00{body}"
+        label = f"{tool} {preview(body, LABEL_CHARS)}"
+        a.pending[call_id] = _Pending(call, label, epoch, reading)
+        a.order.append(call_id)
+        while len(a.order) > 64:
+            a.pending.pop(a.order.popleft(), None)
+        self.monologue.call(agent)
+        hit = self.cycles.check(agent, call, tool, args, epoch, reading)
+        if hit is not None:
+            return hit.rule, cycle_message(hit)
+        return None
+
+    def committed(self, agent: str, call_id: str, entry: tuple[str, ...]) -> None:
+        """The repeat window counted this call with these fingerprints (it may be taken back)."""
+        p = self._a(agent).pending.get(call_id)
+        if p is not None:
+            p.entry = entry
+
+    def result(
+        self,
+        agent: str,
+        call_id: str,
+        tool: str,
+        args: Any,
+        text: str,
+        is_error: bool,
+        exit: int | None,
+        window: AgentWindow | None,
+    ) -> Outcome:
+        """After a dispatched call: forgive progress in the repeat window, record pairs, count failures."""
+        args = bounded_args(args)
+        a = self._a(agent)
+        p = a.pending.pop(call_id, None)
+        bad = failed(tool, args, text, is_error, exit)
+        key = result_key(text)
+        before = self.failures.epoch(agent)
+        outcome = self.failures.record(agent, tool, args, text, bad, not bad and mutates(tool, args))
+        after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
+        if p is not None:
+            if p.entry and window is not None:
+                keep = tuple(fp for fp in p.entry if not self._progress(a, fp, key, before, bad))
+                if len(keep) != len(p.entry):
+                    window.forgive(p.entry, keep)
+            for fp in p.entry or ():
+                if len(a.last) >= _LAST_CAP:
+                    del a.last[next(iter(a.last))]
+                a.last[fp] = (key, after)
+            self.cycles.record(agent, p.call, key, p.label, p.reading, tool, args, after)
+        return outcome
+
+    def dropped(self, agent: str, call_id: str) -> None:
+        """A call refused before it ran: forget its pending entry."""
+        a = self.agents.get(agent)
+        if a is not None:
+            a.pending.pop(call_id, None)
+
+    @staticmethod
+    def _progress(a: _Agent, fp: str, key: int, epoch: int, bad: bool) -> bool:
+        """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
+        prev = a.last.get(fp)
+        if prev is None:
+            return False
+        return prev[1] != epoch or (not bad and prev[0] != key)
+
+    def epoch(self, agent: str) -> int:
+        """Successful workspace changes this turn."""
+        return self.failures.epoch(agent)
+
+    def new_turn(self, agent: str) -> None:
+        """A new turn (or a human message): forget everything about the agent."""
+        self.failures.new_turn(agent)
+        self.cycles.reset(agent)
+        self.monologue.reset(agent)
+        self.agents.pop(agent, None)
