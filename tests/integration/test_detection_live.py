@@ -24,8 +24,6 @@ from wrapper.mockllm import TITLE_PREFIX
 from wrapper.scenarios import RUN_CHECK
 
 pytestmark = pytest.mark.integration
-# These fail on the seed rules; the detect branch brings the rules. Remove the mark when it is merged.
-needs_rules = pytest.mark.xfail(strict=True, reason="needs per-request stream state and progress-aware failures")
 
 
 def _headless(world: Any, tmp_path: Path, task: str) -> subprocess.CompletedProcess[str]:
@@ -39,7 +37,6 @@ def _is_title(request: dict[str, Any]) -> bool:
     return not body.get("tools") and any(TITLE_PREFIX in str(m.get("content")) for m in body["messages"])
 
 
-@needs_rules
 @pytest.mark.parametrize(
     ("scenario", "answer"),
     [("reasoning-loop-es", "Respondo directamente"), ("sparkle-flood", "Answering without the sparkles")],
@@ -70,7 +67,6 @@ def _check_runs(run: Any) -> tuple[list[VerdictItem], list[ResultItem]]:
     return verdicts, results
 
 
-@needs_rules
 async def test_edit_check_cycle_runs_every_check_and_ends_in_pass(run_factory: Any) -> None:
     run = await run_factory("edit-check-cycle")
     await run.turn("Fix calc.py", timeout=90)

@@ -100,7 +100,6 @@ def test_imported_line_numbers_are_the_converted_traces(capsys: pytest.CaptureFi
     assert direct == via_file and direct_out == capsys.readouterr().out
 
 
-@pytest.mark.xfail(strict=True, reason="needs the long-horizon cycle rule (detect branch); remove when merged")
 def test_a_view_cycle_with_identical_outputs_is_caught(capsys: pytest.CaptureFixture[str]) -> None:
     """Period-4 cycle through one file's windows (identical outputs, no edit), five passes: a loop."""
     assert main(["scan", "--from", "swe-agent", str(CYCLE), "--json"]) == 1
