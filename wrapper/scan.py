@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -102,6 +103,13 @@ def main(argv: list[str]) -> int:
     except ConfigError as e:
         _say(f"bad config: {e}")
         return EXIT_BAD
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as e:  # a bug of ours must never read as "loop found" (1) or "clean" (0)
+        if os.environ.get("BREAKER_TUI_DEBUG"):
+            raise
+        _say(f"internal error while scanning {a.file}: {type(e).__name__}: {e} (set BREAKER_TUI_DEBUG=1 for details)")
+        return EXIT_INTERNAL
 
 
 def _say(text: str) -> None:

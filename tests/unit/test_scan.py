@@ -212,3 +212,17 @@ def test_fuzz_scan_never_crashes_on_valid_shaped_traces(
     code, _, err = _scan(capsys, str(path), "--json", "--approvals", approvals)
     assert code in (0, 1, 2), err
     assert code != 2 or "breaker-tui scan:" in err
+
+
+def test_an_internal_error_exits_70_not_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wrapper import importers
+
+    def broken(path: Path, max_bytes: int) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setitem(importers.IMPORTERS, "swe-agent", (broken, "broken"))
+    monkeypatch.delenv("BREAKER_TUI_DEBUG", raising=False)
+    code, out, err = _scan(capsys, "--from", "swe-agent", str(_trace(tmp_path, [])))
+    assert code == 70 and out == "" and "internal error" in err and "ZeroDivisionError" in err
