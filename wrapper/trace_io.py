@@ -64,7 +64,9 @@ def _decompressed(fh: IO[bytes]) -> IO[bytes]:
         return fh
     import zstandard
 
-    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=False)
+    # A frame may not ask for a window over 128 MiB: a hostile header cannot make us allocate more.
+    dctx = zstandard.ZstdDecompressor(max_window_size=1 << 27)
+    reader: IO[bytes] = dctx.stream_reader(fh, read_across_frames=True, closefd=False)
     return reader
 
 

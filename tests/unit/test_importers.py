@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.trace import TraceError
 from tests.conftest import ROOT
@@ -181,3 +183,113 @@ def test_claude_code_bad_input(tmp_path: Path) -> None:
     p.write_text('{"type":"user"}\n[1]\n')
     with pytest.raises(TraceError, match="transcript line 2"):
         list(import_trace("claude-code", p).events)
+
+
+_leaf = st.none() | st.booleans() | st.integers() | st.text(max_size=30)
+_value = st.recursive(
+    _leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+)
+_actions = st.sampled_from(
+    [
+        "open a.py",
+        "open a.py 7",
+        "goto 3",
+        "scroll_down",
+        "scroll_up",
+        "edit 1:2\nx\nend_of_edit",
+        "create b.py",
+        "str_replace_editor view a.py --view_range 1 x",
+        "str_replace_editor str_replace a.py --old_str 'x",
+        "str_replace_editor insert a.py --insert_line 3 --new_str y",
+        "str_replace_editor undo_edit a.py",
+        "submit",
+        "",
+        "ls -la",
+        "'unbalanced",
+    ]
+)
+_obs = st.sampled_from(
+    ["", "[File: /r/a.py (9 lines total)]\n(3 more lines above)\n4:x", "[File: x (1 lines total)]", "Error: "]
+)
+_step = st.fixed_dictionaries(
+    {},
+    optional={
+        "action": st.one_of(_actions, _value),
+        "observation": st.one_of(_obs, _value),
+        "thought": _value,
+        "response": _value,
+        "state": _value,
+    },
+)
+_doc = st.one_of(
+    _value,
+    st.fixed_dictionaries(
+        {"trajectory": st.lists(st.one_of(_step, _value), max_size=6)}, optional={"history": _value, "info": _value}
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_doc)
+def test_fuzz_the_swe_agent_importer_raises_only_trace_errors(tmp_path: Path, doc: Any) -> None:
+    p = tmp_path / "f.traj"
+    p.write_text(json.dumps(doc))
+    try:
+        trace = import_trace("swe-agent", p)
+        for e in trace.events:
+            assert e.kind in ("user", "think", "answer", "call", "request")
+    except TraceError as e:
+        assert e.args[0]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    records=st.lists(
+        st.one_of(
+            _value,
+            st.fixed_dictionaries(
+                {"type": st.sampled_from(["user", "assistant", "summary"])},
+                optional={
+                    "message": st.one_of(
+                        _value,
+                        st.fixed_dictionaries(
+                            {},
+                            optional={
+                                "content": st.one_of(
+                                    _value,
+                                    st.lists(
+                                        st.fixed_dictionaries(
+                                            {"type": st.sampled_from(["text", "thinking", "tool_use", "tool_result"])},
+                                            optional={
+                                                "text": _value,
+                                                "thinking": _value,
+                                                "id": _value,
+                                                "name": _value,
+                                                "input": _value,
+                                                "tool_use_id": _value,
+                                                "content": _value,
+                                                "is_error": _value,
+                                            },
+                                        ),
+                                        max_size=3,
+                                    ),
+                                )
+                            },
+                        ),
+                    ),
+                    "isSidechain": _value,
+                    "isMeta": _value,
+                },
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_fuzz_the_claude_code_importer_raises_only_trace_errors(tmp_path: Path, records: list[Any]) -> None:
+    p = tmp_path / "f.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in records))
+    try:
+        for e in import_trace("claude-code", p).events:
+            assert e.kind in ("user", "think", "answer", "call", "request")
+    except TraceError as e:
+        assert e.args[0]
