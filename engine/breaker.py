@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from engine import events as ev
 from engine.config import BreakerConfig
 from engine.degeneracy import DegeneracyDetector, DegeneracySettings
 from engine.failures import FailureGuard, FailureSettings
 from engine.fingerprints import fingerprints, kind_of, limit_for
-from engine.messages import Hit, failure_denial, failure_guidance, post_trip_hint
+from engine.messages import failure_denial, failure_guidance, post_trip_hint
 from engine.repeat import RepeatGuard, RepeatVerdict
 from engine.repetition import RepetitionDetector, RepetitionSettings
 from engine.rules import DefaultRules
@@ -19,100 +19,10 @@ from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
 from engine.units import utf16_len
 from engine.verbatim import ProseFilter, VerbatimDetector
+from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
 HISTORY = 60
-
-
-class Verdict(NamedTuple):
-    """The answer to a tool check: allow, deny (with the text the model gets) or ask (with the reason)."""
-
-    kind: Literal["allow", "deny", "ask"]
-    message: str = ""
-    source: Literal["", "repeat", "failure", "observe"] = ""
-    hits: tuple[Hit, ...] = ()
-    note: str | None = None
-    fingerprints: tuple[str, ...] = ()
-    local: bool = False
-    would: Literal["", "deny", "ask"] = ""  # what enforcement would have done while paused
-    rule: str = ""  # which rule decided: failure, repeat:<kind>, cycle, paging, backstop, ...
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (recordings, `scan --json`)."""
-        return {
-            "kind": self.kind,
-            "source": self.source,
-            "hits": [h.as_list() for h in self.hits],
-            "note": self.note,
-            "would": self.would,
-            "rule": self.rule,
-            "message": self.message,
-        }
-
-
-ALLOW = Verdict("allow")
-
-
-@dataclass(frozen=True, slots=True)
-class StreamTrip:
-    """A reasoning/answer/output stream tripped a lens; `action` is the recovery the seeds define."""
-
-    agent: str
-    stream: Literal["reasoning", "answer", "output"]
-    rule: str
-    descriptor: dict[str, Any]
-    action: Literal["abort_retry", "abort", "observe"]
-    reasoning_chars: int
-    turn: int
-
-    @property
-    def failure_message(self) -> str:
-        """The `failure.message` of the terminal `aborted` chunk."""
-        return (
-            f"thinking-breaker aborted a runaway {self.stream} stream "
-            f"({self.rule}, {self.reasoning_chars} reasoning chars)"
-        )
-
-    def evidence(self) -> str:
-        """One line of evidence for banners and logs."""
-        d = self.descriptor
-        if "evidence" in d:
-            st = d.get("stats", {})
-            return (
-                f"evidence={'+'.join(d['evidence'])} block={d['block']} meaning={st.get('meaningRatio')} "
-                f"noise={st.get('noiseRatio')} variety={st.get('variety')} maxRun={st.get('maxRun')} "
-                f"runs={st.get('runCount')} emoji={st.get('emoji')}"
-            )
-        if d.get("rule") == "low-novelty":
-            return f"block={d['block']} overlap={d['overlap']} streak={d['streak']}"
-        if d.get("rule") == "verbatim-loop":
-            return f"a {d['unit']}-char unit written {d['copies']} times: {d.get('sample', '')!r}"
-        if d.get("rule") in ("monologue", "restated-plan"):
-            return f"the same {'answer' if d['rule'] == 'monologue' else 'plan'} in {d['steps']} steps: {d['sample']!r}"
-        if d.get("rule") == "max-reasoning-chars":
-            return f"reasoning chars {d['offset']} over the cap"
-        return f"block={d.get('block')} (exact repeat of an earlier block)"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
-        return {
-            "agent": self.agent,
-            "stream": self.stream,
-            "rule": self.rule,
-            "action": self.action,
-            "turn": self.turn,
-            "reasoning_chars": self.reasoning_chars,
-            "descriptor": self.descriptor,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ResultRewrite:
-    """What to do to a finished tool result: replace its text, or prepend a hint."""
-
-    mode: Literal["replace", "prepend"]
-    text: str
-    reason: Literal["steer", "hint"]
-    failures: int = 0
+__all__ = ["ALLOW", "Breaker", "ResultRewrite", "StreamTrip", "Verdict"]
 
 
 @dataclass(slots=True)
@@ -370,7 +280,7 @@ class Breaker:
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         if self.rules is not None:
             found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
-            if found is not None:
+            if found is not None and not self._local_exempt(agent, call_id, tool, args, found[0]):
                 rule, message = found
                 source: Literal["repeat", "failure"] = "failure" if "fail" in rule else "repeat"
                 return self._enforce(agent, Verdict("deny", message, source, rule=rule))
@@ -381,7 +291,8 @@ class Breaker:
                 return self._enforce(agent, v)
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
-        cp = fingerprints(tool, args, self.config.repeat)
+        body = self.rules.body(agent, call_id) if self.rules is not None else None
+        cp = fingerprints(tool, args, self.config.repeat, body)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
@@ -389,6 +300,14 @@ class Breaker:
         if self.rules is not None and v.kind == "allow" and cp.fingerprints:
             self.rules.committed(agent, call_id, cp.fingerprints)
         return self._enforce(agent, v)
+
+    def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:
+        """A loop of local-only calls the operator already approved for this turn is not denied again."""
+        slot = self.repeat.agents.get(agent) if agent is not None else None
+        if rule.endswith("failure") or rule == "tool-failing" or slot is None or not slot.exempt:
+            return False
+        body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
+        return fingerprints(tool, args, self.config.repeat, body).local
 
     def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
         """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
@@ -505,6 +424,8 @@ class Breaker:
                         seen.setdefault(fp, None)
                 rows = [WindowRow(fp, slot.tally.get(fp, 0), limit_for(fp, limits), fp in a.last_hits) for fp in seen]
             f = a.deg.last_features() if a.deg is not None else None
+            hit = self.rules.cycles.last_hit(name) if self.rules is not None else None
+            fails = self.rules.failures.counts(name) if self.rules is not None else self.failures.counts(name)
             out.append(
                 AgentScores(
                     agent=name,
@@ -524,7 +445,7 @@ class Breaker:
                     meaning_history=tuple(a.meaning_hist),
                     reasoning_chars=a.reasoning_chars,
                     max_reasoning_chars=th.maxReasoningChars,
-                    failures=tuple((f"{t}:{s}", n) for (t, s), n in self.failures.counts(name).items()),
+                    failures=tuple((f"{t}:{s}", n) for (t, s), n in fails.items()),
                     trips=a.trips,
                     retries_used=a.retries_used,
                     local_exempt=bool(slot and slot.exempt),
@@ -532,6 +453,9 @@ class Breaker:
                     thinking_off=self.thinking_off(name),
                     denials=a.denials,
                     asks=a.asks,
+                    cycle=hit.calls if hit else (),
+                    cycle_rule=hit.rule if hit else "",
+                    cycle_period=hit.period if hit else 0,
                 )
             )
         return Snapshot(tuple(out), self.enforcing)

@@ -24,7 +24,7 @@ from engine.progress import SHELL_TOOLS
 from engine.shellfacts import analyze
 
 PERIOD_MAX = 17
-_SEEN_CAP = 2048
+_SEEN_CAP = 512
 _PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
 _PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
@@ -154,8 +154,8 @@ class Cycles:
         seq = a.pairs
         n = len(seq)
         for p in range(2, min(PERIOD_MAX, n // 3) + 1):
-            if seq[n - p].call != call:
-                continue
+            if seq[n - p].call != call or all(seq[n - k].call == call for k in range(1, p + 1)):
+                continue  # one call repeated is the repeat window's business, not a cycle
             if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
                 return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
         if len(a.flags) >= self.window and sum(a.flags) >= self.repeats:
@@ -192,6 +192,8 @@ class Cycles:
         if reading:
             path = page_path(tool, args)
             if path is not None:
+                if path not in a.pages and len(a.pages) >= _SEEN_CAP:
+                    del a.pages[next(iter(a.pages))]
                 a.pages[path] = a.pages.get(path, 0) + 1
 
     def last_hit(self, agent: str) -> CycleHit | None:

@@ -79,10 +79,15 @@ def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
     return stringify(omit_ignored(name, args, ignore_args))
 
 
-def fingerprints(name: Any, args: Any, cfg: RepeatConfig) -> CallPrint:
-    """Every fingerprint of one call, and its local flag, as seed §A5 with the deviations D1–D7."""
+def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None) -> CallPrint:
+    """Every fingerprint of one call, and its local flag, as seed §A5 with the deviations D1–D7.
+
+    `body` is `exact_body(name, args, cfg.ignoreArgs)` when the caller already has it.
+    """
     tool = name if isinstance(name, str) else ""
-    fps: dict[str, None] = {f"exact:{tool}:{exact_body(tool, args, cfg.ignoreArgs)}": None}
+    if body is None:
+        body = exact_body(tool, args, cfg.ignoreArgs)
+    fps: dict[str, None] = {f"exact:{tool}:{body}": None}
     allow = cfg.localHosts == "allow"
     if tool in SHELL_TOOLS:
         command = args.get("command") if isinstance(args, dict) else None

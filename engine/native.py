@@ -32,6 +32,7 @@ MODULES = (
     "blocks",
     "repetition",
     "degeneracy",
+    "verdicts",
     "breaker",
 )
 GROUP = "breaker_engine_native"  # mypyc's shared library is the top-level module `GROUP__mypyc`

@@ -94,6 +94,8 @@ class ProgressFailures:
             return None
         if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
             return Outcome("deny", st.streak, "tool-failing")
+        if not st.sigs:
+            return None
         sig = signature(tool, args, body)
         s = st.sigs.get(sig)
         if s is None:

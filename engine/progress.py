@@ -63,9 +63,32 @@ def fold(text: str) -> str:
     return _VOLATILE.sub("#", text)
 
 
-def result_key(text: str) -> int:
-    """A hash of the folded result text: equal keys mean "the same answer again"."""
-    return hash(fold(strip_exit(text)))
+def result_key(text: str, echo: tuple[str, ...] = ()) -> int:
+    """A hash of the folded result text: equal keys mean "the same answer again".
+
+    `echo` are the call's own argument words with digits (`echo_words`): a result that differs only
+    where it repeats its request (`curl -w 'code-3'` printing `code-3`) is not a new answer.
+    """
+    folded = fold(strip_exit(text))
+    for word in echo:
+        if word in folded:
+            folded = folded.replace(word, "#")
+    return hash(folded)
+
+
+_ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+
+
+def echo_words(tool: str, args: Any) -> tuple[str, ...]:
+    """Words of the call's arguments that carry a digit (longest first, at most 16)."""
+    if tool in SHELL_TOOLS:
+        source = _command(args)[:2000]
+    elif isinstance(args, dict):
+        source = " ".join(str(v)[:200] for v in list(args.values())[:16] if isinstance(v, (str, int, float)))
+    else:
+        return ()
+    words = {w.strip(".:/-") for w in _ECHO_WORD.findall(source)}
+    return tuple(sorted((w for w in words if len(w) >= 2), key=len, reverse=True)[:16])
 
 
 def strip_exit(text: str) -> str:

@@ -20,16 +20,17 @@ from engine.fingerprints import exact_body
 from engine.messages import failure_denial, preview
 from engine.monologue import Monologue
 from engine.outcomes import Outcome, ProgressFailures
-from engine.progress import failed, mutates, result_key
+from engine.progress import echo_words, failed, mutates, result_key
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
-_LAST_CAP = 1024
+_LAST_CAP = 512
 LABEL_CHARS = 100
 
 
 @dataclass(slots=True)
 class _Pending:
+    body: str
     call: str
     label: str
     epoch: int
@@ -114,23 +115,28 @@ class DefaultRules:
             a = self.agents[agent] = _Agent()
         return a
 
+    def body(self, agent: str, call_id: str) -> str | None:
+        """The canonical arguments `gate` computed for this call (the `exact:` body)."""
+        a = self.agents.get(agent)
+        p = a.pending.get(call_id) if a else None
+        return p.body if p else None
+
     def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
         """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call."""
         args = bounded_args(args)
         body = exact_body(tool, args, self.cfg.repeat.ignoreArgs)
-        o = self.failures.gate(agent, tool, args)
-        if o is not None:
-            return o.rule, failure_message(tool, o)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
         reading = not mutates(tool, args)
         call = f"{tool}\x00{body}"
-        label = f"{tool} {preview(body, LABEL_CHARS)}"
-        a.pending[call_id] = _Pending(call, label, epoch, reading)
+        a.pending[call_id] = _Pending(body, call, "", epoch, reading)
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
         self.monologue.call(agent)
+        o = self.failures.gate(agent, tool, args, body)
+        if o is not None:
+            return o.rule, failure_message(tool, o)
         hit = self.cycles.check(agent, call, tool, args, epoch, reading)
         if hit is not None:
             return hit.rule, cycle_message(hit)
@@ -158,9 +164,11 @@ class DefaultRules:
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
         bad = failed(tool, args, text, is_error, exit)
-        key = result_key(text)
+        key = result_key(text, echo_words(tool, args))
         before = self.failures.epoch(agent)
-        outcome = self.failures.record(agent, tool, args, text, bad, not bad and mutates(tool, args))
+        body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignoreArgs)
+        changed = not bad and (not p.reading if p is not None else mutates(tool, args))
+        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None:
             if p.entry and window is not None:
@@ -171,7 +179,8 @@ class DefaultRules:
                 if len(a.last) >= _LAST_CAP:
                     del a.last[next(iter(a.last))]
                 a.last[fp] = (key, after)
-            self.cycles.record(agent, p.call, key, p.label, p.reading, tool, args, after)
+            label = f"{tool} {preview(p.body, LABEL_CHARS)}"
+            self.cycles.record(agent, p.call, key, label, p.reading, tool, args, after)
         return outcome
 
     def dropped(self, agent: str, call_id: str) -> None:

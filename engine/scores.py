@@ -44,6 +44,12 @@ class AgentScores:
     thinking_off: bool
     denials: int = 0
     asks: int = 0
+    cycle: tuple[tuple[str, int], ...] = ()
+    """The loop the default rules last detected this turn: each call (short label) and how often it ran."""
+    cycle_rule: str = ""
+    """Which rule saw it: `cycle`, `paging` or `backstop` (empty when none)."""
+    cycle_period: int = 0
+    """The cycle's period in calls (0 for paging)."""
 
 
 @dataclass(frozen=True, slots=True)

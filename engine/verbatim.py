@@ -9,8 +9,10 @@ earlier occurrences of the last 24 characters (`str.rfind`), so a check costs on
 tail every 32 characters.
 
 Structure is not prose: text inside ``` code fences, and runs of 12 or more symbols (dividers, box
-drawing), are dropped before this lens and lens A see the text. Units need at least a few
-letters, so floods of symbols are left to the degeneracy lens, which sees the unfiltered stream.
+drawing), are dropped before this lens and lens A see the text. Units must read as
+prose (`is_prose`): at least four words, mostly letters, little code punctuation; so tables, code,
+encoded data and unspaced scripts are left to lens A, and floods of symbols to the degeneracy lens,
+which sees the unfiltered stream.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ MAX_UNIT = 2000
 COPIES = 4
 MIN_SPAN = 500  # short units must fill this many characters (a 50-char unit: 10 copies)
 CANDIDATES = 8
+_CODE_CHARS = frozenset("{}()[];=<>|`\\/#$")
 _SYMBOL_RUN = re.compile(r"(?:[^\w\s]\s?){12,}")
 
 
@@ -52,6 +55,20 @@ class ProseFilter:
             if not self.fenced and part:
                 kept.append(part)
         return _SYMBOL_RUN.sub(" ", "".join(kept))
+
+
+def is_prose(unit: str) -> bool:
+    """Whether a repeated unit reads as sentences: words, mostly letters, little code punctuation.
+
+    Tables, code, encoded data and unspaced scripts repeat legitimately (or are left to lens A).
+    """
+    words = unit.split()
+    if len(words) < 4:
+        return False
+    solid = sum(len(w) for w in words)
+    letters = sum(c.isalpha() for c in unit)
+    code = sum(c in _CODE_CHARS for c in unit)
+    return letters >= 0.6 * solid and code <= 0.08 * solid
 
 
 class VerbatimDetector:
@@ -97,7 +114,7 @@ class VerbatimDetector:
                 continue
             if buf[n - (copies - 1) * p :] == buf[n - copies * p : n - p]:
                 unit = buf[n - p :]
-                if sum(c.isalpha() for c in unit) < 8:
+                if not is_prose(unit):
                     return None
                 return {
                     "rule": "verbatim-loop",

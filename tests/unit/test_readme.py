@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.config import ThinkingConfig
+from engine.config import EngineConfig, ThinkingConfig
 from engine.repeat_config import RepeatConfig
 from tests.conftest import ROOT
 from tui.cli import COMMANDS
@@ -12,7 +12,7 @@ README = (ROOT / "README.md").read_text()
 
 
 def test_every_config_key_is_documented() -> None:
-    for cls in (RepeatConfig, ThinkingConfig, WrapperSettings, UiSettings):
+    for cls in (RepeatConfig, ThinkingConfig, EngineConfig, WrapperSettings, UiSettings):
         for key in cls.model_fields:
             assert f"| `{key}` |" in README, f"{cls.__name__}.{key} is not in the README"
 

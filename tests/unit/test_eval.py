@@ -1,0 +1,56 @@
+"""`breaker-tui eval` on the two public labelled corpora holds the detection figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wrapper.evaluate import evaluate, main
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection"
+
+
+@pytest.fixture(scope="module")
+def work() -> dict[str, dict[str, int]]:
+    return {m: r.table() for m, r in evaluate(SHARED / "work").items()}
+
+
+@pytest.fixture(scope="module")
+def peers() -> dict[str, dict[str, int]]:
+    return {m: r.table() for m, r in evaluate(SHARED / "peers").items()}
+
+
+def test_work_default_mode(work: dict[str, dict[str, int]]) -> None:
+    t = work["default"]
+    assert (t["legit"], t["loops"]) == (10, 11)
+    assert t["legit_blocked"] <= 1 and t["loops_blocked"] >= 10
+    assert (t["legit_blocked"], t["loops_blocked"]) == (0, 11)  # as measured
+
+
+def test_work_seed_mode_is_the_seed(work: dict[str, dict[str, int]]) -> None:
+    t = work["seed"]
+    assert (t["legit_blocked"], t["loops_blocked"]) == (6, 9)
+
+
+def test_peers_default_mode(peers: dict[str, dict[str, int]]) -> None:
+    assert peers["default"]["cases"] == 134
+    assert peers["default"]["agreed"] >= 118
+    assert peers["default"]["agreed"] == 130  # as measured; the 4 disagreements are listed in the README
+
+
+def test_peers_seed_mode(peers: dict[str, dict[str, int]]) -> None:
+    assert peers["seed"]["agreed"] == 112
+
+
+def test_json_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(SHARED / "work"), "--json", "--mode", "default"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["default"]["table"]["loops_blocked"] == 11
+    assert {"file", "first_rule", "first_line", "agrees"} <= set(out["default"]["cases"][0])
+    (tmp_path / "bad.jsonl").write_text('{"t": "meta", "expected": "loop"}\n{"t": "call"}\n', encoding="utf-8")
+    assert main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and "needs `tool`" in err
+    assert main([str(tmp_path / "nothing-here")]) == 2
