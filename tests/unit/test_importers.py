@@ -82,7 +82,11 @@ def test_the_file_viewer_becomes_reads_of_the_window_it_showed() -> None:
 def test_viewer_state_without_a_header() -> None:
     v = _Viewer()
     assert map_action("open a.py 40", "File a.py not found", v)["args"] == {"file_path": "a.py", "offset": 40}
-    assert map_action("scroll_down", "", v)["args"] == {"file_path": "a.py", "offset": 40}
+    assert map_action("scroll_down", "[File: a.py (90 lines total)]\n(49 more lines above)", v)["args"] == {
+        "file_path": "a.py",
+        "offset": 50,
+    }
+    assert map_action("goto 500", "Error: <line> must be less than or equal to 90", v)["tool"] == "bash"
     assert map_action("goto 5", "", _Viewer())["tool"] == "bash", "no open file: left as a shell command"
     failed = map_action("edit 1:1\nx\nend_of_edit", "Your proposed edit has introduced new syntax error(s).", v)
     assert failed["tool"] == "edit" and failed["error"] is True

@@ -8,7 +8,8 @@ message is the task. Each step becomes a `think` event and a `call`:
 * the file viewer (`open`, `goto`, `scroll_up`, `scroll_down`, `str_replace_editor view`) becomes a
   `read` call with `file_path` and `offset` (and `limit` for a view range), taken from the
   `[File: PATH (N lines total)]` / `(K more lines above)` header of the observation when it has one;
-  `goto` and `scroll_*` act on the file the viewer has open, so they are reads of that file;
+  `goto` and `scroll_*` act on the file the viewer has open, so they are reads of that file (one
+  whose observation shows no window, an error, stays a `bash` call);
 * edits (`edit A:B ... end_of_edit`, `str_replace_editor str_replace|insert|undo_edit`) become
   `edit` calls with `file_path`; `create` and `str_replace_editor create` become `write` calls;
   an edit whose observation reports that nothing was changed is a call with `error: true`;
@@ -166,11 +167,11 @@ def map_action(action: str, observation: str, viewer: _Viewer, open_file: str = 
         viewer.path = open_file
     mapped: tuple[str, dict[str, Any]] | None = None
     if cmd in VIEWER:
-        before = viewer.path
+        shown = _HEADER.search(observation) is not None
         _seen(observation, viewer)
-        if cmd == "open" and len(words) > 1 and viewer.path == before and not _HEADER.search(observation):
+        if cmd == "open" and len(words) > 1 and not shown:
             viewer.path, viewer.first = words[1], int(words[2]) if len(words) > 2 and words[2].isdigit() else 1
-        if viewer.path:
+        if viewer.path and (shown or cmd == "open"):  # a goto/scroll that showed no window did not read
             mapped = "read", {"file_path": viewer.path, "offset": viewer.first}
     elif cmd == "edit" and viewer.path:
         span = words[1] if len(words) > 1 else ""
