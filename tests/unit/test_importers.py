@@ -297,3 +297,15 @@ def test_fuzz_the_claude_code_importer_raises_only_trace_errors(tmp_path: Path, 
             assert e.kind in ("user", "think", "answer", "call", "request")
     except TraceError as e:
         assert e.args[0]
+
+
+def test_a_legacy_reproduce_fix_cycle_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    """create/edit/run reproduce.py, open + edit the module three times, each run printing something new."""
+    assert main(["scan", "--from", "swe-agent", str(DATA / "swe-legacy-fix.traj")]) == 0
+
+
+def test_scrolling_back_and_forth_without_an_edit_is_caught(capsys: pytest.CaptureFixture[str]) -> None:
+    """45 scrolls of 10 lines up and down one file, nothing edited: the model is lost in the file."""
+    assert main(["scan", "--from", "swe-agent", str(DATA / "swe-scroll-loop.traj"), "--json"]) == 1
+    found = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    assert found and found[0]["action"] == "deny"
