@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,28 @@ async def test_same_failing_check_verbatim_is_steered_then_denied(run_factory: A
     steered = [i for i, r in enumerate(ran) if r.rewrite is not None and r.rewrite.reason == "steer"]
     assert ran[0].rewrite is None, "the first failure is shown as it is"
     assert steered and steered[0] == 1, f"the 2nd failure must be steered: {[r.rewrite for r in ran]}"
+
+
+def test_scan_of_the_recording_reproduces_the_live_decisions(world_factory: Any, tmp_path: Path) -> None:
+    """The same failing check six times, headless; `scan` of its recording finds the same denials."""
+    w = world_factory("same-check-six")
+    env = {**w.env, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
+    cli = [sys.executable, "-m", "tui"]
+    live = subprocess.run(
+        [*cli, "--no-tui", "--prompt", "Make the check pass", "--", "dsh", "--profile", "dev"],
+        cwd=w.workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert live.returncode == 0, live.stderr
+    live_denies = [ln for ln in live.stderr.splitlines() if ln.startswith("breaker: DENY bash")]
+    assert live_denies, live.stderr
+    rec = next((tmp_path / "state" / "recordings").glob("*.jsonl"))
+    s = subprocess.run([*cli, "scan", str(rec), "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert s.returncode == 1, s.stderr
+    found = [json.loads(ln) for ln in s.stdout.splitlines()]
+    denied = [f for f in found if f["kind"] == "verdict" and f["verdict"] == "deny"]
+    assert len(denied) == len(live_denies)
+    assert "not reproduced" not in s.stderr, s.stderr
