@@ -226,3 +226,12 @@ def test_an_internal_error_exits_70_not_1(
     monkeypatch.delenv("BREAKER_TUI_DEBUG", raising=False)
     code, out, err = _scan(capsys, "--from", "swe-agent", str(_trace(tmp_path, [])))
     assert code == 70 and out == "" and "internal error" in err and "ZeroDivisionError" in err
+
+
+def test_config_file_mode_reaches_the_trace_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A TDD cycle (a different failure after each edit) is clean by default; the seed rules block it."""
+    tdd = str(next(WORK.glob("work-000-*.jsonl")))
+    seed = tmp_path / "seed.toml"
+    seed.write_text('[engine]\nmode = "seed"\n')
+    assert _scan(capsys, tdd)[0] == 0
+    assert _scan(capsys, tdd, "--config", str(seed))[0] == 1
