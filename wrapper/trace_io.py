@@ -132,6 +132,22 @@ def decode_line(raw: bytes, line: int) -> Any:
         raise trace_error(f"not valid JSON: {e}", line) from None
 
 
+def load_json_file(path: Path, max_bytes: int) -> Any:
+    """One whole JSON document (an importer's input), refused when larger than `max_bytes`."""
+    with open_regular(path) as fh:
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise trace_error(f"{path}: larger than {max_bytes:,} bytes; not read (is it the right kind of file?)")
+    try:
+        return _DECODER.decode(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise trace_error(f"{path}: not UTF-8 text (byte {e.start + 1})") from None
+    except RecursionError:
+        raise trace_error(f"{path}: the JSON is nested too deeply") from None
+    except ValueError as e:
+        raise trace_error(f"{path}: not valid JSON: {e}") from None
+
+
 @dataclass
 class Trace:
     """An open trace: its meta line (if it has one) and its events, read lazily in order."""

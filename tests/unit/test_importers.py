@@ -28,7 +28,7 @@ def _converted(path: Path) -> list[dict[str, Any]]:
 
 def test_the_registry_names_swe_agent() -> None:
     assert "swe-agent" in IMPORTERS
-    with pytest.raises(TraceError, match="known: claude-code, swe-agent"):
+    with pytest.raises(TraceError, match="known: claude-code, openhands, swe-agent"):
         importer("nope")
 
 
@@ -309,3 +309,85 @@ def test_scrolling_back_and_forth_without_an_edit_is_caught(capsys: pytest.Captu
     assert main(["scan", "--from", "swe-agent", str(DATA / "swe-scroll-loop.traj"), "--json"]) == 1
     found = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
     assert found and found[0]["action"] == "deny"
+
+
+OPENHANDS = DATA / "openhands-retry.json"
+
+
+def test_openhands_events_become_calls_with_their_observations() -> None:
+    objs = list(importer("openhands")(OPENHANDS, 1 << 20))
+    assert objs[1] == {"t": "user", "text": "Fix the failing test in tests/test_api.py."}
+    calls = [o for o in objs if o["t"] == "call"]
+    assert calls[0]["tool"] == "read" and calls[0]["args"] == {
+        "file_path": "/ws/tests/test_api.py",
+        "offset": 1,
+        "limit": 40,
+    }
+    assert calls[1]["args"] == {"command": "pytest tests/test_api.py -q"} and calls[1]["exit"] == 1
+    assert calls[7] | {"output": ""} == {
+        "t": "call",
+        "tool": "edit",
+        "args": {"file_path": "/ws/api.py", "old_string": "return 500", "new_string": "return 200"},
+        "output": "",
+    }
+    assert calls[8]["args"]["command"].startswith("python3 - <<'EOF'\nprint(1 + 1)")
+    assert objs[-1] == {"t": "answer", "text": "I could not fix it."}
+    assert not any(o.get("tool") in ("system", "recall", "finish") for o in objs)
+
+
+def test_openhands_retry_loop_is_caught_and_bad_input_is_clear(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scan", "--from", "openhands", str(OPENHANDS)]) == 1
+    capsys.readouterr()
+    p = tmp_path / "v1.json"
+    p.write_text(json.dumps([{"kind": "ActionEvent", "id": "a"}]))
+    assert main(["scan", "--from", "openhands", str(p)]) == 2
+    assert "V1 SDK" in capsys.readouterr().err
+    p.write_text(json.dumps({"nothing": 1}))
+    assert main(["scan", "--from", "openhands", str(p)]) == 2
+    assert "not an OpenHands event list" in capsys.readouterr().err
+
+
+_oh_event = st.one_of(
+    _value,
+    st.fixed_dictionaries(
+        {"id": st.integers(0, 5)},
+        optional={
+            "action": st.sampled_from(
+                ["run", "run_ipython", "read", "edit", "write", "message", "think", "browse", "x"]
+            ),
+            "observation": st.sampled_from(["run", "error", "read"]),
+            "cause": st.integers(0, 5),
+            "source": st.sampled_from(["user", "agent"]),
+            "args": st.one_of(
+                _value,
+                st.dictionaries(
+                    st.sampled_from(
+                        ["command", "path", "view_range", "start", "end", "thought", "content", "code", "old_str"]
+                    ),
+                    _value,
+                    max_size=4,
+                ),
+            ),
+            "content": _value,
+            "extras": _value,
+        },
+    ),
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    doc=st.one_of(
+        _value, st.lists(_oh_event, max_size=8), st.fixed_dictionaries({"history": st.lists(_oh_event, max_size=8)})
+    )
+)
+def test_fuzz_the_openhands_importer_raises_only_trace_errors(tmp_path: Path, doc: Any) -> None:
+    p = tmp_path / "f.json"
+    p.write_text(json.dumps(doc))
+    try:
+        for e in import_trace("openhands", p).events:
+            assert e.kind in ("user", "think", "answer", "call", "request")
+    except TraceError as e:
+        assert e.args[0]

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.trace import TraceError
 from wrapper.importers.claude_code import read_claude_code
+from wrapper.importers.openhands import read_openhands
 from wrapper.importers.swe_agent import read_swe_agent
 from wrapper.trace_io import Trace, from_objects
 
@@ -24,6 +25,7 @@ Importer = Callable[[Path, int], Iterator[dict[str, Any]]]
 IMPORTERS: dict[str, tuple[Importer, str]] = {
     # name: (importer, what it reads)
     "swe-agent": (read_swe_agent, "SWE-agent .traj files (JSON: `trajectory` steps, `history`)"),
+    "openhands": (read_openhands, "OpenHands V0 event lists (JSON array, or an object with `history`)"),
     "claude-code": (read_claude_code, "Claude Code session transcripts (~/.claude/projects/*/SESSION.jsonl)"),
 }
 

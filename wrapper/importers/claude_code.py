@@ -58,7 +58,7 @@ def read_claude_code(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
                 continue
             seen = True
             agent = "sidechain" if rec.get("isSidechain") else "main"
-            message = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+            message: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
             for b in _blocks(message.get("content")):
                 t = b.get("type")
                 if kind == "assistant" and t == "thinking" and isinstance(b.get("thinking"), str):
@@ -66,7 +66,7 @@ def read_claude_code(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
                 elif kind == "assistant" and t == "text" and isinstance(b.get("text"), str):
                     yield {"t": "answer", "text": b["text"], "agent": agent}
                 elif kind == "assistant" and t == "tool_use":
-                    args = b.get("input") if isinstance(b.get("input"), dict) else {}
+                    args: dict[str, Any] = b["input"] if isinstance(b.get("input"), dict) else {}
                     pending[str(b.get("id"))] = {
                         "t": "call",
                         "tool": _tool(b.get("name")),

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.trace import TraceError
-from wrapper.trace_io import open_regular
+from wrapper.trace_io import load_json_file
 
 _HEADER = re.compile(r"^\[File: (?P<path>.+?) \((?P<total>\d+) lines total\)\]\s*$", re.MULTILINE)
 _ABOVE = re.compile(r"^\((?P<above>\d+) more lines above\)\s*$", re.MULTILINE)
@@ -52,21 +52,6 @@ class _Viewer:
 
     path: str = ""
     first: int = 1
-
-
-def _load(path: Path, max_bytes: int) -> Any:
-    with open_regular(path) as fh:
-        raw = fh.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise TraceError(f"{path}: larger than {max_bytes:,} bytes; not read (is it really a .traj file?)")
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise TraceError(f"{path}: not UTF-8 text (byte {e.start + 1})") from None
-    except RecursionError:
-        raise TraceError(f"{path}: the JSON is nested too deeply") from None
-    except ValueError as e:
-        raise TraceError(f"{path}: not valid JSON: {e}") from None
 
 
 def _text(v: Any) -> str:
@@ -194,7 +179,7 @@ def map_action(action: str, observation: str, viewer: _Viewer, open_file: str = 
 
 def read_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
     """The trace objects of one `.traj` file: meta, the task as a user message, then each step."""
-    doc = _load(path, max_bytes)
+    doc = load_json_file(path, max_bytes)
     if not isinstance(doc, dict) or not isinstance(doc.get("trajectory"), list):
         raise TraceError(f"{path}: not a SWE-agent trajectory (no `trajectory` list at the top level)")
     info = doc.get("info")
