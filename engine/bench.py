@@ -144,6 +144,9 @@ def run(scale: int = 1) -> dict[str, float]:
     for name in KINDS:
         res[f"tool_check_p99_us[{name}]"] = tool[f"p99_us[{name}]"]
     res.update(peak_memory(text))
+    from engine import tracebench
+
+    res.update(tracebench.run())
     return res
 
 
@@ -184,6 +187,13 @@ def main(argv: list[str] | None = None) -> int:
         f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
     )
     print("  p99 by kind: " + ", ".join(f"{k} {r[f'tool_check_p99_us[{k}]']:.0f} us" for k in KINDS))
+    per_call, calls = r["trace_replay_us_per_call"], r["trace_replay_calls"]
+    print(
+        f"trace replay (scan)   {per_call:.0f} us per call of a {calls:.0f}-call trace with a thought per call "
+        f"= {per_call / r['tool_check_p50_us']:.1f}x the tool check p50; "
+        f"peak {r['trace_replay_peak_mib_small']:.2f} MiB at {calls / 10:.0f} calls, "
+        f"{r['trace_replay_peak_mib_big']:.2f} MiB at {calls:.0f} (ratio {r['trace_replay_peak_ratio']:.2f})"
+    )
     return finish({"engine_build": engine.BUILD, **r}, a.out, a.json)
 
 
