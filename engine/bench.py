@@ -13,6 +13,7 @@ from typing import Any
 
 import engine
 from engine.breaker import Breaker
+from engine.config import BreakerConfig
 from engine.corpora import clean_generators
 from engine.degeneracy import DegeneracyDetector
 from engine.repetition import RepetitionDetector
@@ -86,9 +87,9 @@ def lens_speed(factory: Callable[[], Any], text: str, chunk: int = 64) -> dict[s
 KINDS = ("bash curl+URL", "read", "edit", "bash pytest pipe", "web_fetch", "bash git redirect")
 
 
-def tool_speed(n: int = 20000) -> dict[str, float]:
+def tool_speed(n: int = 20000, mode: str = "default") -> dict[str, float]:
     """Latency of `Breaker.check_tool` per call (all distinct calls: no cache helps), overall and per kind."""
-    b = Breaker()
+    b = Breaker(BreakerConfig.from_mapping({"engine": {"mode": mode}}))
     calls = tool_calls(n)
     lat: list[float] = []
     clock = time.perf_counter_ns
@@ -103,6 +104,37 @@ def tool_speed(n: int = 20000) -> dict[str, float]:
     for k, name in enumerate(KINDS):
         out[f"p99_us[{name}]"] = _pct(lat[k :: len(KINDS)], 0.99) / 1000
     return out
+
+
+def _check_and_result(n: int, mode: str) -> tuple[float, float]:
+    b = Breaker(BreakerConfig.from_mapping({"engine": {"mode": mode}}))
+    check = result = 0
+    clock = time.perf_counter_ns
+    for i, (tool, args) in enumerate(tool_calls(n)):
+        a = clock()
+        b.check_tool("agent", f"c{i}", tool, args)
+        m = clock()
+        b.tool_result("agent", f"c{i}", tool, args, "ok", False)
+        result += clock() - m
+        check += m - a
+    return check / n / 1000, result / n / 1000
+
+
+def mode_ratio(n: int = 4000, rounds: int = 3) -> dict[str, float]:
+    """Mean check (and result) latency of the default rules and the seed rules, interleaved so load hits both."""
+    best = {m: [float("inf"), float("inf")] for m in ("seed", "default")}
+    for _ in range(rounds):
+        for mode, b in best.items():
+            c, r = _check_and_result(n, mode)
+            b[0], b[1] = min(b[0], c), min(b[1], r)
+    s, d = best["seed"], best["default"]
+    return {
+        "seed_us": s[0],
+        "default_us": d[0],
+        "ratio": d[0] / s[0],
+        "seed_result_us": s[1],
+        "default_result_us": d[1],
+    }
 
 
 def peak_memory(text: str) -> dict[str, float]:
@@ -144,6 +176,12 @@ def run(scale: int = 1) -> dict[str, float]:
     for name in KINDS:
         res[f"tool_check_p99_us[{name}]"] = tool[f"p99_us[{name}]"]
     res.update(peak_memory(text))
+    ratio = mode_ratio()
+    res["tool_check_seed_rules_us"] = ratio["seed_us"]
+    res["tool_check_default_rules_us"] = ratio["default_us"]
+    res["tool_check_default_over_seed"] = ratio["ratio"]
+    res["tool_result_seed_rules_us"] = ratio["seed_result_us"]
+    res["tool_result_default_rules_us"] = ratio["default_result_us"]
     from engine import tracebench
 
     res.update(tracebench.run())
@@ -187,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
     )
     print("  p99 by kind: " + ", ".join(f"{k} {r[f'tool_check_p99_us[{k}]']:.0f} us" for k in KINDS))
+    print(
+        f"tool check, default rules {r['tool_check_default_rules_us']:.1f} us vs seed rules "
+        f"{r['tool_check_seed_rules_us']:.1f} us: x{r['tool_check_default_over_seed']:.2f} (target <= 2); "
+        f"result {r['tool_result_default_rules_us']:.1f} us vs {r['tool_result_seed_rules_us']:.1f} us"
+    )
     per_call, calls = r["trace_replay_us_per_call"], r["trace_replay_calls"]
     print(
         f"trace replay (scan)   {per_call:.0f} us per call of a {calls:.0f}-call trace with a thought per call "

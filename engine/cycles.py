@@ -16,14 +16,16 @@ denies, before it runs, a call that continues:
 from __future__ import annotations
 
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from engine.messages import preview
 from engine.progress import SHELL_TOOLS
 from engine.shellfacts import analyze
 
 PERIOD_MAX = 17
+LABEL_CHARS = 100
 _SEEN_CAP = 512
 _PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
 _PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
@@ -31,12 +33,17 @@ _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
 
 
 class Pair(NamedTuple):
-    """One dispatched call: its identity, its result, the workspace epoch after it, a short description."""
+    """One dispatched call: its identity (`tool NUL canonical arguments`), its result, the epoch after it."""
 
     call: str
     result: int
     epoch: int
-    label: str
+
+
+def label(call: str) -> str:
+    """A short description of a call for denial messages: the tool and the start of its arguments."""
+    tool, _, body = call.partition("\x00")
+    return f"{tool} {preview(body, LABEL_CHARS)}"
 
 
 class CycleHit(NamedTuple):
@@ -54,7 +61,7 @@ class _Agent:
     seen: dict[tuple[str, int, int], int] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)  # call key -> how often dispatched this turn
     flags: deque[bool] = field(default_factory=deque)
-    pages: dict[str, int] = field(default_factory=dict)
+    pages: OrderedDict[str, int] = field(default_factory=OrderedDict)
     epoch: int = 0
     recent: deque[str | None] = field(default_factory=deque)
     tally: dict[str, int] = field(default_factory=dict)
@@ -108,16 +115,15 @@ class Cycles:
             a = self.agents[agent] = _Agent()
         return a
 
-    def check(self, agent: str, call: str, tool: str, args: Any, epoch: int, reading: bool) -> CycleHit | None:
+    def check(self, agent: str, call: str, epoch: int, path: str | None) -> CycleHit | None:
         """Before dispatch: the loop this call would continue, if any (and count it for the backstop)."""
         a = self._a(agent)
         if epoch != a.epoch:
             a.epoch = epoch
             a.pages.clear()
         hit = self._backstop(a, call, epoch) or self._cycle(a, call)
-        if hit is None and reading and self.paging:
-            path = page_path(tool, args)
-            if path is not None and a.pages.get(path, 0) >= self.paging:
+        if hit is None and path is not None and self.paging:
+            if a.pages.get(path, 0) >= self.paging:
                 hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
         if hit is not None:
             a.hit = hit
@@ -142,11 +148,8 @@ class Cycles:
                     del a.tally[old]
         n = a.tally.get(call, 0)
         if entry is not None and n >= self.backstop:
-            return CycleHit("backstop", 1, ((self._label(a, call), n),), n)
+            return CycleHit("backstop", 1, ((label(call), n),), n)
         return None
-
-    def _label(self, a: _Agent, call: str) -> str:
-        return next((p.label for p in reversed(a.pairs) if p.call == call), call[:120])
 
     def _cycle(self, a: _Agent, call: str) -> CycleHit | None:
         if not self.cycles or call not in a.calls:
@@ -166,16 +169,14 @@ class Cycles:
         return None
 
     def _hit(self, a: _Agent, rule: str, period: int, unit: list[Pair]) -> CycleHit:
-        calls = tuple((p.label, a.calls.get(p.call, 0)) for p in unit)
+        calls = tuple((label(p.call), a.calls.get(p.call, 0)) for p in unit)
         return CycleHit(rule, period, calls, min(n for _, n in calls))
 
-    def record(
-        self, agent: str, call: str, result: int, label: str, reading: bool, tool: str, args: Any, epoch: int
-    ) -> None:
+    def record(self, agent: str, call: str, result: int, path: str | None, epoch: int) -> None:
         """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it."""
         a = self._a(agent)
         if len(a.last_epoch) >= _SEEN_CAP:
-            del a.last_epoch[next(iter(a.last_epoch))]
+            a.last_epoch.clear()  # bounded: a turn with this many distinct calls starts counting afresh
         a.last_epoch[call] = epoch
         key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
         seen = a.seen.get(key, 0)
@@ -183,18 +184,16 @@ class Cycles:
         while len(a.flags) > self.window:
             a.flags.popleft()
         if len(a.seen) >= _SEEN_CAP:
-            del a.seen[next(iter(a.seen))]
+            a.seen.clear()
         a.seen[key] = seen + 1
         if len(a.calls) >= _SEEN_CAP:
-            del a.calls[next(iter(a.calls))]
+            a.calls.clear()
         a.calls[call] = a.calls.get(call, 0) + 1
-        a.pairs.append(Pair(call, result, epoch, label))
-        if reading:
-            path = page_path(tool, args)
-            if path is not None:
-                if path not in a.pages and len(a.pages) >= _SEEN_CAP:
-                    del a.pages[next(iter(a.pages))]
-                a.pages[path] = a.pages.get(path, 0) + 1
+        a.pairs.append(Pair(call, result, epoch))
+        if path is not None:
+            if path not in a.pages and len(a.pages) >= _SEEN_CAP:
+                a.pages.popitem(last=False)
+            a.pages[path] = a.pages.get(path, 0) + 1
 
     def last_hit(self, agent: str) -> CycleHit | None:
         """The loop most recently detected for this agent in this turn (for the window panel)."""

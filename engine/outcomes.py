@@ -13,6 +13,7 @@ one error text whatever its arguments (`tool_limit` failures in a row: a tool th
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -54,12 +55,12 @@ class _Sig:
 @dataclass(slots=True)
 class _Agent:
     epoch: int = 0  # successful workspace changes so far in this turn
-    sigs: dict[tuple[str, str], _Sig] = field(default_factory=dict)
+    sigs: OrderedDict[tuple[str, str], _Sig] = field(default_factory=OrderedDict)
     denied: set[tuple[str, str]] = field(default_factory=set)
     streak_tool: str = ""
     streak_error: int = 0
     streak: int = 0
-    applied: dict[tuple[tuple[str, str], int], None] = field(default_factory=dict)
+    applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
 
 
 class ProgressFailures:
@@ -110,7 +111,15 @@ class ProgressFailures:
         return None
 
     def record(
-        self, agent: str | None, tool: str, args: Any, text: str, failed: bool, mutating: bool, body: str | None = None
+        self,
+        agent: str | None,
+        tool: str,
+        args: Any,
+        text: str,
+        failed: bool,
+        mutating: bool,
+        body: str | None = None,
+        key: int | None = None,
     ) -> Outcome:
         """After dispatch: a success (maybe a change) clears; a failure extends or restarts its streak."""
         if not self.active:
@@ -119,11 +128,13 @@ class ProgressFailures:
         if st is None:
             st = self.agents[agent] = _Agent()
         if not failed:
-            change = (signature(tool, args, body), result_key(text)) if mutating else None
+            if key is None and mutating:
+                key = result_key(text)
+            change = (signature(tool, args, body), key or 0) if mutating else None
             if change is not None and change not in st.applied:
                 # a change already applied in this turn (the same write with the same answer) changes nothing
                 if len(st.applied) >= APPLIED_CAP:
-                    del st.applied[next(iter(st.applied))]
+                    st.applied.popitem(last=False)
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
@@ -133,13 +144,14 @@ class ProgressFailures:
                     st.streak = 0
             return DISPATCH
         sig = signature(tool, args, body)
-        key = result_key(text)
+        if key is None:
+            key = result_key(text)
         s = st.sigs.get(sig)
         if s is None or s.error != key:
             st.denied.discard(sig)
             s = st.sigs[sig] = _Sig(key, st.epoch)
             while len(st.sigs) > self.history:
-                del st.sigs[next(iter(st.sigs))]
+                st.sigs.popitem(last=False)
         else:
             s.same += 1
             s.count = s.count + 1 if s.epoch == st.epoch else 1

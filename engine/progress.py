@@ -60,22 +60,27 @@ def fold(text: str) -> str:
     if len(text) > FOLD_CHARS:
         half = FOLD_CHARS // 2
         text = text[:half] + "\n…\n" + text[-half:]
+    if not _DIGIT.search(text) and "/tmp/" not in text and "/var/folders/" not in text:
+        return text  # every other volatile part carries a digit
     return _VOLATILE.sub("#", text)
 
 
-def result_key(text: str, echo: tuple[str, ...] = ()) -> int:
+def result_key(text: str, tool: str = "", args: Any = None) -> int:
     """A hash of the folded result text: equal keys mean "the same answer again".
 
-    `echo` are the call's own argument words with digits (`echo_words`): a result that differs only
-    where it repeats its request (`curl -w 'code-3'` printing `code-3`) is not a new answer.
+    With the call given, the words of its arguments that carry a digit (`echo_words`) are folded too:
+    a result that differs only where it repeats its request (`curl -w 'code-3'` printing `code-3`)
+    is not a new answer.
     """
     folded = fold(strip_exit(text))
-    for word in echo:
-        if word in folded:
-            folded = folded.replace(word, "#")
+    if args is not None and _DIGIT.search(folded):
+        for word in echo_words(tool, args):
+            if word in folded:
+                folded = folded.replace(word, "#")
     return hash(folded)
 
 
+_DIGIT = re.compile(r"\d")
 _ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
 
 
@@ -94,6 +99,8 @@ def echo_words(tool: str, args: Any) -> tuple[str, ...]:
 def strip_exit(text: str) -> str:
     """The result text without dsh's trailing `[exit code: N]`."""
     tail = text[-40:]
+    if "]" not in tail:
+        return text
     m = _EXIT.search(tail)
     return text[: len(text) - len(tail) + m.start()] if m else text
 
@@ -137,7 +144,15 @@ def mutates(tool: str, args: Any) -> bool:
             return True
         if isinstance(cmd, str) and cmd in ("view", "read", "list", "search", "find"):
             return False
-    return _EDIT_TOOL.search(tool) is not None
+    hit = _EDIT_NAMES.get(tool)
+    if hit is None:
+        if len(_EDIT_NAMES) > 4096:
+            _EDIT_NAMES.clear()
+        hit = _EDIT_NAMES[tool] = _EDIT_TOOL.search(tool) is not None
+    return hit
+
+
+_EDIT_NAMES: dict[str, bool] = {}  # tool name -> whether it names an editing tool (names repeat)
 
 
 def shell_mutates(command: str) -> bool:

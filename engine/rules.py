@@ -15,26 +15,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.config import BreakerConfig
-from engine.cycles import CycleHit, Cycles
+from engine.cycles import CycleHit, Cycles, page_path
 from engine.fingerprints import exact_body
-from engine.messages import failure_denial, preview
+from engine.messages import failure_denial
 from engine.monologue import Monologue
 from engine.outcomes import Outcome, ProgressFailures
-from engine.progress import echo_words, failed, mutates, result_key
+from engine.progress import failed, mutates, result_key
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
 _LAST_CAP = 512
-LABEL_CHARS = 100
 
 
 @dataclass(slots=True)
 class _Pending:
     body: str
     call: str
-    label: str
     epoch: int
     reading: bool
+    path: str | None  # the file a read looks at (paging)
     entry: tuple[str, ...] | None = None
 
 
@@ -43,6 +42,13 @@ class _Agent:
     last: dict[str, tuple[int, int]] = field(default_factory=dict)  # fingerprint -> (result key, epoch)
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
+
+
+def _progress(prev: tuple[int, int] | None, key: int, epoch: int, bad: bool) -> bool:
+    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
+    if prev is None:
+        return False
+    return prev[1] != epoch or (not bad and prev[0] != key)
 
 
 def cycle_message(hit: CycleHit) -> str:
@@ -122,14 +128,14 @@ class DefaultRules:
         return p.body if p else None
 
     def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
-        """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call."""
-        args = bounded_args(args)
+        """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
         body = exact_body(tool, args, self.cfg.repeat.ignoreArgs)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
         reading = not mutates(tool, args)
         call = f"{tool}\x00{body}"
-        a.pending[call_id] = _Pending(body, call, "", epoch, reading)
+        path = page_path(tool, args) if reading and self.cycles.paging else None
+        a.pending[call_id] = _Pending(body, call, epoch, reading, path)
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
@@ -137,7 +143,7 @@ class DefaultRules:
         o = self.failures.gate(agent, tool, args, body)
         if o is not None:
             return o.rule, failure_message(tool, o)
-        hit = self.cycles.check(agent, call, tool, args, epoch, reading)
+        hit = self.cycles.check(agent, call, epoch, path)
         if hit is not None:
             return hit.rule, cycle_message(hit)
         return None
@@ -164,23 +170,23 @@ class DefaultRules:
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
         bad = failed(tool, args, text, is_error, exit)
-        key = result_key(text, echo_words(tool, args))
+        key = result_key(text, tool, args)
         before = self.failures.epoch(agent)
         body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignoreArgs)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
-        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
+        outcome = self.failures.record(agent, tool, args, text, bad, changed, body, key)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None:
-            if p.entry and window is not None:
-                keep = tuple(fp for fp in p.entry if not self._progress(a, fp, key, before, bad))
+            last = a.last
+            if p.entry and window is not None and last:
+                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad))
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)
+            if len(a.last) >= _LAST_CAP:
+                a.last.clear()  # only recent occurrences matter: older ones have left the repeat window
             for fp in p.entry or ():
-                if len(a.last) >= _LAST_CAP:
-                    del a.last[next(iter(a.last))]
                 a.last[fp] = (key, after)
-            label = f"{tool} {preview(p.body, LABEL_CHARS)}"
-            self.cycles.record(agent, p.call, key, label, p.reading, tool, args, after)
+            self.cycles.record(agent, p.call, key, p.path, after)
         return outcome
 
     def dropped(self, agent: str, call_id: str) -> None:
@@ -188,14 +194,6 @@ class DefaultRules:
         a = self.agents.get(agent)
         if a is not None:
             a.pending.pop(call_id, None)
-
-    @staticmethod
-    def _progress(a: _Agent, fp: str, key: int, epoch: int, bad: bool) -> bool:
-        """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
-        prev = a.last.get(fp)
-        if prev is None:
-            return False
-        return prev[1] != epoch or (not bad and prev[0] != key)
 
     def epoch(self, agent: str) -> int:
         """Successful workspace changes this turn."""

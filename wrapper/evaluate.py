@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,13 +170,20 @@ def main(argv: list[str] | None = None) -> int:
     except (TraceError, OSError) as e:
         print(f"breaker-tui eval: {inert(str(e))}", file=sys.stderr)
         return 2
-    if a.json:
-        print(
-            json.dumps({m: {"table": r.table(), "cases": [c.to_dict() for c in r.cases]} for m, r in reports.items()})
-        )
-    else:
-        _print(reports)
+    try:
+        if a.json:
+            print(json.dumps(as_json(reports)))
+        else:
+            _print(reports)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has all it wants
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more is written; the interpreter closes it
     return 0
+
+
+def as_json(reports: dict[str, ModeReport]) -> dict[str, Any]:
+    """The reports as one JSON-ready object: per mode, the table and every case."""
+    return {m: {"table": r.table(), "cases": [c.to_dict() for c in r.cases]} for m, r in reports.items()}
 
 
 if __name__ == "__main__":
