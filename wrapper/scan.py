@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
     except TraceError as e:
         return _bad(a.file, e.line, e.args[0] if e.args else str(e))
     except BadInput as e:
-        _say(f"{e.where}: {e.what}")
+        _report(f"{e.where}: {e.what}")
         return EXIT_BAD
     except ConfigError as e:
         _say(f"bad config: {e}")
@@ -116,9 +116,16 @@ def _say(text: str) -> None:
     print(f"breaker-tui scan: {inert(text, keep_newlines=False)}", file=sys.stderr)
 
 
+def _report(text: str) -> None:
+    """A problem with the input, location first (`FILE:LINE: what is wrong`), as editors and CI parse it."""
+    print(inert(text, keep_newlines=False), file=sys.stderr)
+
+
 def _bad(path: Path, line: int | None, what: str) -> int:
-    where = f"{path}:{line}" if line is not None else ""
-    _say(f"{where}: {what}" if where else what)
+    if line is not None:
+        _report(f"{path}:{line}: {what}")
+    else:
+        _report(what if what.startswith(str(path)) else f"{path}: {what}")
     return EXIT_BAD
 
 
@@ -231,8 +238,8 @@ def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
     damage = _damage(loaded)
     if damage:
         for where, what in damage:
-            _say(f"{a.file}:{where}: {what}" if where else f"{a.file}: {what}")
-        _say(f"{a.file}: the file is damaged, so the findings above may be incomplete")
+            _report(f"{a.file}:{where}: {what}" if where else f"{a.file}: {what}")
+        _report(f"{a.file}: the file is damaged, so the findings above may be incomplete")
         return EXIT_BAD
     return EXIT_FOUND if loops else EXIT_OK
 
@@ -261,7 +268,7 @@ def _bad_record(path: Path, r: Any, what: str) -> int:
     line = getattr(r, "line", None)
     if line is not None:
         return _bad(path, line, what)
-    _say(f"{path}: {_record(r)}: {what}")
+    _report(f"{path}: {_record(r)}: {what}")
     return EXIT_BAD
 
 
