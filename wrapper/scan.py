@@ -257,17 +257,10 @@ def _damage(loaded: Any) -> list[tuple[str, str]]:
 
 
 def _record(r: Any) -> str:
-    n = getattr(r, "record", None)
-    line = getattr(r, "line", None)
-    if line is not None:
-        return f"line {line}"
-    return f"record {n}" if n is not None else "a record"
+    return f"record {getattr(r, 'record', '?')}"
 
 
 def _bad_record(path: Path, r: Any, what: str) -> int:
-    line = getattr(r, "line", None)
-    if line is not None:
-        return _bad(path, line, what)
     _report(f"{path}: {_record(r)}: {what}")
     return EXIT_BAD
 
