@@ -186,3 +186,24 @@ def test_fuzz_the_reader_raises_only_trace_errors(tmp_path: Path, lines: list[st
                 assert isinstance(e, TraceEvent)
     except TraceError as e:
         assert e.args and isinstance(e.args[0], str) and e.args[0]
+
+
+def test_reading_keeps_memory_flat(tmp_path: Path) -> None:
+    """Reading 20,000 events holds no more than reading 2,000: events are produced one at a time."""
+    import tracemalloc
+
+    def peak(n: int) -> int:
+        p = tmp_path / f"t{n}.jsonl"
+        event = {"t": "call", "tool": "bash", "args": {"command": "ls -la src/"}, "output": "x" * 200, "exit": 0}
+        p.write_text((json.dumps(event) + "\n") * n)
+        tracemalloc.start()
+        try:
+            with open_trace(p) as t:
+                for _ in t.events:
+                    pass
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, big = peak(2000), peak(20000)
+    assert big < small * 1.5 + 65536, (small, big)
