@@ -225,7 +225,8 @@ class Breaker:
             trip = a.rep.push(prose)
             if a.rep.idx != before:
                 a.overlap_hist.append(a.rep.last_overlap)
-            if trip is None and a.verbatim is not None:
+            if trip is None and a.verbatim is not None and stream == "reasoning":
+                # programs print the same line many times for good reasons; lens A still watches output
                 trip = a.verbatim.push(prose)
         if trip is None and a.deg is not None:
             before = a.deg.idx

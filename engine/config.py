@@ -128,7 +128,7 @@ class EngineConfig(BaseModel):
     monologueSteps: int = Field(3, ge=0)
     """End the turn when this many consecutive steps restate one answer or one plan (0 = off)."""
     verbatimLens: bool = True
-    """Trip a reasoning or output stream whose tail is one unit written four times."""
+    """Trip a reasoning stream whose tail is one unit written four times."""
 
     @property
     def seed(self) -> bool:

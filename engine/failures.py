@@ -24,7 +24,11 @@ def _hex_sub(m: re.Match[str]) -> str:
 
 def normalized_args(args: Any) -> str:
     """Canonical JSON of the arguments without decoys, with hex runs and digit runs collapsed to `#`."""
-    text = exact_body("", args, _FIXED_IGNORE)
+    return fold_numbers(exact_body("", args, _FIXED_IGNORE))
+
+
+def fold_numbers(text: str) -> str:
+    """Hex runs and digit runs collapsed to `#` (the seed's "numbers aside")."""
     return _DIGITS.sub("#", _HEX.sub(_hex_sub, text))
 
 

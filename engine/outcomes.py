@@ -1,6 +1,6 @@
 """The default mode's failure arm: a call counts as "failing the same way again" only when nothing changed.
 
-A failure is keyed by the call (tool and canonical arguments, no digit folded) and
+A failure is keyed by the call's shape (tool and canonical arguments, numbers aside) and
 judged against the previous failure of that call: the same error text (folded) with no successful
 change to the workspace since continues the streak, which steers from `steer_after` and denies the
 next attempt from `deny_after`. A new error text, or a change in between, starts the streak over, so
@@ -17,6 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.failures import fold_numbers
 from engine.fingerprints import exact_body
 from engine.progress import result_key
 from engine.repeat_config import DEFAULT_IGNORE
@@ -27,8 +28,17 @@ Rule = Literal["failure", "same-failure", "tool-failing"]
 
 
 def signature(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
-    """The call's failure key: its tool and canonical arguments (no digit is folded: `test_1` ≠ `test_2`)."""
+    """The call exactly: its tool and canonical arguments (what a change to the workspace is keyed by)."""
     return (tool, body if body is not None else exact_body("", args, _FIXED_IGNORE))
+
+
+def shape(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
+    """The call's failure key: tool and canonical arguments, numbers aside, as the seed.
+
+    Calls that differ in their numbers still fail separately when their errors differ (each test id
+    names itself in its failure), because a new error text starts a new streak.
+    """
+    return (tool, fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +107,7 @@ class ProgressFailures:
             return Outcome("deny", st.streak, "tool-failing")
         if not st.sigs:
             return None
-        sig = signature(tool, args, body)
+        sig = shape(tool, args, body)
         s = st.sigs.get(sig)
         if s is None:
             return None
@@ -139,11 +149,11 @@ class ProgressFailures:
                 st.epoch += 1
                 st.denied.clear()
             if st.sigs or st.streak:
-                st.sigs.pop(signature(tool, args, body), None)
+                st.sigs.pop(shape(tool, args, body), None)
                 if st.streak_tool == tool:
                     st.streak = 0
             return DISPATCH
-        sig = signature(tool, args, body)
+        sig = shape(tool, args, body)
         if key is None:
             key = result_key(text)
         s = st.sigs.get(sig)

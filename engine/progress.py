@@ -155,6 +155,18 @@ def mutates(tool: str, args: Any) -> bool:
 _EDIT_NAMES: dict[str, bool] = {}  # tool name -> whether it names an editing tool (names repeat)
 
 
+_SLEEP = re.compile(r"^\s*sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
+_UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def wait_seconds(tool: str, args: Any) -> float:
+    """How long a shell command starting with `sleep N` waits (0 when it does not)."""
+    if tool not in SHELL_TOOLS:
+        return 0.0
+    m = _SLEEP.match(_command(args))
+    return float(m.group(1)) * _UNIT[m.group(2)] if m else 0.0
+
+
 def shell_mutates(command: str) -> bool:
     """A shell command writing a file (non-generic sink) or running a known mutating verb."""
     if not command:

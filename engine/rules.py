@@ -20,7 +20,7 @@ from engine.fingerprints import exact_body
 from engine.messages import failure_denial
 from engine.monologue import Monologue
 from engine.outcomes import Outcome, ProgressFailures
-from engine.progress import failed, mutates, result_key
+from engine.progress import failed, mutates, result_key, wait_seconds
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
@@ -42,6 +42,7 @@ class _Agent:
     last: dict[str, tuple[int, int]] = field(default_factory=dict)  # fingerprint -> (result key, epoch)
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
+    longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
 
 
 def _progress(prev: tuple[int, int] | None, key: int, epoch: int, bad: bool) -> bool:
@@ -174,7 +175,15 @@ class DefaultRules:
         before = self.failures.epoch(agent)
         body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignoreArgs)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
-        outcome = self.failures.record(agent, tool, args, text, bad, changed, body, key)
+        if not bad and not changed:
+            wait = wait_seconds(tool, args)
+            if wait > a.longest_wait:
+                # backing off longer than ever before is a change for what follows: a transient error
+                # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
+                a.longest_wait = wait
+                changed = True
+        # errors compare raw (folded): an error naming its own test id is a different error
+        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None:
             last = a.last

@@ -97,6 +97,13 @@ def test_tests_fixed_one_by_one_by_node_id_are_different_calls() -> None:
     assert s.blocked() == []
 
 
+def test_calls_differing_only_in_numbers_that_fail_identically_are_one_failing_action() -> None:
+    s = Session()
+    for n in range(1, 6):
+        s.call("bash", bash(f"python3 -c 'print({n}/0)'"), "ZeroDivisionError: division by zero", exit=1)
+    assert s.steers >= 1 and s.blocked()[0] == 4
+
+
 def test_same_failure_after_every_cosmetic_edit_is_denied_at_the_5th_run() -> None:
     s = Session()
     for k in range(6):
@@ -229,3 +236,32 @@ def test_memory_stays_flat_over_a_1000_call_session() -> None:
     late = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert late - early < 64_000, (early, late)
+
+
+def test_a_429_retried_with_growing_backoff_is_not_blocked_but_a_constant_wait_is() -> None:
+    fetch = bash("curl -sf https://api.example.com/v1/items")
+    s = Session()
+    for w in (2, 4, 8):
+        s.call("bash", fetch, "curl: (22) The requested URL returned error: 429", exit=22)
+        s.call("bash", bash(f"sleep {w}"), "")
+    s.call("bash", fetch, '{"items": []}')
+    assert s.blocked() == [] and s.steers == 0
+    stuck = Session()
+    for _ in range(6):
+        stuck.call("bash", fetch, "curl: (22) The requested URL returned error: 429", exit=22)
+        stuck.call("bash", bash("sleep 5"), "")
+    assert stuck.blocked() and stuck.blocked()[0] <= 9
+
+
+def test_engine_section_is_validated_with_clear_errors() -> None:
+    from engine.config import BreakerConfig
+    from engine.errors import ConfigError
+
+    assert BreakerConfig.from_mapping({"engine": {"mode": "seed"}}).engine.seed
+    for bad, needle in (({"mode": "fast"}, "engine.mode"), ({"cycleWindw": 3}, "did you mean `cycleWindow`")):
+        try:
+            BreakerConfig.from_mapping({"engine": bad})
+        except ConfigError as e:
+            assert needle in str(e)
+        else:
+            raise AssertionError(f"{bad} was accepted")

@@ -147,3 +147,10 @@ def test_plain_command_output_is_never_capped_by_size() -> None:
     seed.request_start("child", 0)
     trips = [seed.feed(ev.OutputDelta("child", text[i : i + 4096])) for i in range(0, len(text), 4096)]
     assert any(t is not None and t.rule == "max-reasoning-chars" for t in trips)
+
+
+def test_program_output_repeating_a_line_is_left_to_lens_a() -> None:
+    b = Breaker()
+    b.request_start("child", 0)
+    line = "npm WARN deprecated inflight@1.0.6: This module is not supported, and leaks memory. Do not use it.\n"
+    assert all(b.feed(ev.OutputDelta("child", line)) is None for _ in range(8))

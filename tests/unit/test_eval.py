@@ -37,7 +37,7 @@ def test_work_seed_mode_is_the_seed(work: dict[str, dict[str, int]]) -> None:
 def test_peers_default_mode(peers: dict[str, dict[str, int]]) -> None:
     assert peers["default"]["cases"] == 134
     assert peers["default"]["agreed"] >= 118
-    assert peers["default"]["agreed"] == 130  # as measured; the 4 disagreements are listed in the README
+    assert peers["default"]["agreed"] == 129  # as measured; the 5 disagreements are listed in the README
 
 
 def test_peers_seed_mode(peers: dict[str, dict[str, int]]) -> None:

@@ -78,3 +78,22 @@ def test_trip_drops_the_rest_of_the_request() -> None:
     meta, events = _events([{"t": "request"}, {"t": "think", "text": flood}, {"t": "think", "text": flood}])
     found = simulate(meta, events)
     assert [i.action for i in found] == ["abort"]
+
+
+def test_an_ask_refused_under_deny_did_not_run_and_allow_lets_it_run() -> None:
+    rows: list[dict[str, object]] = [
+        {"t": "call", "tool": "bash", "args": {"command": f"curl -s -w 'c{k}' http://127.0.0.1:3000/p"}, "output": "x"}
+        for k in range(6)
+    ]
+    meta, events = _events(rows)
+    denied = simulate(meta, events, "deny")
+    assert [i.action for i in denied][:2] == ["ask", "deny"]
+    allowed = simulate(meta, events, "allow")
+    assert [i.action for i in allowed] == ["ask"]
+
+
+def test_monologue_is_a_cancel_and_ends_the_turn() -> None:
+    answer = {"t": "answer", "text": "I have completed the task."}
+    meta, events = _events([{"t": "request"}, answer] * 3 + [{"t": "call", "tool": "read", "args": {"p": 1}}] * 6)
+    found = simulate(meta, events)
+    assert [(i.action, i.rule) for i in found] == [("cancel", "monologue")]
