@@ -408,6 +408,8 @@ class Breaker:
             if name is not None:
                 self.repeat.reset(name)
                 self._a(name).last_hits = ()
+                if self.rules is not None:
+                    self.rules.reset_windows(name)
 
     # -- display -----------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:

@@ -121,17 +121,28 @@ def _command(args: Any) -> str:
 
 
 def failed(tool: str, args: Any, text: str, is_error: bool, exit: int | None) -> bool:
-    """Whether the call failed; a search exiting 1 with no output found nothing, which is not a failure.
+    """Whether the call failed. Exit status 1 is an answer, not a failure, for a search that found
+    nothing (no output, or only zero counts), for `diff`/`cmp` (the files differ) and `test`/`[` (false).
 
-    The no-match reading wins over `is_error`, because callers often set `is_error` from the exit status.
+    That reading wins over `is_error`, because callers often set `is_error` from the exit status.
     """
     status = exit_status(tool, text, exit)
-    if status == 1 and tool in SHELL_TOOLS and not strip_exit(text).strip():
-        facts = analyze(_command(args))
-        verb = facts.verb
-        if verb in SEARCH_VERBS or (verb == "git" and facts.stripped.startswith("git grep")):
-            return False
+    if status == 1 and tool in SHELL_TOOLS and _answer_by_status(_command(args), strip_exit(text).strip()):
+        return False
     return is_error or (status is not None and status != 0)
+
+
+_ZERO_COUNTS = re.compile(r"^(?:[^\n]*:)?0(?:\n(?:[^\n]*:)?0)*$")
+
+
+def _answer_by_status(command: str, output: str) -> bool:
+    facts = analyze(command)
+    verb = facts.verb
+    if verb in ("diff", "cmp", "test", "["):
+        return True
+    if verb in SEARCH_VERBS or (verb == "git" and facts.stripped.startswith("git grep")):
+        return not output or _ZERO_COUNTS.match(output) is not None
+    return False
 
 
 def mutates(tool: str, args: Any) -> bool:

@@ -208,6 +208,13 @@ class DefaultRules:
         """Successful workspace changes this turn."""
         return self.failures.epoch(agent)
 
+    def reset_windows(self, agent: str) -> None:
+        """The operator reset the windows: forget the cycle, paging and backstop history and last results."""
+        self.cycles.reset(agent)
+        a = self.agents.get(agent)
+        if a is not None:
+            a.last.clear()
+
     def new_turn(self, agent: str) -> None:
         """A new turn (or a human message): forget everything about the agent."""
         self.failures.new_turn(agent)

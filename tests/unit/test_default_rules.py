@@ -55,6 +55,9 @@ def test_search_with_no_match_is_not_a_failure() -> None:
         assert not failed("bash", bash(cmd), "[exit code: 1]", True, None)
     assert failed("bash", bash("grep -rn x src"), "grep: src: No such file\n[exit code: 2]", False, None)
     assert failed("bash", bash("pytest"), "1 failed\n[exit code: 1]", False, None)
+    assert not failed("bash", bash("grep -c E1001 a.py b.py"), "a.py:0\nb.py:0", False, 1)
+    assert not failed("bash", bash("diff old.txt new.txt"), "1c1\n< a\n---\n> b", False, 1)
+    assert failed("bash", bash("diff old.txt new.txt"), "diff: old.txt: No such file or directory", False, 2)
 
 
 def test_mutation_verbs() -> None:
@@ -165,6 +168,20 @@ def test_period_7_view_cycle_is_denied_within_15_calls_and_named() -> None:
     assert v.rule == "cycle" and "(×" in v.message and "view_range" in v.message
     scores = s.b.snapshot().get("A")
     assert scores is not None and scores.cycle_rule == "cycle" and scores.cycle
+
+
+def test_resetting_the_windows_forgets_the_cycle() -> None:
+    s = Session()
+    ranges = [[k * 40 + 1, k * 40 + 40] for k in range(5)]
+    for _ in range(5):
+        for r in ranges:
+            s.call("str_replace_editor", {"command": "view", "path": "/repo/a.py", "view_range": r}, f"lines {r}")
+    assert s.blocked()
+    s.b.reset_windows("A")
+    v = s.call("str_replace_editor", {"command": "view", "path": "/repo/a.py", "view_range": ranges[0]}, "x")
+    assert v.kind == "allow"
+    scores = s.b.snapshot().get("A")
+    assert scores is not None and scores.cycle == ()
 
 
 def test_scrolling_one_file_for_45_calls_is_caught_but_8_pages_are_not() -> None:
