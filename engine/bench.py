@@ -182,6 +182,9 @@ def run(scale: int = 1) -> dict[str, float]:
     res["tool_check_default_over_seed"] = ratio["ratio"]
     res["tool_result_seed_rules_us"] = ratio["seed_result_us"]
     res["tool_result_default_rules_us"] = ratio["default_result_us"]
+    from engine import tracebench
+
+    res.update(tracebench.run())
     return res
 
 
@@ -226,6 +229,13 @@ def main(argv: list[str] | None = None) -> int:
         f"tool check, default rules {r['tool_check_default_rules_us']:.1f} us vs seed rules "
         f"{r['tool_check_seed_rules_us']:.1f} us: x{r['tool_check_default_over_seed']:.2f} (target <= 2); "
         f"result {r['tool_result_default_rules_us']:.1f} us vs {r['tool_result_seed_rules_us']:.1f} us"
+    )
+    per_call, calls = r["trace_replay_us_per_call"], r["trace_replay_calls"]
+    print(
+        f"trace replay (scan)   {per_call:.0f} us per call of a {calls:.0f}-call trace with a thought per call "
+        f"= {per_call / r['tool_check_p50_us']:.1f}x the tool check p50; "
+        f"peak {r['trace_replay_peak_mib_small']:.2f} MiB at {calls / 10:.0f} calls, "
+        f"{r['trace_replay_peak_mib_big']:.2f} MiB at {calls:.0f} (ratio {r['trace_replay_peak_ratio']:.2f})"
     )
     return finish({"engine_build": engine.BUILD, **r}, a.out, a.json)
 

@@ -18,7 +18,8 @@ EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START = 0, 1, 2, 3
 USAGE = """\
 breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (usually dsh) under the monitor
 breaker-tui replay FILE                        play a recording or a dsh session log on the screen
-breaker-tui scan FILE [--json]                 print every verdict and trip of a recorded session
+breaker-tui scan FILE [--json] [--from NAME]   print every intervention in a trace, recording or dsh log
+breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of labelled traces
 breaker-tui demo [SCENARIO] [--list]           a real dsh and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
@@ -125,44 +126,15 @@ def _replay(args: list[str]) -> int:
 
 
 def _scan(args: list[str]) -> int:
-    p = argparse.ArgumentParser(
-        prog="breaker-tui scan", description="exit 0 when clean, 1 when a loop was found, 2 on bad input"
-    )
-    p.add_argument("file", type=Path)
-    p.add_argument("--json", action="store_true", help="JSON lines")
-    p.add_argument("--config", type=Path)
-    a = p.parse_args(args)
-    from wrapper.replay import Replayer, finding
+    from wrapper.scan import main as scan_main
 
-    loaded = _load_source(a.file)
-    if loaded is None:
-        return EXIT_USAGE
-    r = Replayer(loaded, load_settings(a.config))
-    loops = 0
-    count = 0
-    for step in r.steps():
-        f = finding(step.item)
-        if f is None:
-            continue
-        count += 1
-        if f["kind"] == "trip" or (f["kind"] == "verdict" and f["verdict"] != "allow"):
-            loops += 1
-        if a.json:
-            print(json.dumps(f, ensure_ascii=False, default=str))
-        elif f["kind"] == "verdict":
-            hits = ", ".join(f"{h[0]} {h[1]}/{h[2]}" for h in f["hits"])
-            print(f"{step.t:8.2f}s  {f['verdict'].upper():5} {f['tool']} {f['callId']} {hits}".rstrip())
-        elif f["kind"] == "trip":
-            print(f"{step.t:8.2f}s  TRIP  {f['stream']} {f['rule']} ({f['evidence']}) -> {f['action_sent']}")
-        else:
-            print(f"{step.t:8.2f}s  APPROVAL {f['callId']}: {f['answer']}")
-    summary = f"{loaded.kind}: {count} decisions, {loops} loop finding(s)"
-    if r.bad_messages:
-        summary += f", {r.bad_messages} unreadable line(s) skipped"
-    if r.mismatches:
-        summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
-    print(("" if not a.json else "# ") + summary, file=sys.stderr)
-    return EXIT_LOOP if loops else EXIT_OK
+    return scan_main(args)
+
+
+def _eval(args: list[str]) -> int:
+    from wrapper.evalcmd import main as eval_main
+
+    return eval_main(args)
 
 
 def _demo(args: list[str]) -> int:
@@ -278,6 +250,7 @@ def _init_profile(args: list[str]) -> int:
 COMMANDS = {
     "replay": _replay,
     "scan": _scan,
+    "eval": _eval,
     "demo": _demo,
     "mock-llm": _mock,
     "setup-dsh": _setup,

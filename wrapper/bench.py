@@ -85,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         f"monitor CPU       {r['monitor_cpu_s']:.2f} s over {r['wall_s']:.1f} s wall = "
         f"{r['cpu_s_per_mb']:.2f} CPU-s per MB of stream ({r['cpu_share'] * 100:.0f}% of one core)"
     )
-    return finish(r, a.out, a.json)
+    from wrapper import scanbench
+
+    s = scanbench.run()
+    scanbench.report(s)
+    return finish({**r, **s}, a.out, a.json)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ class MockModel:
         self.scenario = scenario
         self.log_path = log_path
         self.requests: list[dict[str, Any]] = []
+        self.side_delay_ms = 2.0  # pause per chunk of a side request's answer (tests hold a title request open)
         self._lock = threading.Lock()
         self._hangs: list[threading.Event] = []
         model = self
@@ -127,7 +128,7 @@ class MockModel:
         msgs = body.get("messages") or []
         is_title = not body.get("tools") and any(TITLE_PREFIX in _text_of(m.get("content")) for m in msgs)
         if is_title or not body.get("tools"):
-            self._stream(h, Reply(content="Mock session title"), body)
+            self._stream(h, Reply(content="Mock session title", delay_ms=self.side_delay_ms), body)
             return
         script = SCENARIOS[self.scenario][0]
         reply = script(describe_request(body))

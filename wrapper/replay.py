@@ -48,6 +48,7 @@ class Replayer:
         self.monitor.info.dsh = True
         self.mismatches: list[str] = []
         self.bad_messages = loaded.bad_lines
+        self.record = 0  # 1-based position in `loaded.records` of the record being replayed (for errors)
 
     def steps(self) -> Iterator[Step]:
         """Every item the live session showed, re-derived, with its relative time."""
@@ -63,7 +64,8 @@ class Replayer:
         t0 = float(records[0].get("at", 0) or 0) if records else 0.0
         live_verdicts = {r.get("id"): r for r in records if r.get("k") == "out" and r.get("t") == "verdict"}
         questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}
-        for r in records:
+        for n, r in enumerate(records, 1):
+            self.record = n
             t = max(0.0, float(r.get("at", t0) or t0) - t0)
             k = r.get("k")
             body = {key: v for key, v in r.items() if key not in ("at", "k")}
@@ -142,7 +144,8 @@ class Replayer:
         m = self.monitor
         t0: float | None = None
         n = 0
-        for agent, e in iter_dsh_events(self.loaded):
+        for k, (agent, e) in enumerate(iter_dsh_events(self.loaded), 1):
+            self.record = k
             ts = float(e.get("time") or e.get("time0") or 0) / 1000
             t0 = ts if t0 is None else t0
             t = max(0.0, ts - t0)

@@ -154,6 +154,114 @@ def hang(turn: Turn) -> Reply:
     return normal(turn)
 
 
+SPANISH_SENTENCE = (
+    "Necesito comprobar que el adaptador acepta este valor de esfuerzo de razonamiento, "
+    "así que lo verifico una vez más antes de responder. "
+)
+
+
+def reasoning_loop_es(turn: Turn) -> Reply:
+    """One Spanish sentence repeated verbatim for 8,640 characters; with thinking off it answers."""
+    if not turn.thinking:
+        return Reply(content="Respondo directamente: el adaptador acepta el valor.")
+    text = (SPANISH_SENTENCE * (8640 // len(SPANISH_SENTENCE) + 1))[:8640]
+    return Reply(reasoning=_chunks(text), content="(never reached)")
+
+
+def sparkle_flood(turn: Turn) -> Reply:
+    """Reasoning that decays into a ✦✧ flood; with thinking off it answers."""
+    if not turn.thinking:
+        return Reply(content="Answering without the sparkles.")
+    return Reply(reasoning=["Let me plan this out. "] + ["✦✧✦✧ ✧✦✧✦ ✦✦✧✧ ✧✧✦✦ "] * 60, content="(never reached)")
+
+
+# The edit -> check cycle: calc.py starts with one bug per function, check.py stops at the first
+# wrong answer. Each fix makes the next run fail differently, until the last run prints PASS.
+CALC_PY = """\
+def add(a, b):
+    return a - b
+
+
+def sub(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return a + b
+
+
+def div(a, b):
+    return b / a
+"""
+CHECK_PY = """\
+import sys
+
+from calc import add, div, mul, sub
+
+CASES = [("add", add(2, 3), 5), ("sub", sub(7, 4), 3), ("mul", mul(3, 4), 12), ("div", div(8, 2), 4)]
+for name, got, want in CASES:
+    if got != want:
+        print(f"FAIL {name}: got {got}, want {want}")
+        sys.exit(1)
+print("PASS")
+"""
+CALC_FIXES = [
+    ("return a - b", "return a + b  # add"),
+    ("return a + b\n\n\ndef mul", "return a - b\n\n\ndef mul"),
+    ("return a + b\n\n\ndef div", "return a * b\n\n\ndef div"),
+    ("return b / a", "return a / b"),
+]
+RUN_CHECK = ToolCallSpec("bash", {"command": "python3 check.py", "description": "Run the checks"})
+
+
+def _setup_calls(turn: Turn) -> Reply | None:
+    """Steps 0-2 of both check scenarios: write calc.py and check.py, then read calc.py."""
+    if turn.index == 0:
+        return Reply(
+            reasoning=_chunks("I will set up the module and its check script."),
+            tool_calls=[ToolCallSpec("write", {"file_path": "calc.py", "content": CALC_PY})],
+        )
+    if turn.index == 1:
+        return Reply(
+            reasoning=_chunks("Now the check script."),
+            tool_calls=[ToolCallSpec("write", {"file_path": "check.py", "content": CHECK_PY})],
+        )
+    if turn.index == 2:
+        return Reply(
+            reasoning=_chunks("Read calc.py before running anything."),
+            tool_calls=[ToolCallSpec("read", {"file_path": "calc.py"})],
+        )
+    return None
+
+
+def edit_check_cycle(turn: Turn) -> Reply:
+    """Read, run the check (fails), fix one function, run again (fails differently), ... until PASS."""
+    setup = _setup_calls(turn)
+    if setup is not None:
+        return setup
+    k = turn.index - 3  # runs at even k, edits at odd k
+    if k % 2 == 0 and k // 2 <= len(CALC_FIXES):
+        return Reply(reasoning=_chunks(f"Run the checks (round {k // 2 + 1})."), tool_calls=[RUN_CHECK])
+    if k % 2 == 1 and k // 2 < len(CALC_FIXES):
+        old, new = CALC_FIXES[k // 2]
+        return Reply(
+            reasoning=_chunks(f"The check failed; fix the function it names (fix {k // 2 + 1})."),
+            tool_calls=[ToolCallSpec("edit", {"file_path": "calc.py", "old_string": old, "new_string": new})],
+        )
+    last = turn.last_tool_texts[0] if turn.last_tool_texts else ""
+    return _done(turn, "All checks pass." if "PASS" in last else f"Stopped: {last[:200]}")
+
+
+def same_check_six(turn: Turn) -> Reply:
+    """Runs the same failing check verbatim six times with nothing changed in between."""
+    setup = _setup_calls(turn)
+    if setup is not None:
+        return setup
+    if turn.index < 9:
+        return Reply(reasoning=_chunks("Maybe it passes this time; run it again."), tool_calls=[RUN_CHECK])
+    return _done(turn, "The check keeps failing the same way.")
+
+
 SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
@@ -162,6 +270,10 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "dev-server-loop": (dev_server_loop, "Wait for the dev server.", "a local-only repeat (the operator is asked)"),
     "reasoning-loop": (reasoning_loop, "Check the adapter.", "reasoning that repeats (abort, retry thinking off)"),
     "reasoning-loop-twice": (reasoning_loop_twice, "Check the adapter.", "loops even after the retry (terminal)"),
+    "reasoning-loop-es": (reasoning_loop_es, "Check the adapter.", "a Spanish sentence repeated for 8,640 chars"),
+    "sparkle-flood": (sparkle_flood, "Plan the release.", "reasoning decays into a ✦✧ flood (degeneracy lens)"),
+    "edit-check-cycle": (edit_check_cycle, "Fix calc.py.", "edit -> run the check, failing differently, until PASS"),
+    "same-check-six": (same_check_six, "Make the check pass.", "the same failing check re-run verbatim six times"),
     "star-flood": (star_flood, "Summarise the plan.", "reasoning decays into *** floods (degeneracy lens)"),
     "failing-tool": (failing_tool, "Run the script.", "a failing call retried (steered, then denied)"),
     "http-500": (http_500, "Say hello.", "the model provider returns HTTP 500"),

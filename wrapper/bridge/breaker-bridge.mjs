@@ -357,7 +357,9 @@ export function apply(ctx, config = {}) {
     const upstream = next();
     if (!alive) return upstream;
     const st = { reqId: ++seq, abort: null, wake: null };
-    streams.set(sid, st);
+    // A side request (a session title, a summary: it carries a `purpose`) never takes the agent's
+    // abort slot: the monitor's abort is meant for the main stream streaming beside it.
+    if (options?.purpose == null) streams.set(sid, st);
     const where = steps.get(sid) ?? {};
     send({ t: 'request_start', sessionId: sid, purpose: options?.purpose ?? null, turn: where.turn ?? -1,
       step: where.step ?? -1, reasoningEffort: options?.reasoningEffort ?? null, model: options?.model ?? null });
