@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import BreakerConfig, EngineConfig
-from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, parse_line, simulate
+from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, simulate
 from wrapper.safetext import inert
+from wrapper.trace_io import open_trace
 
 BLOCKS = ("deny", "ask", "abort", "cancel")
 MODES = ("default", "seed")
@@ -81,28 +82,9 @@ class ModeReport:
 
 
 def read_trace(path: Path) -> tuple[TraceMeta | None, list[TraceEvent]]:
-    """Parse one trace file; a bad line raises TraceError naming the file and line."""
-    meta: TraceMeta | None = None
-    events: list[TraceEvent] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise TraceError(f"{path.name}: not valid JSON: {e.msg}", n) from None
-            try:
-                item = parse_line(obj, n, len(events))
-            except TraceError as e:
-                raise TraceError(f"{path.name}: {e.args[0]}", n) from None
-            if isinstance(item, TraceMeta):
-                if meta is not None:
-                    raise TraceError(f"{path.name}: a second `meta` line — only the first line may be meta", n)
-                meta = item
-            else:
-                events.append(item)
-    return meta, events
+    """Parse one trace file (the same bounded reader as `scan`); a bad line raises TraceError with its line."""
+    with open_trace(path) as t:
+        return t.meta, list(t.events)
 
 
 def judge(file: str, meta: TraceMeta | None, found: list[Intervention]) -> CaseResult:
