@@ -13,19 +13,33 @@ from typing import Any
 from engine import events as ev
 from engine.breaker import StreamTrip
 from wrapper import protocol as P
+from wrapper.approvals import Approvals
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
-from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem
-from wrapper.launch import BridgeSettings, build_argv, is_dsh, wants_runner, with_resume, write_overlay
+from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.launch import (
+    BridgeSettings,
+    build_argv,
+    is_dsh,
+    profile_of,
+    wants_runner,
+    with_resume,
+    write_handoff,
+    write_overlay,
+)
 from wrapper.monitor import Info, Monitor
 from wrapper.normalize import strip_ansi
 from wrapper.provision import child_env
-from wrapper.recorder import Recorder
+from wrapper.recorder import Recorder, prune
 from wrapper.replay import describe_command
+from wrapper.rundir import RunDir, clean_stale
 from wrapper.settings import Settings
+from wrapper.watch import DenialStreak, StallWatch
 
 Approver = Callable[[Question], Awaitable[Answer]]
 CHILD_AGENT = "child"
+# what the bridge puts in the environment of the child and every tool it runs: never the socket or token
+SECRET_ENV = ("BREAKER_SOCKET", "BREAKER_TOKEN")
 
 
 async def deny_all(_: Question) -> Answer:
@@ -51,6 +65,7 @@ class Session:
         recorder: Recorder | None = None,
         size: tuple[int, int] = (40, 160),
         runner: bool | None = None,
+        label: str | None = None,
     ) -> None:
         if not argv:
             raise ValueError("no command given: use `breaker-tui -- dsh --profile dev` (or any command)")
@@ -67,9 +82,9 @@ class Session:
         self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
         self.recorder = recorder
         if recorder is None and self.settings.wrapper.record:
-            d = self.settings.wrapper.recordings_dir
-            meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
-            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
+            self.recorder = self._own_recorder(label)
+        elif recorder is not None and recorder.on_error is None:
+            recorder.on_error = self._recording_failed
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.channel: Channel | None = None
         self.child: Child | None = None
@@ -81,6 +96,25 @@ class Session:
         self._turn_end = asyncio.Event()
         self._closing = False
         self.generation = 0
+        self.rundir: RunDir | None = None
+        self.approvals = Approvals(self)
+        self.denials = DenialStreak(self.settings.wrapper.max_consecutive_denials)
+        self.stalls = StallWatch(self.settings.wrapper.stall_warn_s)
+        self._verdict_ids: dict[str, tuple[str, str, str]] = {}  # bridge id -> (agent, call id, tool)
+
+    def _own_recorder(self, label: str | None) -> Recorder:
+        w = self.settings.wrapper
+        meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
+        if label is None:
+            label = (self.info.dsh and profile_of(self.argv)) or os.path.basename(self.argv[0])
+        where = Path(w.recordings_dir) if w.recordings_dir else None
+        rec = Recorder(None, meta, self._recording_failed, label=label, directory=where)
+        prune(rec.path.parent, w.recordings_keep_days, w.recordings_keep, spare=rec.path)
+        return rec
+
+    def _recording_failed(self, text: str) -> None:
+        """A recording write failed: say so at once; the file stays without its end marker."""
+        self._emit(StatusItem("error", f"{text}; the recording is incomplete", {"recording": "incomplete"}))
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -88,33 +122,36 @@ class Session:
         self._loop = asyncio.get_running_loop()
         if self.recorder and self.recorder.error:
             self._emit(StatusItem("warning", self.recorder.error))
+        clean_stale()
+        self.rundir = RunDir()
+        self._spawn(self._stall_loop())
         await self._launch(self.argv)
 
     async def _launch(self, argv: list[str]) -> None:
         self.generation += 1
         self._exited.clear()
         self._ready.clear()
-        env = child_env(self.base_env)
+        assert self.rundir is not None
+        env = child_env({k: v for k, v in self.base_env.items() if k not in SECRET_ENV})
+        tmp = str(self.rundir.fresh_tmp())
+        env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
         run_argv = list(argv)
         if self.info.dsh:
             if self.channel is None:
-                self.channel = Channel(self._on_message, self._on_notice, self.settings.wrapper.max_line_bytes)
+                self.channel = Channel(
+                    self._on_message,
+                    self._on_notice,
+                    self.settings.wrapper.max_line_bytes,
+                    directory=self.rundir.path,
+                    on_bad=self._on_bad,
+                )
                 await self.channel.start()
-            w = self.settings.wrapper
-            overlay = write_overlay(
-                self.channel.dir,
-                BridgeSettings(
-                    runner=self.info.runner,
-                    verdict_timeout_ms=int(w.verdict_timeout_s * 1000),
-                    approval_timeout_ms=int(w.approval_timeout_s * 1000),
-                    result_timeout_ms=int(w.result_timeout_s * 1000),
-                    max_line_bytes=min(w.max_line_bytes, 1 << 20),
-                    max_tokens=self.settings.engine.thinking.maxTokens,
-                ),
+            token = self.channel.new_launch()
+            handoff = write_handoff(self.rundir.path, self.channel.path, token)
+            bridge = BridgeSettings.of(
+                self.settings.wrapper, self.info.runner, self.settings.engine.thinking.maxTokens, handoff
             )
-            run_argv = build_argv(argv, overlay)
-            env["BREAKER_SOCKET"] = str(self.channel.path)
-            env["BREAKER_TOKEN"] = self.channel.token
+            run_argv = build_argv(argv, write_overlay(self.rundir.path, bridge))
             self.info.bridge = "waiting"
         self._record("note", {"what": "launch", "argv": run_argv, "generation": self.generation})
         gen = self.generation
@@ -157,6 +194,10 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
     def _emit(self, item: Item) -> None:
+        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
+            self.denials.turn_start(item.event.agent)
+        if isinstance(item, VerdictItem) and self.denials.verdict(item.agent, item.verdict.kind) is not None:
+            self._spawn(self._end_walled_turn(item.agent))
         if (
             isinstance(item, EngineItem)
             and isinstance(item.event, ev.TurnEnd)
@@ -226,6 +267,8 @@ class Session:
         self.info.child = "exited"
         self.info.exit = info
         self.info.busy = False
+        self.approvals.close_all("the child exited")
+        self.stalls.close_all()
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
         self._emit(StatusItem("exited", info.describe(), {"code": info.code}))
         self._exited.set()
@@ -253,6 +296,8 @@ class Session:
         if kind == "bridge-lost":
             self.info.bridge = "lost"
             self._record("note", {"what": "bridge-lost"})
+            self.approvals.close_all("the dsh bridge disconnected")
+            self.stalls.close_all()
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
                 self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
@@ -266,8 +311,12 @@ class Session:
             self.info.bridge = "connected"
             self._record("in", {k: v for k, v in raw.items() if k != "token"})
             self._emit(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
+            if self.rundir is not None:  # the bridge deleted its hand-off; make sure of it
+                for f in self.rundir.path.glob("handoff-*.json"):
+                    f.unlink(missing_ok=True)
             return
         self._record("in", raw)
+        self._activity(msg)
         if isinstance(msg, P.EventMsg):
             items, trips = m.event(msg.sessionId or "main", msg.event)
             for item in items:
@@ -276,6 +325,9 @@ class Session:
                 await self._on_trip(trip)
         elif isinstance(msg, P.VerdictRequest):
             reply, item = m.verdict(msg)
+            self._verdict_ids[msg.id] = (item.agent, item.call_id, item.tool)
+            while len(self._verdict_ids) > 4096:
+                del self._verdict_ids[next(iter(self._verdict_ids))]
             await self._send(
                 reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
             )
@@ -286,7 +338,9 @@ class Session:
             await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
             self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
-            self._spawn(self._approval(msg))
+            self._spawn(self.approvals.ask(msg))
+        elif isinstance(msg, P.Closed):
+            self._closed(msg)
         elif isinstance(msg, P.RequestStart):
             for item in m.request_start(msg):
                 self._emit(item)
@@ -298,6 +352,8 @@ class Session:
                 self._emit(item)
             if isinstance(msg, P.Ready):
                 self._ready.set()
+                if self.recorder is not None and msg.sessionId:
+                    self.recorder.name_for(msg.sessionId)
 
     async def _on_trip(self, trip: StreamTrip) -> None:
         cmd = self.monitor.trip_command(trip)
@@ -318,22 +374,89 @@ class Session:
         self._record("out", {**out.model_dump(exclude_none=True), **(extra or {}), "delivered": ok})
         return ok
 
-    async def _approval(self, msg: P.ApprovalRequest) -> None:
-        q = self.monitor.question(msg)
-        self._emit(ApprovalItem(q))
-        answer = self.monitor.auto_answer(q)
-        by = "allowed for the rest of the turn" if answer else "operator"
-        if answer is None:
-            try:
-                answer = await self.approver(q)
-            except Exception as e:  # an approver failure fails closed
-                self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-                answer = "deny"
-        reply = self.monitor.answer(msg, q, answer)
-        await self._send(reply, {"answer": answer, "callId": q.call_id, "sessionId": q.agent})
-        if answer == "cancel-turn":
-            await self.cancel()
-        self._emit(ApprovalItem(q, answer, by))
+    def _activity(self, msg: P.Inbound) -> None:
+        """Keep the stall watch in step: which requests are open, and when each last sent something."""
+        loop_now = asyncio.get_running_loop().time()
+        if isinstance(msg, P.RequestStart):
+            if msg.purpose is None:
+                self.stalls.open(msg.sessionId, loop_now)
+        elif isinstance(msg, P.EventMsg):
+            agent = msg.sessionId or "main"
+            t = msg.event.get("type")
+            chunk = (msg.event.get("data") or {}).get("chunk") if isinstance(msg.event.get("data"), dict) else None
+            done = t in ("assistant/message", "turn/end", "step/end") or (
+                isinstance(chunk, dict) and chunk.get("type") == "finish"
+            )
+            if done:
+                self.stalls.close(agent)
+            else:
+                self.stalls.activity(agent, loop_now)
+        elif isinstance(msg, (P.StreamAborted, P.RequestErrorMsg)) and msg.sessionId:
+            self.stalls.close(msg.sessionId)
+
+    async def _stall_loop(self) -> None:
+        """Warn (once per silence) when an open model request has sent nothing for `stall_warn_s`."""
+        after = self.settings.wrapper.stall_warn_s
+        if after <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(1.0, after / 4))
+            for agent, silent in self.stalls.due(loop.time()):
+                text = (
+                    f"the model has sent nothing for {silent:.0f} s while a request is open"
+                    f" ({'the main agent' if agent == self.info.session_id else agent}); esc cancels the turn"
+                )
+                self._record("note", {"what": "stall", "agent": agent, "silent_s": round(silent, 1)})
+                self._emit(StatusItem("warning", text, {"stall": agent}))
+
+    def _closed(self, msg: P.Closed) -> None:
+        """The bridge gave up waiting: record what the agent really got."""
+        if msg.what == "approval_request":
+            self.approvals.close(msg.id, "nobody answered in time; the bridge declined it")
+            return
+        if msg.what == "verdict_request":
+            agent, call_id, tool = self._verdict_ids.pop(msg.id, ("", "", ""))
+            if call_id:
+                self.monitor.denied.add(call_id)
+            self._record(
+                "out",
+                {"t": "verdict", "id": msg.id, "kind": "deny", "timeout": True, "callId": call_id, "sessionId": agent},
+            )
+            self._emit(
+                StatusItem(
+                    "warning",
+                    f"the verdict on {tool or 'a tool call'} {call_id} was too late: dsh denied the call "
+                    f"after {self.settings.wrapper.verdict_timeout_s:g} s (fail closed)",
+                )
+            )
+        elif msg.what == "result_request":
+            self._record("note", {"what": "result-timeout", "id": msg.id})
+
+    async def _on_bad(self, e: P.BadMessage) -> None:
+        """A question the bridge asked in a line we could not read is still answered, fail-closed."""
+        if not e.id:
+            return
+        if e.t == "verdict_request":
+            why = f"breaker-tui could not read this tool call ({e}), so it was not run (fail closed)."
+            await self._send(P.Verdict(id=e.id, kind="deny", message=why), {"unreadable": True})
+            self._emit(StatusItem("warning", f"denied a tool call breaker-tui could not read: {e}"))
+        elif e.t == "approval_request":
+            await self._send(P.ApprovalResponse(id=e.id, outcome="rejected"), {"unreadable": True})
+        elif e.t == "result_request":
+            await self._send(P.ResultResponse(id=e.id, mode="keep"), {"unreadable": True})
+
+    async def _end_walled_turn(self, agent: str) -> None:
+        """A turn whose tool calls are all being denied is going nowhere: cancel it and say why."""
+        n = self.settings.wrapper.max_consecutive_denials
+        who = "" if agent in (self.info.session_id, "main") else f" (agent {agent})"
+        text = (
+            f"ended the turn: {n} tool calls in a row were denied{who}, so the model was not getting anywhere "
+            "(`max_consecutive_denials` in [wrapper])"
+        )
+        self._record("note", {"what": "denial-storm", "agent": agent, "denials": n})
+        self._emit(StatusItem("warning", text, {"denial_storm": agent}))
+        await self.cancel()
 
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:
@@ -392,7 +515,7 @@ class Session:
         return await self.kill()
 
     async def close(self) -> None:
-        """Stop everything: the child (if still running), the channel, the recording."""
+        """Stop everything: the child (if still running), the channel, the run directory, the recording."""
         self._closing = True
         if self.child is not None and self.child.running:
             await asyncio.to_thread(self.child.stop, min(self.settings.wrapper.kill_grace_s, 3.0))
@@ -400,9 +523,27 @@ class Session:
             await self.channel.close()
         for t in list(self._tasks):
             t.cancel()
+        if self.rundir is not None:
+            self.rundir.remove()
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
+
+    async def shutdown(self, sig: signal.Signals) -> None:
+        """A signal ends the run: say so, record it, then close (child group stopped, nothing left behind)."""
+        self._record("note", {"what": "signal", "signal": sig.name})
+        self._emit(StatusItem("notice", f"{sig.name} received: stopping the child and cleaning up"))
+        await self.close()
+
+    def shutdown_now(self) -> None:
+        """No grace (a second signal): kill the child's group, remove the run directory, end the recording."""
+        self._closing = True
+        if self.child is not None and self.child.running:
+            self.child.send_signal(signal.SIGKILL)
+        if self.rundir is not None:
+            self.rundir.remove()
+        if self.recorder is not None:
+            self.recorder.close()
 
     def set_enforcing(self, on: bool) -> None:
         """Pause (observe only) or resume enforcement."""

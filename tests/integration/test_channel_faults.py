@@ -1,13 +1,21 @@
-"""The channel against misbehaving peers: real unix sockets, real dsh alongside."""
+"""The channel against misbehaving peers: real unix sockets, with the real dsh bridge alongside.
+
+Each test attacks the live channel of a running dsh session and then checks that the real bridge
+is untouched: a turn still runs and is still judged.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from wrapper import protocol as P
+from wrapper.channel import Channel
 from wrapper.items import StatusItem
 
 pytestmark = pytest.mark.integration
@@ -15,6 +23,10 @@ pytestmark = pytest.mark.integration
 
 async def _connect(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return await asyncio.wait_for(asyncio.open_unix_connection(path), 5)
+
+
+def _texts(run: Any, *kinds: str) -> str:
+    return " ".join(i.text for i in run.of(StatusItem) if not kinds or i.kind in kinds)
 
 
 async def test_connection_without_the_token_is_dropped_and_reported(run_factory: Any) -> None:
@@ -25,38 +37,84 @@ async def test_connection_without_the_token_is_dropped_and_reported(run_factory:
     await writer.drain()
     assert await asyncio.wait_for(reader.read(), 5) == b"", "the impostor is disconnected without an answer"
     await run.until(lambda: ch.stats.rejected == 1, what="the rejection")
-    assert any("without the launch token" in i.text for i in run.of(StatusItem))
+    assert "did not present the launch token" in _texts(run, "warning")
     await run.turn("Say hello")  # the real bridge is unaffected
 
 
-async def test_malformed_and_oversized_lines_are_counted_and_skipped(run_factory: Any) -> None:
+async def test_a_second_hello_with_the_token_is_refused_and_the_bridge_keeps_the_channel(run_factory: Any) -> None:
+    run = await run_factory("tool-loop")
+    ch = run.session.channel
+    reader, writer = await _connect(str(ch.path))
+    writer.write(json.dumps({"t": "hello", "token": ch.token, "pid": 4242}).encode() + b"\n")
+    writer.write(b'{"t":"verdict_request","id":"imp-1","name":"bash","args":{"command":"rm -rf /"}}\n')
+    await writer.drain()
+    assert await asyncio.wait_for(reader.read(), 5) == b"", "the second bridge got no answer"
+    assert ch.stats.second_hellos == 1 and ch.is_connected
+    assert "refused a second bridge (pid 4242)" in _texts(run, "error")
+    await run.turn("Read notes.txt")
+    kinds = [v.verdict.kind for v in run.verdicts()]
+    assert kinds == ["allow"] * 4 + ["deny", "deny"], "the real bridge's calls are still judged"
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_many_idle_connections_are_capped_timed_out_and_reported_once(run_factory: Any) -> None:
     run = await run_factory("normal")
     ch = run.session.channel
-    ch.max_line = 4096
-    reader, writer = await _connect(str(ch.path))
-    writer.write(json.dumps({"t": "hello", "token": ch.token}).encode() + b"\n")
-    writer.write(b"this is not json\n")
-    writer.write(b'{"t":"no-such-message"}\n')
-    writer.write(
-        b'{"t":"event","sessionId":"x","event":{"type":"turn/start","data":{"turn":1},"pad":"' + b"x" * 10000 + b'"}}\n'
-    )
-    writer.write(
-        json.dumps(
-            {
-                "t": "verdict_request",
-                "id": "v1",
-                "sessionId": "imp",
-                "callId": "c1",
-                "name": "read",
-                "args": {"path": "a"},
-            }
-        ).encode()
-        + b"\n"
-    )
-    await writer.drain()
-    line = await asyncio.wait_for(reader.readline(), 5)
-    assert json.loads(line) == {"t": "verdict", "id": "v1", "kind": "allow", "message": ""}
-    assert ch.stats.bad_lines == 2 and ch.stats.oversized == 1
-    warnings = " ".join(i.text for i in run.of(StatusItem) if i.kind == "warning")
-    assert "malformed line" in warnings and "oversized line" in warnings and "unknown message" in warnings
-    writer.close()
+    before = _open_fds()
+    conns = []
+    for _ in range(300):
+        conns.append(await _connect(str(ch.path)))
+    await run.until(lambda: ch.stats.rejected >= 300 - ch.max_unauthenticated, what="the flood to be refused")
+    assert ch.stats.unauthenticated <= ch.max_unauthenticated
+    # our side holds at most the capped peers' sockets (the 300 client ends are this test's own)
+    assert _open_fds() - before <= 300 + ch.max_unauthenticated + 4
+    await run.until(lambda: ch.stats.unauthenticated == 0, timeout=10, what="the hello timeout to drop the rest")
+    flood_notices = [i for i in run.of(StatusItem) if "rejected" in i.text or "refused" in i.text]
+    assert 1 <= len(flood_notices) <= 4, f"one notice per kind, not a flood: {len(flood_notices)}"
+    for _, w in conns:
+        w.close()
+    await run.turn("Say hello")
+    assert ch.stats.accept_errors == 0
+
+
+async def test_deep_oversized_and_malformed_lines_never_cost_the_channel(tmp_path: Path) -> None:
+    got: list[Any] = []
+    notices: list[tuple[str, str]] = []
+
+    async def on_message(msg: P.Inbound, raw: dict[str, Any]) -> None:
+        got.append(msg)
+        if isinstance(msg, P.VerdictRequest):
+            await ch.send(P.Verdict(id=msg.id, kind="allow"))
+
+    async def on_bad(e: P.BadMessage) -> None:
+        if e.t == "verdict_request" and e.id:
+            await ch.send(P.Verdict(id=e.id, kind="deny", message=f"could not read it: {e}"))
+
+    ch = Channel(on_message, lambda k, t: notices.append((k, t)), 65536, directory=tmp_path, on_bad=on_bad)
+    await ch.start()
+    try:
+        reader, writer = await _connect(str(ch.path))
+        writer.write(json.dumps({"t": "hello", "token": ch.token}).encode() + b"\n")
+        deep = "[" * 1500 + "]" * 1500
+        writer.write(b"this is not json\n")
+        writer.write(b'{"t":"no-such-message"}\n')
+        writer.write(('{"ts":1,"t":"verdict_request","id":"deep-1","name":"bash","args":' + deep + "}\n").encode())
+        writer.write(b'{"ts":1,"t":"event","sessionId":"x","oversized":9000000}\n')
+        writer.write(b'{"t":"event","sessionId":"x","event":{"type":"x","pad":"' + b"x" * 70000 + b'"}}\n')
+        writer.write(b'{"t":"verdict_request","id":"v1","name":"read","args":' + b"[" * 900 + b"]" * 900 + b"}\n")
+        await writer.drain()
+        first = json.loads(await asyncio.wait_for(reader.readline(), 5))
+        second = json.loads(await asyncio.wait_for(reader.readline(), 5))
+        assert first["id"] == "deep-1" and first["kind"] == "deny" and "nested too deeply" in first["message"]
+        assert second == {"t": "verdict", "id": "v1", "kind": "allow", "message": ""}
+        assert ch.stats.bad_lines == 4 and ch.stats.oversized == 2 and ch.is_connected
+        text = " ".join(t for _, t in notices)
+        assert "malformed line" in text and "unreadable message" in text
+        assert "`max_line_bytes` in [wrapper]" in text and "9,000,000 bytes" in text
+        writer.close()
+    finally:
+        await ch.close()
+    assert not ch.path.exists()
