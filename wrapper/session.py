@@ -16,6 +16,7 @@ from wrapper import protocol as P
 from wrapper.approvals import Approvals
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
+from wrapper.guards import Guards
 from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.launch import (
     BridgeSettings,
@@ -34,7 +35,6 @@ from wrapper.recorder import Recorder, prune
 from wrapper.replay import describe_command
 from wrapper.rundir import RunDir, clean_stale
 from wrapper.settings import Settings
-from wrapper.watch import DenialStreak, StallWatch
 
 Approver = Callable[[Question], Awaitable[Answer]]
 CHILD_AGENT = "child"
@@ -98,9 +98,7 @@ class Session:
         self.generation = 0
         self.rundir: RunDir | None = None
         self.approvals = Approvals(self)
-        self.denials = DenialStreak(self.settings.wrapper.max_consecutive_denials)
-        self.stalls = StallWatch(self.settings.wrapper.stall_warn_s)
-        self._verdict_ids: dict[str, tuple[str, str, str]] = {}  # bridge id -> (agent, call id, tool)
+        self.guards = Guards(self)
 
     def _own_recorder(self, label: str | None) -> Recorder:
         w = self.settings.wrapper
@@ -124,7 +122,7 @@ class Session:
             self._emit(StatusItem("warning", self.recorder.error))
         clean_stale()
         self.rundir = RunDir()
-        self._spawn(self._stall_loop())
+        self._spawn(self.guards.stall_loop())
         await self._launch(self.argv)
 
     async def _launch(self, argv: list[str]) -> None:
@@ -143,7 +141,7 @@ class Session:
                     self._on_notice,
                     self.settings.wrapper.max_line_bytes,
                     directory=self.rundir.path,
-                    on_bad=self._on_bad,
+                    on_bad=self.guards.on_bad,
                 )
                 await self.channel.start()
             token = self.channel.new_launch()
@@ -195,9 +193,9 @@ class Session:
 
     def _emit(self, item: Item) -> None:
         if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
-            self.denials.turn_start(item.event.agent)
-        if isinstance(item, VerdictItem) and self.denials.verdict(item.agent, item.verdict.kind) is not None:
-            self._spawn(self._end_walled_turn(item.agent))
+            self.guards.denials.turn_start(item.event.agent)
+        if isinstance(item, VerdictItem) and self.guards.denials.verdict(item.agent, item.verdict.kind) is not None:
+            self._spawn(self.guards.end_walled_turn(item.agent))
         if (
             isinstance(item, EngineItem)
             and isinstance(item.event, ev.TurnEnd)
@@ -268,7 +266,7 @@ class Session:
         self.info.exit = info
         self.info.busy = False
         self.approvals.close_all("the child exited")
-        self.stalls.close_all()
+        self.guards.stalls.close_all()
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
         self._emit(StatusItem("exited", info.describe(), {"code": info.code}))
         self._exited.set()
@@ -297,7 +295,7 @@ class Session:
             self.info.bridge = "lost"
             self._record("note", {"what": "bridge-lost"})
             self.approvals.close_all("the dsh bridge disconnected")
-            self.stalls.close_all()
+            self.guards.stalls.close_all()
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
                 self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
@@ -316,7 +314,7 @@ class Session:
                     f.unlink(missing_ok=True)
             return
         self._record("in", raw)
-        self._activity(msg)
+        self.guards.activity(msg)
         if isinstance(msg, P.EventMsg):
             items, trips = m.event(msg.sessionId or "main", msg.event)
             for item in items:
@@ -324,10 +322,14 @@ class Session:
             for trip in trips:
                 await self._on_trip(trip)
         elif isinstance(msg, P.VerdictRequest):
-            reply, item = m.verdict(msg)
-            self._verdict_ids[msg.id] = (item.agent, item.call_id, item.tool)
-            while len(self._verdict_ids) > 4096:
-                del self._verdict_ids[next(iter(self._verdict_ids))]
+            try:
+                reply, item = m.verdict(msg)
+            except Exception as e:  # a call the engine cannot judge is not run (fail closed)
+                why = f"breaker-tui could not judge this call ({type(e).__name__}), so it was not run (fail closed)."
+                await self._send(P.Verdict(id=msg.id, kind="deny", message=why), {"callId": msg.callId, "error": True})
+                self._emit(StatusItem("error", f"internal error judging {msg.name} {msg.callId}: {type(e).__name__}"))
+                return
+            self.guards.asked(msg.id, item.agent, item.call_id, item.tool)
             await self._send(
                 reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
             )
@@ -340,7 +342,7 @@ class Session:
         elif isinstance(msg, P.ApprovalRequest):
             self._spawn(self.approvals.ask(msg))
         elif isinstance(msg, P.Closed):
-            self._closed(msg)
+            self.guards.closed(msg)
         elif isinstance(msg, P.RequestStart):
             for item in m.request_start(msg):
                 self._emit(item)
@@ -373,90 +375,6 @@ class Session:
         ok = self.channel is not None and await self.channel.send(out)
         self._record("out", {**out.model_dump(exclude_none=True), **(extra or {}), "delivered": ok})
         return ok
-
-    def _activity(self, msg: P.Inbound) -> None:
-        """Keep the stall watch in step: which requests are open, and when each last sent something."""
-        loop_now = asyncio.get_running_loop().time()
-        if isinstance(msg, P.RequestStart):
-            if msg.purpose is None:
-                self.stalls.open(msg.sessionId, loop_now)
-        elif isinstance(msg, P.EventMsg):
-            agent = msg.sessionId or "main"
-            t = msg.event.get("type")
-            chunk = (msg.event.get("data") or {}).get("chunk") if isinstance(msg.event.get("data"), dict) else None
-            done = t in ("assistant/message", "turn/end", "step/end") or (
-                isinstance(chunk, dict) and chunk.get("type") == "finish"
-            )
-            if done:
-                self.stalls.close(agent)
-            else:
-                self.stalls.activity(agent, loop_now)
-        elif isinstance(msg, (P.StreamAborted, P.RequestErrorMsg)) and msg.sessionId:
-            self.stalls.close(msg.sessionId)
-
-    async def _stall_loop(self) -> None:
-        """Warn (once per silence) when an open model request has sent nothing for `stall_warn_s`."""
-        after = self.settings.wrapper.stall_warn_s
-        if after <= 0:
-            return
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(min(1.0, after / 4))
-            for agent, silent in self.stalls.due(loop.time()):
-                text = (
-                    f"the model has sent nothing for {silent:.0f} s while a request is open"
-                    f" ({'the main agent' if agent == self.info.session_id else agent}); esc cancels the turn"
-                )
-                self._record("note", {"what": "stall", "agent": agent, "silent_s": round(silent, 1)})
-                self._emit(StatusItem("warning", text, {"stall": agent}))
-
-    def _closed(self, msg: P.Closed) -> None:
-        """The bridge gave up waiting: record what the agent really got."""
-        if msg.what == "approval_request":
-            self.approvals.close(msg.id, "nobody answered in time; the bridge declined it")
-            return
-        if msg.what == "verdict_request":
-            agent, call_id, tool = self._verdict_ids.pop(msg.id, ("", "", ""))
-            if call_id:
-                self.monitor.denied.add(call_id)
-            self._record(
-                "out",
-                {"t": "verdict", "id": msg.id, "kind": "deny", "timeout": True, "callId": call_id, "sessionId": agent},
-            )
-            self._emit(
-                StatusItem(
-                    "warning",
-                    f"the verdict on {tool or 'a tool call'} {call_id} was too late: dsh denied the call "
-                    f"after {self.settings.wrapper.verdict_timeout_s:g} s (fail closed)",
-                )
-            )
-        elif msg.what == "result_request":
-            self._record("note", {"what": "result-timeout", "id": msg.id})
-
-    async def _on_bad(self, e: P.BadMessage) -> None:
-        """A question the bridge asked in a line we could not read is still answered, fail-closed."""
-        if not e.id:
-            return
-        if e.t == "verdict_request":
-            why = f"breaker-tui could not read this tool call ({e}), so it was not run (fail closed)."
-            await self._send(P.Verdict(id=e.id, kind="deny", message=why), {"unreadable": True})
-            self._emit(StatusItem("warning", f"denied a tool call breaker-tui could not read: {e}"))
-        elif e.t == "approval_request":
-            await self._send(P.ApprovalResponse(id=e.id, outcome="rejected"), {"unreadable": True})
-        elif e.t == "result_request":
-            await self._send(P.ResultResponse(id=e.id, mode="keep"), {"unreadable": True})
-
-    async def _end_walled_turn(self, agent: str) -> None:
-        """A turn whose tool calls are all being denied is going nowhere: cancel it and say why."""
-        n = self.settings.wrapper.max_consecutive_denials
-        who = "" if agent in (self.info.session_id, "main") else f" (agent {agent})"
-        text = (
-            f"ended the turn: {n} tool calls in a row were denied{who}, so the model was not getting anywhere "
-            "(`max_consecutive_denials` in [wrapper])"
-        )
-        self._record("note", {"what": "denial-storm", "agent": agent, "denials": n})
-        self._emit(StatusItem("warning", text, {"denial_storm": agent}))
-        await self.cancel()
 
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:
