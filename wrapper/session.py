@@ -443,6 +443,12 @@ class Session:
             t.cancel()
         if self.rundir is not None:
             self.rundir.remove()
+        if not self._exited.is_set() and self.child is not None and not self.child.running:
+            # the exit report may have been cancelled above: whoever waits for the exit still gets it
+            self.info.child = "exited"
+            self.info.exit = self.child.exit
+            self._record("note", {"what": "exit", "code": getattr(self.child.exit, "code", None)})
+            self._exited.set()
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
