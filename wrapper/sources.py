@@ -22,7 +22,7 @@ import zstandard
 from wrapper.recorder import FORMAT
 
 Kind = Literal["recording", "dsh"]
-MAX_TOTAL_BYTES = 512 << 20  # decompressed bytes read from one file
+MAX_TOTAL_BYTES = 256 << 20  # decompressed bytes read from one file
 MAX_LINE_BYTES = 64 << 20  # a longer line is skipped (and counted), never held whole
 MAX_WINDOW_LOG = 27  # zstd window of at most 128 MiB (dsh writes far smaller frames)
 CHUNK = 1 << 20

@@ -152,7 +152,7 @@ async def test_sigterm_and_sighup_stop_the_child_and_leave_nothing(run_factory: 
         pid, rundir = s.child.pid, s.rundir.path
         assert rundir.is_dir() and (rundir / "tmp").is_dir()
         done = asyncio.Event()
-        uninstall = signals.install(s, after=lambda _sig: done.set())
+        uninstall = signals.install(s, after=lambda _sig, d=done: d.set())  # type: ignore[misc]
         try:
             os.kill(os.getpid(), sig)
             await asyncio.wait_for(done.wait(), 20)
