@@ -12,11 +12,11 @@ import pytest
 import zstandard
 
 from engine.errors import ConfigError
+from wrapper import sources
 from wrapper.launch import BridgeSettings, write_handoff, write_overlay
 from wrapper.recorder import Recorder, prune
 from wrapper.rundir import OWNER_FILE, RunDir, clean_stale
 from wrapper.settings import WrapperSettings, load
-from wrapper import sources
 from wrapper.sources import SourceError
 from wrapper.sources import load as load_source
 from wrapper.watch import DenialStreak, StallWatch
