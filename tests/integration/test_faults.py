@@ -172,5 +172,7 @@ async def test_the_childs_tmpdir_is_private_and_removed(run_factory: Any) -> Non
     environ = Path(f"/proc/{run.session.child.pid}/environ").read_bytes().split(b"\0")
     assert f"TMPDIR={tmp}".encode() in environ
     assert not any(e.startswith((b"BREAKER_SOCKET=", b"BREAKER_TOKEN=")) for e in environ)
+    spill = [p.name for p in tmp.iterdir() if p.name.startswith("dsh-")]
+    assert spill, "dsh's spill/subprocess folders land in the private TMPDIR"
     await run.session.close()
     assert not tmp.exists() and not run.session.rundir.path.exists()
