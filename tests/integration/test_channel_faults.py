@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,60 @@ async def test_deep_oversized_and_malformed_lines_never_cost_the_channel(tmp_pat
     finally:
         await ch.close()
     assert not ch.path.exists()
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def test_running_out_of_descriptors_backs_off_reports_once_and_recovers(tmp_path: Path) -> None:
+    script = Path(__file__).with_name("emfile_channel.py")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        str(tmp_path),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=str(Path(__file__).parents[2]),
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    lines: list[dict[str, Any]] = []
+
+    async def next_line() -> dict[str, Any]:
+        raw = await asyncio.wait_for(proc.stdout.readline(), 20)  # type: ignore[union-attr]
+        assert raw, "the channel process ended early"
+        lines.append(json.loads(raw))
+        return lines[-1]
+
+    try:
+        ready = await next_line()
+        flood = [await _connect(ready["ready"]) for _ in range(40)]
+        cpu0 = _cpu_s(proc.pid)
+        await asyncio.sleep(3)
+        spent = _cpu_s(proc.pid) - cpu0
+        assert spent < 0.5, f"the accept loop spun: {spent:.2f} CPU-s in 3 s"
+        for _, w in flood:
+            w.close()
+        await asyncio.sleep(1.5)  # the back-off is at most 1 s
+        reader, writer = await _connect(ready["ready"])
+        writer.write(json.dumps({"t": "hello", "token": ready["token"]}).encode() + b"\n")
+        writer.write(b'{"t":"verdict_request","id":"v1","name":"read"}\n')
+        await writer.drain()
+        reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
+        assert reply["id"] == "v1" and reply["kind"] == "allow", "the channel recovered"
+        writer.close()
+        proc.stdin.close()
+        while "stats" not in (await next_line()):
+            pass
+    finally:
+        try:
+            await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+    stats = lines[-1]["stats"]
+    assert stats["accept_errors"] >= 1, "descriptors really ran out"
+    exhausted = [x for x in lines if "cannot accept" in x.get("notice", "")]
+    assert 1 <= len(exhausted) <= 2, exhausted
+    assert not (tmp_path / "bridge.sock").exists()

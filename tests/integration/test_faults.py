@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -176,3 +177,62 @@ async def test_the_childs_tmpdir_is_private_and_removed(run_factory: Any) -> Non
     assert spill, "dsh's spill/subprocess folders land in the private TMPDIR"
     await run.session.close()
     assert not tmp.exists() and not run.session.rundir.path.exists()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+async def test_a_signalled_headless_monitor_leaves_no_child_no_run_dir(
+    world_factory: Any, tmp_path: Path, sig: signal.Signals
+) -> None:
+    world = world_factory("normal")
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    state = tmp_path / "state"
+    env = {**world.env, "TMPDIR": str(private_tmp), "BREAKER_TUI_STATE_DIR": str(state)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "import sys; from tui.cli import main; sys.exit(main())",
+        "--no-tui",
+        "--",
+        "dsh",
+        "--profile",
+        "dev",
+        cwd=str(world.workspace),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        seen = b""
+        while b"bridge connected" not in seen:
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, f"the monitor ended early: {seen[-500:]!r}"
+            seen += line
+        kids = _children(proc.pid)
+        assert kids and list(private_tmp.glob("breaker-tui-*"))
+        os.kill(proc.pid, sig)
+        await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    for kid in kids:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(kid, 0)
+    assert list(private_tmp.iterdir()) == [], "no run directory, no TMPDIR, no spill folders left"
+    (rec,) = (state / "recordings").iterdir()
+    recs = _records(rec)
+    assert recs[-1]["k"] == "end" and any(r.get("signal") == sig.name for r in recs)
