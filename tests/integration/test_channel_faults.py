@@ -176,3 +176,50 @@ async def test_running_out_of_descriptors_backs_off_reports_once_and_recovers(tm
     exhausted = [x for x in lines if "cannot accept" in x.get("notice", "")]
     assert 1 <= len(exhausted) <= 2, exhausted
     assert not (tmp_path / "bridge.sock").exists()
+
+
+class _RawArgs(dict[str, Any]):
+    """Tool-call arguments the mock sends as this exact JSON text (Python's encoder stops near 1,000 deep)."""
+
+    raw = '{"command": "echo deep", "description": "Deep", "context": ' + "[" * 1500 + "1" + "]" * 1500 + "}"
+
+
+class _JsonShim:
+    """The mock model's `json`, except that `_RawArgs` are written as their raw text."""
+
+    loads = staticmethod(json.loads)
+
+    @staticmethod
+    def dumps(obj: Any, **kw: Any) -> str:
+        return obj.raw if isinstance(obj, _RawArgs) else json.dumps(obj, **kw)
+
+
+def _deep_then_normal(turn: Any) -> Any:
+    from wrapper.scenarios import Reply, ToolCallSpec
+
+    if turn.index == 0:
+        return Reply(reasoning=["Nesting."], tool_calls=[ToolCallSpec("bash", _RawArgs())])
+    if turn.index == 1:
+        args = {"command": "echo after >> after.log", "description": "After"}
+        return Reply(reasoning=["Again."], tool_calls=[ToolCallSpec("bash", args)])
+    return Reply(content="done")
+
+
+async def test_a_1500_deep_argument_from_the_model_does_not_drop_the_bridge(
+    run_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wrapper import mockllm, scenarios
+
+    monkeypatch.setitem(scenarios.SCENARIOS, "deep", (_deep_then_normal, "Go.", "test only"))
+    monkeypatch.setattr(mockllm, "json", _JsonShim)
+    run = await run_factory("deep")
+    ch = run.session.channel
+    await run.turn("Go", timeout=60)
+    assert "denied a tool call breaker-tui could not read" in _texts(run, "warning")
+    assert [v.verdict.kind for v in run.verdicts()] == ["allow"], "the call after it is judged as usual"
+    assert (run.world.workspace / "after.log").read_text() == "after\n"
+    assert ch.is_connected and ch.stats.connections == 1 and ch.stats.bad_lines >= 1
+    texts = [
+        str(m.get("content")) for m in run.world.mock.main_requests()[-1]["body"]["messages"] if m.get("role") == "tool"
+    ]
+    assert "could not read this tool call" in texts[0] and "fail closed" in texts[0]
