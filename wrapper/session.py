@@ -279,7 +279,8 @@ class Session:
         """Wait until the child has exited (and its last events were delivered)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._exited.wait(), timeout)
-        return self.info.exit
+        exit_info: ExitInfo | None = self.info.exit
+        return exit_info
 
     async def wait_ready(self, timeout: float = 60) -> bool:
         """Runner mode: wait until the persistent agent takes prompts."""
@@ -335,9 +336,9 @@ class Session:
             )
             self._emit(item)
         elif isinstance(msg, P.ResultRequest):
-            reply, ritem = m.result(msg)
+            result_reply, ritem = m.result(msg)
             reason = ritem.rewrite.reason if ritem.rewrite else None
-            await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
+            await self._send(result_reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
             self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
             self._spawn(self.approvals.ask(msg))

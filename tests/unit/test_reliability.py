@@ -193,7 +193,8 @@ def test_a_zstd_bomb_is_stopped_at_the_limit(tmp_path: Path, monkeypatch: pytest
 def test_a_recording_cut_mid_line_is_incomplete_with_its_line(tmp_path: Path) -> None:
     r = Recorder(tmp_path / "r.jsonl", {})
     r.write("in", {"t": "event"})
-    r._fd and os.close(r._fd)
+    assert r._fd is not None
+    os.close(r._fd)  # the writer dies here, mid-record, as a killed monitor or a full disk leaves it
     r._fd = None
     with (tmp_path / "r.jsonl").open("a") as f:
         f.write('{"at": 1, "k": "in", "t": "ev')
