@@ -27,7 +27,7 @@ from typing import Any
 from wrapper.protocol import BadMessage, Hello, Inbound, Out, decode_line
 
 MAX_LINE = 8 << 20  # bytes; a longer line is dropped and counted
-HELLO_MAX_LINE = 4096  # an unauthenticated peer may send no more than this before its hello
+HELLO_MAX_LINE = 16384  # an unauthenticated peer may send no more than this before its hello (a cwd fits)
 HELLO_TIMEOUT_S = 2.0  # a peer that has not said hello by then is dropped
 MAX_UNAUTHENTICATED = 8  # peers allowed to wait for their hello at once; more are closed on accept
 NOTICE_EVERY_S = 5.0  # repeated problems of one kind are reported at most this often

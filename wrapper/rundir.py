@@ -7,6 +7,7 @@ directory names its owner's pid, and a directory whose owner is gone is removed 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -80,6 +81,7 @@ class RunDir:
         (self.path / OWNER_FILE).write_text(f"{os.getpid()}\n")
         self.tmp = self.path / "tmp"
         self.tmp.mkdir(mode=0o700)
+        atexit.register(self.remove)  # also on an unhandled exception; signals are wrapper.signals' job
 
     def fresh_tmp(self) -> Path:
         """The child's TMPDIR, emptied (a restarted child does not inherit the last one's spill files)."""

@@ -341,7 +341,7 @@ class Session:
             await self._send(result_reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
             self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
-            self._spawn(self.approvals.ask(msg))
+            self.approvals.received(msg)
         elif isinstance(msg, P.Closed):
             self.guards.closed(msg)
         elif isinstance(msg, P.RequestStart):
