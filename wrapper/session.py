@@ -80,11 +80,6 @@ class Session:
         self.info = self.monitor.info
         dsh_home = Path(self.base_env.get("DSH_HOME", Path.home() / ".dsh"))
         self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
-        self.recorder = recorder
-        if recorder is None and self.settings.wrapper.record:
-            self.recorder = self._own_recorder(label)
-        elif recorder is not None and recorder.on_error is None:
-            recorder.on_error = self._recording_failed
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.channel: Channel | None = None
         self.child: Child | None = None
@@ -99,6 +94,12 @@ class Session:
         self.rundir: RunDir | None = None
         self.approvals = Approvals(self)
         self.guards = Guards(self)
+        # last: a recording that fails at once reports through the queue above
+        self.recorder = recorder
+        if recorder is None and self.settings.wrapper.record:
+            self.recorder = self._own_recorder(label)
+        elif recorder is not None and recorder.on_error is None:
+            recorder.on_error = self._recording_failed
 
     def _own_recorder(self, label: str | None) -> Recorder:
         w = self.settings.wrapper
