@@ -183,23 +183,53 @@ def _load(path: Path) -> Loaded:
         raise SourceError(f"{path}: no readable JSON lines ({r.bad} bad; {'; '.join(r.problems[:2])})")
     first = r.records[0]
     if first.get("k") == "meta" and first.get("format") == FORMAT:
-        body = r.records[1:]
+        body = _well_formed(r, _RECORDING_FIELDS, 1)
         return Loaded(path, "recording", body, r.bad, r.problems, first, _incomplete(first, body, r))
     if first.get("t") == "hello" and isinstance(first.get("plugin"), str):
         # a bare bridge feed (the prototype bridge's capture format): its events, replayed like a dsh log
         events = [
             {**rec["event"], "_agent": rec.get("sessionId")}
             for rec in r.records
-            if rec.get("t") == "event" and isinstance(rec.get("event"), dict)
+            if rec.get("t") == "event"
+            and isinstance(rec.get("event"), dict)
+            and _odd_field(rec["event"], _DSH_FIELDS) is None
         ]
         return Loaded(path, "dsh", events, r.bad, r.problems, {"id": "bridge-feed"})
     if first.get("type") == "session" or any("seq" in rec and "type" in rec for rec in r.records[:5]):
         meta = first if first.get("type") == "session" else {}
-        return Loaded(path, "dsh", [rec for rec in r.records if rec is not meta], r.bad, r.problems, meta)
+        body = _well_formed(r, _DSH_FIELDS, 1 if meta else 0)
+        return Loaded(path, "dsh", body, r.bad, r.problems, meta)
     raise SourceError(
         f"{path}: neither a breaker-tui recording nor a dsh session log "
         f"(first line has keys {[str(k)[:30] for k in sorted(map(str, first))[:6]]})"
     )
+
+
+_NUMBER = (int, float)
+# the fields replay and scan rely on, and the types they must have (anything else makes a record unreadable)
+_RECORDING_FIELDS: dict[str, tuple[type, ...]] = {"k": (str,), "at": _NUMBER, "t": (str,), "id": (str,)}
+_DSH_FIELDS: dict[str, tuple[type, ...]] = {"type": (str,), "data": (dict,), "time": _NUMBER, "time0": _NUMBER}
+
+
+def _odd_field(rec: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> str | None:
+    """The first field of `rec` whose value has the wrong type, or None."""
+    for key, types in fields.items():
+        v = rec.get(key)
+        if v is not None and (not isinstance(v, types) or isinstance(v, bool)):
+            return key
+    return None
+
+
+def _well_formed(r: _Reading, fields: dict[str, tuple[type, ...]], start: int) -> list[dict[str, Any]]:
+    """The records from `start` on whose known fields have the right types; the rest are bad lines."""
+    out = []
+    for rec, n in zip(r.records[start:], r.numbers[start:], strict=True):
+        key = _odd_field(rec, fields)
+        if key is None:
+            out.append(rec)
+        else:
+            r.problem(n, f"`{key}` has the wrong type ({type(rec[key]).__name__})")
+    return out
 
 
 def _incomplete(meta: dict[str, Any], body: list[dict[str, Any]], r: _Reading) -> str | None:

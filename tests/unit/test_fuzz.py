@@ -1,7 +1,8 @@
 """Fuzzing the three doors hostile bytes come through: the channel's lines, session files, config files.
 
 Each door has one promise: the channel's parser raises only `BadMessage`, the readers only
-`SourceError`, the config loader only `ConfigError`, whatever they are fed. The budget is fixed
+`SourceError` (and what they return replays without an exception), the config loader only
+`ConfigError`, whatever they are fed. The budget is fixed
 (`EXAMPLES` per test) so CI stays fast; the counts are the figures the README quotes.
 """
 
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from engine.errors import ConfigError
 from wrapper.channel import _Lines, split_lines
 from wrapper.protocol import BadMessage, decode_line
+from wrapper.replay import Replayer
 from wrapper.settings import from_mapping
 from wrapper.settings import load as load_config
 from wrapper.sources import Loaded, SourceError, iter_dsh_events
@@ -145,6 +147,19 @@ def test_the_readers_raise_only_source_error(recs: list[Any], head: str, cut: in
             return
         assert isinstance(loaded, Loaded) and all(isinstance(r, dict) for r in loaded.records)
         list(iter_dsh_events(loaded))
+
+
+@FUZZ
+@given(st.lists(records, max_size=10), st.sampled_from(["recording", "dsh", "feed"]))
+def test_whatever_the_readers_return_replays_without_an_exception(recs: list[Any], head: str) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "s.jsonl"
+        f.write_bytes(_file_bytes(recs, head, 0, False, b""))
+        try:
+            loaded = load_source(f)
+        except SourceError:
+            return
+        list(Replayer(loaded).steps())  # what `scan` and `replay` do with it
 
 
 toml_values = st.recursive(
