@@ -19,11 +19,12 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wrapper.lines import Lines
 from wrapper.protocol import BadMessage, Hello, Inbound, Out, decode_line
 
 MAX_LINE = 8 << 20  # bytes; a longer line is dropped and counted
@@ -211,7 +212,7 @@ class Channel:
                 with contextlib.suppress(OSError):
                     conn.close()
                 return
-            lines = _Lines(reader, HELLO_MAX_LINE)
+            lines = Lines(reader, HELLO_MAX_LINE)
             raw = await self._first_line(lines)
             hello = self._hello(raw) if raw is not None else None
             if hello is None:
@@ -243,7 +244,7 @@ class Channel:
                 with contextlib.suppress(Exception):
                     writer.close()
 
-    async def _first_line(self, lines: _Lines) -> str | None:
+    async def _first_line(self, lines: Lines) -> str | None:
         try:
             raw = await asyncio.wait_for(lines.__anext__(), self.hello_timeout)
         except TimeoutError:
@@ -326,59 +327,3 @@ class Channel:
             f"dropped a {n:,}-byte line from the bridge: over the channel limit of {self.max_line:,} bytes "
             "(`max_line_bytes` in [wrapper])",
         )
-
-
-class _Lines:
-    """Complete lines of a stream; a line longer than `max_line` yields None once (and is skipped)."""
-
-    def __init__(self, reader: asyncio.StreamReader, max_line: int) -> None:
-        self.reader = reader
-        self.max_line = max_line
-        self.dropped = 0
-        self._buf = bytearray()
-        self._discarding = False
-        self._ready: list[str | None] = []
-
-    def __aiter__(self) -> AsyncIterator[str | None]:
-        return self
-
-    async def __anext__(self) -> str | None:
-        while not self._ready:
-            chunk = await self.reader.read(256 * 1024)
-            if not chunk:
-                raise StopAsyncIteration
-            self._ready.extend(split_lines(self, chunk))
-        return self._ready.pop(0)
-
-
-def split_lines(state: _Lines, chunk: bytes) -> list[str | None]:
-    """Cut a chunk into lines, continuing `state`'s partial line; None marks a dropped oversized line."""
-    out: list[str | None] = []
-    start = 0
-    buf = state._buf
-    while True:
-        nl = chunk.find(b"\n", start)
-        if nl < 0:
-            if not state._discarding:
-                buf += chunk[start:]
-                if len(buf) > state.max_line:
-                    state.dropped = len(buf)
-                    buf.clear()
-                    state._discarding = True
-                    out.append(None)
-            return out
-        piece = chunk[start:nl]
-        start = nl + 1
-        if state._discarding:
-            state._discarding = False
-            continue
-        if len(buf) + len(piece) > state.max_line:
-            state.dropped = len(buf) + len(piece)
-            buf.clear()
-            out.append(None)
-            continue
-        buf += piece
-        line = buf.decode("utf-8", "replace")
-        buf.clear()
-        if line.strip():
-            out.append(line)

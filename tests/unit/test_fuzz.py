@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import ConfigError
-from wrapper.channel import _Lines, split_lines
+from wrapper.lines import Lines, split_lines
 from wrapper.protocol import BadMessage, decode_line
 from wrapper.replay import Replayer
 from wrapper.settings import from_mapping
@@ -95,7 +95,7 @@ def test_the_channel_parser_raises_only_bad_message(line: str) -> None:
 @FUZZ
 @given(st.lists(st.binary(max_size=300), max_size=12), st.integers(16, 400))
 def test_the_line_splitter_keeps_every_short_line_and_drops_long_ones(chunks: list[bytes], limit: int) -> None:
-    state = _Lines(None, limit)  # type: ignore[arg-type]
+    state = Lines(None, limit)  # type: ignore[arg-type]
     got: list[str | None] = []
     for c in chunks:
         got.extend(split_lines(state, c))
