@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -167,7 +168,13 @@ async def test_sigterm_and_sighup_stop_the_child_and_leave_nothing(run_factory: 
 
 
 async def test_the_childs_tmpdir_is_private_and_removed(run_factory: Any) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = Path(tempfile.mkdtemp(prefix="breaker-tui-"))
+    (stale / "owner.pid").write_text(f"{dead.pid}\n")
+    (stale / "tmp" / "dsh-spill-old").mkdir(parents=True)
     run = await run_factory("tool-loop")
+    assert not stale.exists(), "a dead monitor's run directory is removed at start"
     tmp = run.session.rundir.tmp
     await run.turn("Read notes.txt")
     environ = Path(f"/proc/{run.session.child.pid}/environ").read_bytes().split(b"\0")
