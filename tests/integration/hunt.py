@@ -24,9 +24,8 @@ def ancestors() -> list[int]:
     pids, pid = [], os.getpid()
     while pid > 1:
         pids.append(pid)
-        try:
-            stat = open(f"/proc/{pid}/stat").read()
-        except OSError:
+        stat = read(f"/proc/{pid}/stat")
+        if not stat:
             break
         pid = int(stat.rsplit(")", 1)[1].split()[1])
     return pids

@@ -172,7 +172,7 @@ def test_non_regular_files_are_refused_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     for path in (fifo, Path("/dev/zero"), tmp_path):
-        with pytest.raises(SourceError, match="regular file|directory"):
+        with pytest.raises(SourceError, match=r"regular file|directory"):
             load_source(path)
 
 
