@@ -130,6 +130,12 @@ def merge_repeat(raw: Any) -> RepeatConfig:
             raise ConfigError(
                 f'{PREFIX}limit "{key}" must be a finite number >= 2, or null to disable it (got {js_str(v)})'
             )
+    for tool, keys in (raw.get("ignoreArgs") or {}).items():
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise ConfigError(f'{PREFIX}ignoreArgs "{tool}" must be an array of strings (got {js_str(keys)})')
+    for host, canonical in (raw.get("hostAliases") or {}).items():
+        if not isinstance(canonical, str):
+            raise ConfigError(f'{PREFIX}hostAliases "{host}" must be a host name string (got {js_str(canonical)})')
     ignore: dict[str, Any] = {k: list(v) for k, v in DEFAULT_IGNORE.items()}
     ignore.update(raw.get("ignoreArgs") or {})
     aliases: dict[str, Any] = dict(DEFAULT_ALIASES)

@@ -1,22 +1,38 @@
-"""The bridge channel: a unix socket in a private directory, JSON lines, a per-launch token."""
+"""The bridge channel: a unix socket in a private directory, JSON lines, one bridge per launch.
+
+The agent's own tools run as the same user as the monitor, so the socket's permissions alone do
+not keep them out. What does: the launch token reaches only the bridge (through a file it deletes),
+the first connection that presents it is the bridge for the whole launch and any later `hello` is
+refused and reported, and peers that have not said hello are few (capped), short-lived (a hello
+timeout) and small (a tiny line limit). Nothing a peer sends can raise out of here: every line is
+decoded on its own, and the accept loop backs off instead of spinning when descriptors run out.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import errno
 import os
 import secrets
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wrapper.protocol import BadMessage, Hello, Inbound, Out, parse_inbound
+from wrapper.lines import Lines
+from wrapper.protocol import BadMessage, Hello, Inbound, Out, decode_line
 
 MAX_LINE = 8 << 20  # bytes; a longer line is dropped and counted
+HELLO_MAX_LINE = 16384  # an unauthenticated peer may send no more than this before its hello (a cwd fits)
+HELLO_TIMEOUT_S = 2.0  # a peer that has not said hello by then is dropped
+MAX_UNAUTHENTICATED = 8  # peers allowed to wait for their hello at once; more are closed on accept
+NOTICE_EVERY_S = 5.0  # repeated problems of one kind are reported at most this often
+_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 @dataclass
@@ -27,7 +43,10 @@ class ChannelStats:
     bad_lines: int = 0
     oversized: int = 0
     rejected: int = 0
+    second_hellos: int = 0
     connections: int = 0
+    accept_errors: int = 0
+    unauthenticated: int = 0  # peers connected now that have not said hello yet
     last_problem: str = ""
     problems: list[str] = field(default_factory=list)
 
@@ -39,30 +58,64 @@ class ChannelStats:
 
 
 Handler = Callable[[Inbound, dict[str, Any]], Awaitable[None]]
+BadHandler = Callable[[BadMessage], Awaitable[None]]
 Notice = Callable[[str, str], None]
 
 
 class Channel:
-    """Listens on `<private dir>/bridge.sock`; accepts bridges that present the token first."""
+    """Listens on `<dir>/bridge.sock`; the first peer to present this launch's token is the bridge."""
 
-    def __init__(self, on_message: Handler, on_notice: Notice, max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        on_message: Handler,
+        on_notice: Notice,
+        max_line: int = MAX_LINE,
+        directory: Path | None = None,
+        on_bad: BadHandler | None = None,
+        hello_timeout: float = HELLO_TIMEOUT_S,
+        max_unauthenticated: int = MAX_UNAUTHENTICATED,
+    ) -> None:
         self.on_message = on_message
         self.on_notice = on_notice
+        self.on_bad = on_bad
         self.max_line = max_line
-        self.token = secrets.token_urlsafe(24)
-        self.dir = Path(tempfile.mkdtemp(prefix="breaker-tui-"))
+        self.hello_timeout = hello_timeout
+        self.max_unauthenticated = max_unauthenticated
+        if directory is None:
+            directory = Path(tempfile.mkdtemp(prefix="breaker-tui-"))
+            self._own_dir = True
+        else:
+            self._own_dir = False
+        self.dir = directory
         os.chmod(self.dir, 0o700)
         self.path = self.dir / "bridge.sock"
         self.stats = ChannelStats()
         self.connected = asyncio.Event()
+        self.token = ""
+        self._hello_taken = False
         self._writer: asyncio.StreamWriter | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._sock: socket.socket | None = None
+        self._accepting: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._last_notice: dict[str, float] = {}
+        self._suppressed: dict[str, int] = {}
+        self.new_launch()
+
+    def new_launch(self) -> str:
+        """A fresh token for the next launch; the next peer that presents it becomes the bridge."""
+        self.token = secrets.token_urlsafe(24)
+        self._hello_taken = False
+        return self.token
 
     async def start(self) -> None:
-        """Open the socket (0600 inside the 0700 directory)."""
-        self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=64 * 1024)
+        """Open the socket (0600 inside the 0700 directory) and start accepting."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        sock.bind(str(self.path))
         os.chmod(self.path, 0o600)
+        sock.listen(64)
+        self._sock = sock
+        self._accepting = asyncio.ensure_future(self._accept_loop())
 
     @property
     def is_connected(self) -> bool:
@@ -83,116 +136,194 @@ class Channel:
             return False
 
     async def close(self) -> None:
-        """Stop listening, drop the bridge and remove the private directory."""
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 2)
+        """Stop listening, drop every peer and remove the socket (and the directory when it is ours)."""
+        if self._accepting is not None:
+            self._accepting.cancel()
+            with contextlib.suppress(BaseException):
+                await self._accepting
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+            self._sock = None
         if self._writer is not None:
             with contextlib.suppress(Exception):
                 self._writer.close()
         for t in list(self._tasks):
             t.cancel()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
-    # -- connection handling ---------------------------------------------------------------
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
+    # -- reporting, bounded ----------------------------------------------------------------
+    def _report(self, key: str, level: str, text: str) -> None:
+        """Note every problem; show one of a kind at most every NOTICE_EVERY_S (with a count of the rest)."""
+        self.stats.note(text)
+        now = time.monotonic()
+        if now - self._last_notice.get(key, -1e9) < NOTICE_EVERY_S:
+            self._suppressed[key] = self._suppressed.get(key, 0) + 1
+            return
+        more = self._suppressed.pop(key, 0)
+        self._last_notice[key] = now
+        self.on_notice(level, text + (f" ({more} more like it since the last notice)" if more else ""))
+
+    # -- accepting -------------------------------------------------------------------------
+    async def _accept_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        backoff = 0.05
+        assert self._sock is not None
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(self._sock)
+            except asyncio.CancelledError:
+                raise
+            except OSError as e:
+                # out of descriptors (or memory): wait, do not spin; say so once per burst
+                self.stats.accept_errors += 1
+                key = "accept-exhausted" if e.errno in _OUT_OF_RESOURCES else "accept-error"
+                self._report(key, "error", f"the bridge socket cannot accept connections: {e.strerror or e}")
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 1.0)
+                continue
+            backoff = 0.05
+            if self.stats.unauthenticated >= self.max_unauthenticated:
+                with contextlib.suppress(OSError):
+                    conn.close()
+                self.stats.rejected += 1
+                self._report(
+                    "flood",
+                    "warning",
+                    f"refused a connection to the bridge socket: {self.max_unauthenticated} peers "
+                    "are already waiting to say hello",
+                )
+                continue
+            self.stats.unauthenticated += 1
+            task = asyncio.ensure_future(self._serve(conn))
             self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _serve(self, conn: socket.socket) -> None:
         authed = False
+        writer: asyncio.StreamWriter | None = None
         try:
-            async for raw in self._lines(reader):
-                if not authed:
-                    hello = self._hello(raw)
-                    if hello is None:
-                        self.stats.rejected += 1
-                        self.stats.note("a connection did not present the launch token first; dropped it")
-                        self.on_notice("warning", "rejected a bridge connection without the launch token")
-                        return
-                    authed = True
-                    self.stats.connections += 1
-                    old, self._writer = self._writer, writer
-                    if old is not None and old is not writer:
-                        with contextlib.suppress(Exception):
-                            old.close()
-                    self.connected.set()
-                    await self.on_message(hello, json.loads(raw))
+            try:
+                reader, writer = await asyncio.open_unix_connection(sock=conn, limit=64 * 1024)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    conn.close()
+                return
+            lines = Lines(reader, HELLO_MAX_LINE)
+            raw = await self._first_line(lines)
+            hello = self._hello(raw) if raw is not None else None
+            if hello is None:
+                return
+            authed = True
+            self.stats.unauthenticated -= 1
+            lines.max_line = self.max_line
+            self.stats.connections += 1
+            self._writer = writer
+            self.connected.set()
+            await self._deliver(hello[0], hello[1])
+            async for line in lines:
+                if line is None:
+                    self._oversized(lines.dropped)
                     continue
-                self.stats.lines += 1
-                try:
-                    obj = json.loads(raw)
-                except ValueError:
-                    self.stats.bad_lines += 1
-                    self.stats.note(f"malformed line from the bridge: {raw[:120]!r}")
-                    self.on_notice("warning", f"malformed line from the bridge ({len(raw)} bytes) ignored")
-                    continue
-                try:
-                    msg = parse_inbound(obj)
-                except BadMessage as e:
-                    self.stats.bad_lines += 1
-                    self.stats.note(f"unknown message: {e}")
-                    self.on_notice("warning", f"unknown message from the bridge ignored: {e}")
-                    continue
-                try:
-                    await self.on_message(msg, obj)
-                except Exception as e:  # a handler bug must not kill the channel
-                    self.stats.note(f"handler failed on {obj.get('t')}: {e!r}")
-                    self.on_notice("error", f"internal error handling {obj.get('t')}: {e!r}")
+                await self._one(line)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a broken peer must never take the channel down
+            self.stats.note(f"connection failed: {e!r}")
         finally:
+            if not authed:
+                self.stats.unauthenticated -= 1
             if authed and self._writer is writer:
                 self._writer = None
                 self.connected.clear()
                 self.on_notice("bridge-lost", "the dsh bridge disconnected")
-            with contextlib.suppress(Exception):
-                writer.close()
-            if task is not None:
-                self._tasks.discard(task)
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    writer.close()
 
-    def _hello(self, raw: str) -> Hello | None:
+    async def _first_line(self, lines: Lines) -> str | None:
         try:
-            msg = parse_inbound(json.loads(raw))
-        except (ValueError, BadMessage):
+            raw = await asyncio.wait_for(lines.__anext__(), self.hello_timeout)
+        except TimeoutError:
+            self._refuse(f"a peer said nothing within {self.hello_timeout:g} s")
             return None
-        if not isinstance(msg, Hello) or not secrets.compare_digest(msg.token, self.token):
+        except StopAsyncIteration:
             return None
-        return msg
+        if raw is None:
+            self._refuse(f"a peer sent more than {HELLO_MAX_LINE} bytes before its hello")
+            return None
+        return raw
 
-    async def _lines(self, reader: asyncio.StreamReader):  # type: ignore[no-untyped-def]
-        """Yield complete lines; drop (and count) any longer than `max_line`."""
-        buf = bytearray()
-        discarding = False
-        while True:
-            chunk = await reader.read(256 * 1024)
-            if not chunk:
-                return
-            start = 0
-            while True:
-                nl = chunk.find(b"\n", start)
-                if nl < 0:
-                    if not discarding:
-                        buf += chunk[start:]
-                        if len(buf) > self.max_line:
-                            self._oversized(len(buf))
-                            buf.clear()
-                            discarding = True
-                    break
-                piece = chunk[start:nl]
-                start = nl + 1
-                if discarding:
-                    discarding = False
-                    continue
-                if len(buf) + len(piece) > self.max_line:
-                    self._oversized(len(buf) + len(piece))
-                    buf.clear()
-                    continue
-                buf += piece
-                line = buf.decode("utf-8", "replace")
-                buf.clear()
-                if line.strip():
-                    yield line
+    def _refuse(self, why: str) -> None:
+        self.stats.rejected += 1
+        self._report("rejected", "warning", f"rejected a bridge connection: {why}; dropped it")
+
+    def _hello(self, raw: str) -> tuple[Hello, dict[str, Any]] | None:
+        try:
+            msg, obj = decode_line(raw)
+        except BadMessage:
+            msg, obj = None, {}
+        if not isinstance(msg, Hello) or not secrets.compare_digest(msg.token.encode(), self.token.encode()):
+            self._refuse("it did not present the launch token first")
+            return None
+        if self._hello_taken:
+            self.stats.second_hellos += 1
+            self.stats.rejected += 1
+            self._report(
+                "second-hello",
+                "error",
+                f"refused a second bridge (pid {msg.pid}) presenting the launch token: something in the "
+                "agent's environment got hold of it; the first bridge keeps the channel",
+            )
+            return None
+        self._hello_taken = True
+        return msg, obj
+
+    async def _one(self, line: str) -> None:
+        self.stats.lines += 1
+        try:
+            msg, obj = decode_line(line)
+        except BadMessage as e:
+            await self._bad(e, line)
+            return
+        await self._deliver(msg, obj)
+
+    async def _deliver(self, msg: Inbound, obj: dict[str, Any]) -> None:
+        try:
+            await self.on_message(msg, obj)
+        except Exception as e:  # a handler bug must not kill the channel
+            t = str(obj.get("t"))[:40]
+            self.stats.note(f"handler failed on {t}: {e!r}")
+            self.on_notice("error", f"internal error handling {t}: {type(e).__name__}: {str(e)[:200]}")
+
+    async def _bad(self, e: BadMessage, line: str) -> None:
+        self.stats.bad_lines += 1
+        if e.oversized is not None:
+            self.stats.oversized += 1
+            self._report(
+                "oversized-event",
+                "warning",
+                f"the bridge dropped a {e.t or 'message'} of {e.oversized:,} bytes: over the channel limit "
+                f"of {self.max_line:,} bytes (`max_line_bytes` in [wrapper])",
+            )
+        elif line.lstrip().startswith("{") and '"t"' in line[:400] and e.t is not None:
+            self._report("unknown", "warning", f"unreadable message from the bridge ignored: {e}")
+        else:
+            self._report("malformed", "warning", f"malformed line from the bridge ({len(line)} chars) ignored: {e}")
+        if self.on_bad is not None:
+            try:
+                await self.on_bad(e)
+            except Exception as err:
+                self.stats.note(f"handler failed on a bad line: {err!r}")
 
     def _oversized(self, n: int) -> None:
         self.stats.oversized += 1
-        self.stats.note(f"dropped a {n}-byte line (limit {self.max_line})")
-        self.on_notice("warning", f"dropped an oversized line from the bridge ({n} bytes > {self.max_line})")
+        self._report(
+            "oversized",
+            "warning",
+            f"dropped a {n:,}-byte line from the bridge: over the channel limit of {self.max_line:,} bytes "
+            "(`max_line_bytes` in [wrapper])",
+        )

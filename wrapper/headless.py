@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 from typing import Any, TextIO
 
+from wrapper import signals
 from wrapper.items import (
     ApprovalItem,
     Item,
@@ -102,10 +101,8 @@ async def run(
             err.write(line + "\n")
             err.flush()
 
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, lambda: asyncio.ensure_future(session.kill()))
+    # SIGINT, SIGTERM and SIGHUP stop the child's group and clean up alike (wrapper.signals)
+    uninstall = signals.install(session)
     try:
         await session.start()
     except FileNotFoundError as e:
@@ -132,6 +129,7 @@ async def run(
     finally:
         await session.close()
         await asyncio.wait_for(pump_task, 10)
+        uninstall()
     if session.recorder is not None and not as_json_lines:
         err.write(f"breaker: recording: {session.recorder.path}\n")
     if info is None:

@@ -72,6 +72,8 @@ class Question:
     hits: tuple[Hit, ...] = ()
     local: bool = False
     from_breaker: bool = False
+    id: str = ""
+    """The bridge's id for this approval (what `ApprovalClosed.id` names)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,17 @@ class ApprovalItem:
     question: Question
     answer: Answer | None = None
     by: str = ""
+
+
+@dataclass(frozen=True)
+class ApprovalClosed:
+    """The bridge stopped waiting for approval `id` (it timed out, the child exited, the bridge went away).
+
+    The agent already got a decline; an answer given after this is recorded as late and not applied.
+    """
+
+    id: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -99,4 +112,14 @@ class StatusItem:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-Item = EngineItem | ToolDeltaItem | VerdictItem | ResultItem | TripItem | ApprovalItem | OutputItem | StatusItem
+Item = (
+    EngineItem
+    | ToolDeltaItem
+    | VerdictItem
+    | ResultItem
+    | TripItem
+    | ApprovalItem
+    | ApprovalClosed
+    | OutputItem
+    | StatusItem
+)

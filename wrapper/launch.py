@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from wrapper.paths import bridge_file
 from wrapper.provision import find_dsh
+from wrapper.settings import WrapperSettings
 
 LAUNCHER_VALUE_FLAGS = ("--profile", "--patch")
 LAUNCHER_BARE_FLAGS = ("--dump-config", "--dump-default-config")
@@ -17,14 +19,37 @@ ONE_SHOT_BUNDLES = ("@deepseek-ai/dsh-headless", "@deepseek-ai/dsh-host-webserve
 
 @dataclass(frozen=True)
 class BridgeSettings:
-    """What the bridge is told in the overlay (everything else comes through the environment)."""
+    """What the bridge is told in the overlay: its only source of timeouts and limits."""
 
     runner: bool
-    verdict_timeout_ms: int = 30000
-    approval_timeout_ms: int = 0
-    result_timeout_ms: int = 5000
-    max_line_bytes: int = 1 << 20
-    max_tokens: int = 0
+    verdict_timeout_ms: int
+    approval_timeout_ms: int
+    result_timeout_ms: int
+    max_line_bytes: int
+    max_tokens: int
+    handoff: Path | None = None
+
+    @classmethod
+    def of(cls, w: WrapperSettings, runner: bool, max_tokens: int, handoff: Path | None) -> BridgeSettings:
+        """The wrapper's settings, in the bridge's units (the config has already refused what it cannot honour)."""
+        return cls(
+            runner=runner,
+            verdict_timeout_ms=max(10, round(w.verdict_timeout_s * 1000)),
+            approval_timeout_ms=0 if w.approval_timeout_s == 0 else max(10, round(w.approval_timeout_s * 1000)),
+            result_timeout_ms=max(10, round(w.result_timeout_s * 1000)),
+            max_line_bytes=w.max_line_bytes,
+            max_tokens=max_tokens,
+            handoff=handoff,
+        )
+
+
+def write_handoff(directory: Path, socket_path: Path, token: str) -> Path:
+    """The 0600 file that gives the bridge the socket and the token; the bridge deletes it on reading."""
+    path = directory / f"handoff-{secrets.token_hex(8)}.json"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({"socket": str(socket_path), "token": token}, fh)
+    return path
 
 
 def is_dsh(argv: list[str]) -> bool:
@@ -108,6 +133,7 @@ def write_overlay(directory: Path, settings: BridgeSettings) -> Path:
                     "resultTimeoutMs": settings.result_timeout_ms,
                     "maxLineBytes": settings.max_line_bytes,
                     "maxTokens": settings.max_tokens,
+                    "handoff": str(settings.handoff) if settings.handoff else None,
                 },
             }
         ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -145,6 +147,15 @@ class Bye(_In):
     t: Literal["bye"]
 
 
+class Closed(_In):
+    """The bridge stopped waiting for an answer (`reason`: timeout, ...) and gave the agent its fallback."""
+
+    t: Literal["closed"]
+    id: str
+    what: str = ""
+    reason: str = ""
+
+
 Inbound = Annotated[
     Hello
     | EventMsg
@@ -159,26 +170,66 @@ Inbound = Annotated[
     | VerdictRequest
     | ApprovalRequest
     | ResultRequest
-    | Bye,
+    | Bye
+    | Closed,
     Field(discriminator="t"),
 ]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
 
 class BadMessage(ValueError):
-    """A line from the bridge that is not a message we know."""
+    """A line from the bridge that is not a message we know.
+
+    `t` and `id` are recovered when possible, so a question the line carried (a verdict request)
+    can still be answered fail-closed; `oversized` is the size the bridge reported for an event it
+    could not send whole.
+    """
+
+    def __init__(self, reason: str, t: str | None = None, id: str | None = None, oversized: int | None = None) -> None:
+        super().__init__(reason)
+        self.t = t
+        self.id = id
+        self.oversized = oversized
 
 
 def parse_inbound(obj: Any) -> Inbound:
     """Validate one decoded line; raise BadMessage with a short reason."""
     if not isinstance(obj, dict) or "t" not in obj:
         raise BadMessage("not an object with a `t` tag")
+    t = obj.get("t") if isinstance(obj.get("t"), str) else None
+    mid = obj.get("id") if isinstance(obj.get("id"), str) else None
+    size = obj.get("oversized")
+    if isinstance(size, int) and not isinstance(size, bool):
+        raise BadMessage(f"{t!s:.40} too large to send ({size} bytes)", t, mid, size)
     try:
         return _INBOUND.validate_python(obj)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise BadMessage(f"{obj.get('t')!s:.40}: {where} {first['msg']}") from None
+        raise BadMessage(f"{t!s:.40}: {where} {first['msg']}", t, mid) from None
+    except (RecursionError, MemoryError, TypeError, ValueError) as e:
+        raise BadMessage(f"{t!s:.40}: cannot be validated ({type(e).__name__})", t, mid) from None
+
+
+_HEAD = re.compile(r'"t"\s*:\s*"([a-z_]{1,40})"\s*,\s*"id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def decode_line(line: str) -> tuple[Inbound, dict[str, Any]]:
+    """One JSON line from the bridge: the message and its raw object, or BadMessage (never anything else).
+
+    A line too deep, too odd or too broken to decode still names its `t` and `id` when they lead
+    the line, as the bridge writes them, so a verdict request in it can be denied at once.
+    """
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError, MemoryError) as e:
+        head = _HEAD.search(line[:400])
+        what = "nested too deeply" if isinstance(e, RecursionError) else "not JSON"
+        t, mid = (head.group(1), head.group(2)) if head else (None, None)
+        raise BadMessage(f"{what} ({len(line)} chars)", t, mid) from None
+    if not isinstance(obj, dict):
+        raise BadMessage(f"not an object ({type(obj).__name__})")
+    return parse_inbound(obj), obj
 
 
 class Out(BaseModel):

@@ -13,19 +13,33 @@ from typing import Any
 from engine import events as ev
 from engine.breaker import StreamTrip
 from wrapper import protocol as P
+from wrapper.approvals import Approvals
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
-from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem
-from wrapper.launch import BridgeSettings, build_argv, is_dsh, wants_runner, with_resume, write_overlay
+from wrapper.guards import Guards
+from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.launch import (
+    BridgeSettings,
+    build_argv,
+    is_dsh,
+    profile_of,
+    wants_runner,
+    with_resume,
+    write_handoff,
+    write_overlay,
+)
 from wrapper.monitor import Info, Monitor
 from wrapper.normalize import strip_ansi
 from wrapper.provision import child_env
-from wrapper.recorder import Recorder
+from wrapper.recorder import Recorder, prune
 from wrapper.replay import describe_command
+from wrapper.rundir import RunDir, clean_stale
 from wrapper.settings import Settings
 
 Approver = Callable[[Question], Awaitable[Answer]]
 CHILD_AGENT = "child"
+# what the bridge puts in the environment of the child and every tool it runs: never the socket or token
+SECRET_ENV = ("BREAKER_SOCKET", "BREAKER_TOKEN")
 
 
 async def deny_all(_: Question) -> Answer:
@@ -51,6 +65,7 @@ class Session:
         recorder: Recorder | None = None,
         size: tuple[int, int] = (40, 160),
         runner: bool | None = None,
+        label: str | None = None,
     ) -> None:
         if not argv:
             raise ValueError("no command given: use `breaker-tui -- dsh --profile dev` (or any command)")
@@ -65,11 +80,6 @@ class Session:
         self.info = self.monitor.info
         dsh_home = Path(self.base_env.get("DSH_HOME", Path.home() / ".dsh"))
         self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
-        self.recorder = recorder
-        if recorder is None and self.settings.wrapper.record:
-            d = self.settings.wrapper.recordings_dir
-            meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
-            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.channel: Channel | None = None
         self.child: Child | None = None
@@ -81,6 +91,29 @@ class Session:
         self._turn_end = asyncio.Event()
         self._closing = False
         self.generation = 0
+        self.rundir: RunDir | None = None
+        self.approvals = Approvals(self)
+        self.guards = Guards(self)
+        # last: a recording that fails at once reports through the queue above
+        self.recorder = recorder
+        if recorder is None and self.settings.wrapper.record:
+            self.recorder = self._own_recorder(label)
+        elif recorder is not None and recorder.on_error is None:
+            recorder.on_error = self._recording_failed
+
+    def _own_recorder(self, label: str | None) -> Recorder:
+        w = self.settings.wrapper
+        meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
+        if label is None:
+            label = (self.info.dsh and profile_of(self.argv)) or os.path.basename(self.argv[0])
+        where = Path(w.recordings_dir) if w.recordings_dir else None
+        rec = Recorder(None, meta, self._recording_failed, label=label, directory=where)
+        prune(rec.path.parent, w.recordings_keep_days, w.recordings_keep, spare=rec.path)
+        return rec
+
+    def _recording_failed(self, text: str) -> None:
+        """A recording write failed: say so at once; the file stays without its end marker."""
+        self._emit(StatusItem("error", f"{text}; the recording is incomplete", {"recording": "incomplete"}))
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -88,33 +121,36 @@ class Session:
         self._loop = asyncio.get_running_loop()
         if self.recorder and self.recorder.error:
             self._emit(StatusItem("warning", self.recorder.error))
+        clean_stale()
+        self.rundir = RunDir()
+        self._spawn(self.guards.stall_loop())
         await self._launch(self.argv)
 
     async def _launch(self, argv: list[str]) -> None:
         self.generation += 1
         self._exited.clear()
         self._ready.clear()
-        env = child_env(self.base_env)
+        assert self.rundir is not None
+        env = child_env({k: v for k, v in self.base_env.items() if k not in SECRET_ENV})
+        tmp = str(self.rundir.fresh_tmp())
+        env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
         run_argv = list(argv)
         if self.info.dsh:
             if self.channel is None:
-                self.channel = Channel(self._on_message, self._on_notice, self.settings.wrapper.max_line_bytes)
+                self.channel = Channel(
+                    self._on_message,
+                    self._on_notice,
+                    self.settings.wrapper.max_line_bytes,
+                    directory=self.rundir.path,
+                    on_bad=self.guards.on_bad,
+                )
                 await self.channel.start()
-            w = self.settings.wrapper
-            overlay = write_overlay(
-                self.channel.dir,
-                BridgeSettings(
-                    runner=self.info.runner,
-                    verdict_timeout_ms=int(w.verdict_timeout_s * 1000),
-                    approval_timeout_ms=int(w.approval_timeout_s * 1000),
-                    result_timeout_ms=int(w.result_timeout_s * 1000),
-                    max_line_bytes=min(w.max_line_bytes, 1 << 20),
-                    max_tokens=self.settings.engine.thinking.maxTokens,
-                ),
+            token = self.channel.new_launch()
+            handoff = write_handoff(self.rundir.path, self.channel.path, token)
+            bridge = BridgeSettings.of(
+                self.settings.wrapper, self.info.runner, self.settings.engine.thinking.maxTokens, handoff
             )
-            run_argv = build_argv(argv, overlay)
-            env["BREAKER_SOCKET"] = str(self.channel.path)
-            env["BREAKER_TOKEN"] = self.channel.token
+            run_argv = build_argv(argv, write_overlay(self.rundir.path, bridge))
             self.info.bridge = "waiting"
         self._record("note", {"what": "launch", "argv": run_argv, "generation": self.generation})
         gen = self.generation
@@ -157,6 +193,10 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
     def _emit(self, item: Item) -> None:
+        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
+            self.guards.denials.turn_start(item.event.agent)
+        if isinstance(item, VerdictItem) and self.guards.denials.verdict(item.agent, item.verdict.kind) is not None:
+            self._spawn(self.guards.end_walled_turn(item.agent))
         if (
             isinstance(item, EngineItem)
             and isinstance(item.event, ev.TurnEnd)
@@ -226,6 +266,8 @@ class Session:
         self.info.child = "exited"
         self.info.exit = info
         self.info.busy = False
+        self.approvals.close_all("the child exited")
+        self.guards.stalls.close_all()
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
         self._emit(StatusItem("exited", info.describe(), {"code": info.code}))
         self._exited.set()
@@ -238,7 +280,8 @@ class Session:
         """Wait until the child has exited (and its last events were delivered)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._exited.wait(), timeout)
-        return self.info.exit
+        exit_info: ExitInfo | None = self.info.exit
+        return exit_info
 
     async def wait_ready(self, timeout: float = 60) -> bool:
         """Runner mode: wait until the persistent agent takes prompts."""
@@ -253,6 +296,8 @@ class Session:
         if kind == "bridge-lost":
             self.info.bridge = "lost"
             self._record("note", {"what": "bridge-lost"})
+            self.approvals.close_all("the dsh bridge disconnected")
+            self.guards.stalls.close_all()
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
                 self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
@@ -266,8 +311,12 @@ class Session:
             self.info.bridge = "connected"
             self._record("in", {k: v for k, v in raw.items() if k != "token"})
             self._emit(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
+            if self.rundir is not None:  # the bridge deleted its hand-off; make sure of it
+                for f in self.rundir.path.glob("handoff-*.json"):
+                    f.unlink(missing_ok=True)
             return
         self._record("in", raw)
+        self.guards.activity(msg)
         if isinstance(msg, P.EventMsg):
             items, trips = m.event(msg.sessionId or "main", msg.event)
             for item in items:
@@ -275,18 +324,27 @@ class Session:
             for trip in trips:
                 await self._on_trip(trip)
         elif isinstance(msg, P.VerdictRequest):
-            reply, item = m.verdict(msg)
+            try:
+                reply, item = m.verdict(msg)
+            except Exception as e:  # a call the engine cannot judge is not run (fail closed)
+                why = f"breaker-tui could not judge this call ({type(e).__name__}), so it was not run (fail closed)."
+                await self._send(P.Verdict(id=msg.id, kind="deny", message=why), {"callId": msg.callId, "error": True})
+                self._emit(StatusItem("error", f"internal error judging {msg.name} {msg.callId}: {type(e).__name__}"))
+                return
+            self.guards.asked(msg.id, item.agent, item.call_id, item.tool)
             await self._send(
                 reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
             )
             self._emit(item)
         elif isinstance(msg, P.ResultRequest):
-            reply, ritem = m.result(msg)
+            result_reply, ritem = m.result(msg)
             reason = ritem.rewrite.reason if ritem.rewrite else None
-            await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
+            await self._send(result_reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
             self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
-            self._spawn(self._approval(msg))
+            self.approvals.received(msg)
+        elif isinstance(msg, P.Closed):
+            self.guards.closed(msg)
         elif isinstance(msg, P.RequestStart):
             for item in m.request_start(msg):
                 self._emit(item)
@@ -298,6 +356,8 @@ class Session:
                 self._emit(item)
             if isinstance(msg, P.Ready):
                 self._ready.set()
+                if self.recorder is not None and msg.sessionId:
+                    self.recorder.name_for(msg.sessionId)
 
     async def _on_trip(self, trip: StreamTrip) -> None:
         cmd = self.monitor.trip_command(trip)
@@ -317,23 +377,6 @@ class Session:
         ok = self.channel is not None and await self.channel.send(out)
         self._record("out", {**out.model_dump(exclude_none=True), **(extra or {}), "delivered": ok})
         return ok
-
-    async def _approval(self, msg: P.ApprovalRequest) -> None:
-        q = self.monitor.question(msg)
-        self._emit(ApprovalItem(q))
-        answer = self.monitor.auto_answer(q)
-        by = "allowed for the rest of the turn" if answer else "operator"
-        if answer is None:
-            try:
-                answer = await self.approver(q)
-            except Exception as e:  # an approver failure fails closed
-                self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-                answer = "deny"
-        reply = self.monitor.answer(msg, q, answer)
-        await self._send(reply, {"answer": answer, "callId": q.call_id, "sessionId": q.agent})
-        if answer == "cancel-turn":
-            await self.cancel()
-        self._emit(ApprovalItem(q, answer, by))
 
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:
@@ -392,7 +435,7 @@ class Session:
         return await self.kill()
 
     async def close(self) -> None:
-        """Stop everything: the child (if still running), the channel, the recording."""
+        """Stop everything: the child (if still running), the channel, the run directory, the recording."""
         self._closing = True
         if self.child is not None and self.child.running:
             await asyncio.to_thread(self.child.stop, min(self.settings.wrapper.kill_grace_s, 3.0))
@@ -400,9 +443,33 @@ class Session:
             await self.channel.close()
         for t in list(self._tasks):
             t.cancel()
+        if self.rundir is not None:
+            self.rundir.remove()
+        if not self._exited.is_set() and self.child is not None and not self.child.running:
+            # the exit report may have been cancelled above: whoever waits for the exit still gets it
+            self.info.child = "exited"
+            self.info.exit = self.child.exit
+            self._record("note", {"what": "exit", "code": getattr(self.child.exit, "code", None)})
+            self._exited.set()
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
+
+    async def shutdown(self, sig: signal.Signals) -> None:
+        """A signal ends the run: say so, record it, then close (child group stopped, nothing left behind)."""
+        self._record("note", {"what": "signal", "signal": sig.name})
+        self._emit(StatusItem("notice", f"{sig.name} received: stopping the child and cleaning up"))
+        await self.close()
+
+    def shutdown_now(self) -> None:
+        """No grace (a second signal): kill the child's group, remove the run directory, end the recording."""
+        self._closing = True
+        if self.child is not None and self.child.running:
+            self.child.send_signal(signal.SIGKILL)
+        if self.rundir is not None:
+            self.rundir.remove()
+        if self.recorder is not None:
+            self.recorder.close()
 
     def set_enforcing(self, on: bool) -> None:
         """Pause (observe only) or resume enforcement."""

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engine.config import BreakerConfig, describe
 from engine.errors import ConfigError
+
+# the bridge's timers cannot honour less than this; a smaller value is a config error, not "never"
+MIN_TIMEOUT_S = 0.01
 
 
 class WrapperSettings(BaseModel):
@@ -17,11 +21,11 @@ class WrapperSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    verdict_timeout_s: float = Field(30.0, gt=0, le=3600)
-    """A tool call waiting for a verdict is denied (fail closed) after this many seconds."""
+    verdict_timeout_s: float = Field(30.0, ge=MIN_TIMEOUT_S, le=3600)
+    """A tool call waiting for a verdict is denied (fail closed) after this many seconds (at least 0.01)."""
     approval_timeout_s: float = Field(0.0, ge=0, le=86400)
     """An approval nobody answers is declined after this many seconds (0 = wait for the person)."""
-    result_timeout_s: float = Field(5.0, gt=0, le=600)
+    result_timeout_s: float = Field(5.0, ge=MIN_TIMEOUT_S, le=600)
     """A finished result waiting for the monitor is passed through unchanged after this many seconds."""
     kill_grace_s: float = Field(6.0, ge=0, le=120)
     """After SIGINT, how long the child gets before SIGKILL."""
@@ -33,8 +37,23 @@ class WrapperSettings(BaseModel):
     """Write a recording of every session under the state directory."""
     recordings_dir: str = ""
     """Where recordings go (empty = the platform state directory)."""
-    max_line_bytes: int = Field(8 << 20, ge=65536, le=1 << 30)
-    """Longest accepted line on the bridge channel; longer lines are dropped and counted."""
+    max_line_bytes: int = Field(8 << 20, ge=65536, le=1 << 28)
+    """Longest accepted line on the bridge channel (65536 to 268435456); longer lines are dropped and counted."""
+    max_consecutive_denials: int = Field(8, ge=0, le=10000)
+    """End the turn after this many tool calls in a row were denied (0 = never)."""
+    stall_warn_s: float = Field(120.0, ge=0, le=86400)
+    """Warn when the model has sent nothing for this many seconds while a request is open (0 = never)."""
+    recordings_keep_days: int = Field(30, ge=0, le=36500)
+    """Delete recordings older than this many days when a session starts (0 = keep them)."""
+    recordings_keep: int = Field(200, ge=0, le=1000000)
+    """Keep at most this many recordings, newest first (0 = no limit)."""
+
+    @field_validator("approval_timeout_s")
+    @classmethod
+    def _approval_timeout(cls, v: float) -> float:
+        if 0 < v < MIN_TIMEOUT_S:
+            raise ValueError(f"must be 0 (wait for the person) or at least {MIN_TIMEOUT_S}")
+        return v
 
 
 class UiSettings(BaseModel):
@@ -55,6 +74,7 @@ class UiSettings(BaseModel):
 
 
 SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui")
+MAX_CONFIG_BYTES = 1 << 20
 
 
 class Settings(BaseModel):
@@ -78,9 +98,18 @@ def load(path: Path | None, must_exist: bool = False) -> Settings:
             raise ConfigError(f"{path}: no such config file")
         return Settings()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ConfigError(f"{path}: not a regular file; give the path of a TOML file")
+        raw = path.read_bytes()
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: {len(raw):,} bytes is too large for a config file (limit {MAX_CONFIG_BYTES:,})")
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a config file") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it: {e.strerror}") from None
     return from_mapping(data, str(path))
@@ -88,6 +117,9 @@ def load(path: Path | None, must_exist: bool = False) -> Settings:
 
 def from_mapping(data: dict[str, Any], where: str) -> Settings:
     """Validate a parsed config mapping."""
+    for sec in SECTIONS:
+        if sec in data and not isinstance(data[sec], dict):
+            raise ConfigError(f"{where}: `{sec}` must be a table (`[{sec}]`), got {type(data[sec]).__name__}")
     unknown = [k for k in data if k not in SECTIONS]
     if unknown:
         raise ConfigError(f"{where}: unknown section `[{unknown[0]}]` (known: {', '.join(SECTIONS)})")

@@ -8,6 +8,7 @@
 // wrapped, and every question to the wrapper has a timeout that fails closed.
 
 import net from 'node:net';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -60,20 +61,65 @@ async function dshModule(spec) {
   }
 }
 
-export function apply(ctx, config = {}) {
-  const cfg = {
-    verdictTimeoutMs: 30000,
-    approvalTimeoutMs: 0, // 0 = wait for the person (a tool call waiting for a human is not hanging)
-    resultTimeoutMs: 5000,
-    maxLineBytes: 1 << 20,
-    answerApprovals: true,
-    runner: false,
-    maxTokens: 0,
-    omit: ['request/header'],
-    ...config,
+// Every timeout and limit comes from the launch overlay breaker-tui writes (one home: the
+// wrapper's settings); a missing or invalid one makes the bridge deny every tool call instead
+// of guessing.
+function settingsOf(config) {
+  const problems = [];
+  const num = (key, { min, zeroOk = false }) => {
+    const v = config[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || (v < min && !(zeroOk && v === 0))) {
+      problems.push(`${key} must be a number >= ${min}${zeroOk ? ' (or 0)' : ''} (got ${JSON.stringify(v)})`);
+      return min;
+    }
+    return v;
   };
-  const socketPath = process.env.BREAKER_SOCKET;
-  const token = process.env.BREAKER_TOKEN ?? '';
+  const cfg = {
+    verdictTimeoutMs: num('verdictTimeoutMs', { min: 10 }),
+    approvalTimeoutMs: num('approvalTimeoutMs', { min: 10, zeroOk: true }), // 0 = wait for the person
+    resultTimeoutMs: num('resultTimeoutMs', { min: 10 }),
+    maxLineBytes: num('maxLineBytes', { min: 4096 }),
+    maxTokens: num('maxTokens', { min: 0 }),
+    answerApprovals: config.answerApprovals !== false,
+    runner: config.runner === true,
+    omit: Array.isArray(config.omit) ? config.omit : ['request/header'],
+    handoff: typeof config.handoff === 'string' ? config.handoff : null,
+  };
+  return { cfg, problems };
+}
+
+// The socket path and the launch token arrive in a 0600 file that is deleted as soon as it is
+// read, so no tool the agent runs later can find them (they are never in the environment, which
+// every tool inherits and /proc keeps readable for the process's whole life).
+function takeHandoff(file) {
+  if (!file) return { socketPath: null, token: '', problem: null };
+  let text = null;
+  let problem = null;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    problem = `cannot read the hand-off file (${e?.code ?? e?.message})`;
+  }
+  try {
+    unlinkSync(file);
+  } catch {}
+  if (text === null) return { socketPath: null, token: '', problem };
+  try {
+    const h = JSON.parse(text);
+    if (typeof h.socket === 'string' && typeof h.token === 'string') return { socketPath: h.socket, token: h.token, problem: null };
+  } catch {}
+  return { socketPath: null, token: '', problem: 'the hand-off file is damaged' };
+}
+
+export function apply(ctx, config = {}) {
+  const { cfg, problems } = settingsOf(config ?? {});
+  const handoff = takeHandoff(cfg.handoff);
+  if (handoff.problem) problems.push(handoff.problem);
+  // set when this bridge cannot be trusted to ask the monitor: every tool call is then denied
+  const broken = problems.length ? `breaker-tui's bridge is misconfigured (${problems.join('; ')})` : null;
+  if (broken) log(broken);
+  const socketPath = handoff.socketPath;
+  const token = handoff.token;
   const omit = new Set(cfg.omit);
   const pending = new Map(); // id -> {resolve, timer, fallback}
   const agents = new Map(); // sessionId -> agent
@@ -118,6 +164,8 @@ export function apply(ctx, config = {}) {
       const id = `${process.pid}-${++seq}`;
       const timer = timeoutMs > 0 ? setTimeout(() => {
         pending.delete(id);
+        // tell the monitor the question is closed, so it records what the agent really got
+        send({ t: 'closed', id, what: t, reason: 'timeout' });
         resolve(fallback);
       }, timeoutMs) : null;
       pending.set(id, { resolve, timer, fallback });
@@ -184,7 +232,7 @@ export function apply(ctx, config = {}) {
 
   function connect() {
     if (!socketPath) {
-      log('BREAKER_SOCKET is not set; running detached (every tool call passes through untouched)');
+      log('no hand-off from breaker-tui; running detached (every tool call passes through untouched)');
       return;
     }
     try {
@@ -196,6 +244,7 @@ export function apply(ctx, config = {}) {
     alive = true;
     sock.setEncoding('utf8');
     send({ t: 'hello', token, pid: process.pid, version: VERSION, runner: !!cfg.runner, cwd: process.cwd() });
+    if (broken) send({ t: 'runner_error', message: `${broken}; every tool call is denied` });
     if (!cfg.runner) sock.unref();
     sock.on('data', (chunk) => {
       buf += chunk;
@@ -391,7 +440,7 @@ export function apply(ctx, config = {}) {
   // ---- tools: verdicts before dispatch, results after ------------------------------
   const FAIL_CLOSED = (ms) => ({
     kind: 'deny',
-    message: `breaker-tui: no verdict from the monitor within ${Math.round(ms / 1000)} s, so this call was not run ` +
+    message: `breaker-tui: no verdict from the monitor within ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}, so this call was not run ` +
       '(fail closed). The monitor may have stopped; check the breaker-tui window.',
   });
 
@@ -409,6 +458,7 @@ export function apply(ctx, config = {}) {
     try {
       const sid = sidOf(exec?.agent);
       const deadDeny = FAIL_CLOSED(cfg.verdictTimeoutMs);
+      if (broken) return { kind: 'deny', reason: `${broken}, so this call was not run (fail closed).` };
       if (!alive) {
         if (!socketPath) return next();
         return { kind: 'deny', reason: 'breaker-tui: the monitor is not connected, so this call was not run (fail closed).' };
