@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="bench-results/engine.json", help="where to write the JSON results")
     a = ap.parse_args(argv)
     r = run(a.scale)
-    print(f"engine build          {engine.BUILD}")
+    print(f"engine build          {engine.build_info()}")
     print(f"corpus                {r['corpus_chars']:,.0f} chars, fed in 64-char chunks")
     print(f"reference sum(ord)    {r['reference_chars_per_s'] / 1e6:8.2f} M chars/s")
     for lens, target in (("repetition", 0.045), ("degeneracy", 0.30)):
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         f"p99 {r['tool_check_p99_us']:.1f} us (target < 50)  peak {r['tool_check_peak_mib']:.2f} MiB"
     )
     print("  p99 by kind: " + ", ".join(f"{k} {r[f'tool_check_p99_us[{k}]']:.0f} us" for k in KINDS))
-    return finish({"engine_build": engine.BUILD, **r}, a.out, a.json)
+    return finish({"engine_build": engine.build_info(), **r}, a.out, a.json)
 
 
 if __name__ == "__main__":
