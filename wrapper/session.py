@@ -281,9 +281,9 @@ class Session:
             )
             self._emit(item)
         elif isinstance(msg, P.ResultRequest):
-            reply, ritem = m.result(msg)
+            result_reply, ritem = m.result(msg)
             reason = ritem.rewrite.reason if ritem.rewrite else None
-            await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
+            await self._send(result_reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
             self._emit(ritem)
         elif isinstance(msg, P.ApprovalRequest):
             self._spawn(self._approval(msg))
