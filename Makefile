@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 # development install in .venv always runs the engine as plain Python.
 CVENV := .venv-compiled
 CBIN := $(CVENV)/bin
-CSOURCES := $(shell find engine wrapper tui themes -type f ! -path '*/__pycache__/*' ! -name '*.pyc' 2>/dev/null | sort) pyproject.toml hatch_build.py README.md
+CSOURCES := $(shell find engine wrapper tui themes -type f ! -path '*/__pycache__/*' ! -name '*.pyc' 2>/dev/null | sort) pyproject.toml hatch_build.py
 CSTAMP := $(CVENV)/.built-$(shell cat $(CSOURCES) 2>/dev/null | sha1sum | cut -c1-12)
 # `compiled`: the compiled venv fails to build without a C compiler; `make test ENGINE_BUILD=auto` accepts plain.
 ENGINE_BUILD ?= compiled
@@ -32,7 +32,7 @@ setup: $(STAMP)
 $(CSTAMP): $(STAMP)
 	@test -x $(CBIN)/python || $(PY) -m venv $(CVENV)
 	rm -rf $(CVENV)/dist
-	BREAKER_TUI_BUILD=$(ENGINE_BUILD) $(BIN)/python -m build -q --outdir $(CVENV)/dist .
+	BREAKER_TUI_BUILD=$(ENGINE_BUILD) $(BIN)/python -m build --outdir $(CVENV)/dist .
 	$(CBIN)/python -m pip install -q "$$(ls $(CVENV)/dist/*.whl)[dev]"
 	$(CBIN)/python -m pip install -q --force-reinstall --no-deps $(CVENV)/dist/*.whl
 	@rm -f $(CVENV)/.built-* && touch $(CSTAMP)
@@ -67,12 +67,14 @@ check-unit: $(STAMP)
 
 lint: check-format check-lint check-imports check-types
 
-# Everything: the checks, the conformance vectors and the unit tests against the compiled wheel,
-# then the whole suite (real dsh against the mock model, the TUI) from the checkout.
+# Everything: the checks, the conformance vectors and the unit tests against the compiled wheel
+# (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
+# whole suite (real dsh against the mock model, the TUI) from the checkout.
 test: dsh lint compiled
-	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m engine.conformance ../../shared/conformance
+	cd $(CVENV) && ./bin/python -m engine.conformance $(CURDIR)/../shared/conformance
 	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
-		--import-mode=importlib -o pythonpath= --rootdir=.. -c ../pyproject.toml $(FAST) ../tests/unit
+		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
+		$(FAST) $(CURDIR)/tests/unit
 	$(BIN)/python -m engine.conformance ../shared/conformance
 	$(BIN)/pytest -q -n auto
 
@@ -87,10 +89,10 @@ calibrate: setup
 
 # The engine both ways, then the wrapper and the screen with the compiled build.
 bench: setup compiled
-	cd $(CVENV) && ./bin/python -m engine.bench --out ../bench-results/engine-compiled.json
+	cd $(CVENV) && ./bin/python -m engine.bench --out $(CURDIR)/bench-results/engine-compiled.json
 	$(BIN)/python -m engine.bench --out bench-results/engine-plain.json
-	$(CBIN)/python -m wrapper.bench
-	$(CBIN)/python -m tui.bench
+	cd $(CVENV) && ./bin/python -m wrapper.bench --out $(CURDIR)/bench-results/wrapper.json
+	cd $(CVENV) && ./bin/python -m tui.bench --out $(CURDIR)/bench-results/tui.json
 
 clean:
 	rm -rf $(VENV) $(CVENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache bench-results
