@@ -96,7 +96,7 @@ class CompiledEngineHook(MypycBuildHook):  # type: ignore[misc]  # hatch-mypyc s
     def plain(self, why: str) -> None:
         """The one line a plain-Python wheel prints."""
         self.app.display_warning(
-            f"breaker-tui: building a plain-Python wheel ({why}); the engine decides the same, tool checks run slower"
+            f"breaker-tui: building a plain-Python wheel: {why}; the engine decides the same, tool checks run slower"
         )
 
 
