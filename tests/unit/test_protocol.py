@@ -95,7 +95,7 @@ JSON = st.recursive(
 TAGS = st.sampled_from([o["t"] for o, _ in INBOUND] + ["", "verdict", "x"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(JSON, st.builds(lambda t, d: {**d, "t": t}, TAGS, st.dictionaries(st.text(max_size=12), JSON))))
 def test_any_decoded_line_parses_or_is_a_bad_message(obj: Any) -> None:
     try:
