@@ -1,10 +1,25 @@
-# The two documented commands: `make demo` (opens the demo) and `make test` (runs every check).
+# The documented commands: `make demo` (opens the demo), `make check` (the fast checks, in parallel,
+# offline) and `make test` (everything, with the real dsh and the compiled engine).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: setup native dsh demo test lint unit bench conformance calibrate clean
+# The compiled wheel in its own venv, rebuilt only when what it is built from changes. The editable
+# development install in .venv always runs the engine as plain Python.
+CVENV := .venv-compiled
+CBIN := $(CVENV)/bin
+CSOURCES := $(shell find engine wrapper tui themes -type f ! -path '*/__pycache__/*' ! -name '*.pyc' 2>/dev/null | sort) pyproject.toml hatch_build.py
+CSTAMP := $(CVENV)/.built-$(shell cat $(CSOURCES) 2>/dev/null | sha1sum | cut -c1-12)
+# `compiled`: the compiled venv fails to build without a C compiler; `make test ENGINE_BUILD=auto` accepts plain.
+ENGINE_BUILD ?= compiled
+EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
+
+# Tests that need no dsh, network or compiler; `make test` runs the rest too.
+FAST := -m "not integration and not tui"
+
+.PHONY: setup compiled dsh demo check check-format check-lint check-imports check-types check-unit \
+	lint test unit bench conformance calibrate clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,12 +27,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-setup: $(STAMP) native
+setup: $(STAMP)
 
-# The engine's hot modules compiled with mypyc (about a minute, only when they changed). Without a C
-# compiler this reports why and the engine runs as plain Python: same results, slower tool checks.
-native: $(STAMP)
-	@$(BIN)/python -m engine.nativebuild --if-stale || echo "warning: the engine runs as plain Python"
+$(CSTAMP): $(STAMP)
+	@test -x $(CBIN)/python || $(PY) -m venv $(CVENV)
+	rm -rf $(CVENV)/dist
+	BREAKER_TUI_BUILD=$(ENGINE_BUILD) $(BIN)/python -m build --outdir $(CVENV)/dist .
+	$(CBIN)/python -m pip install -q "$$(ls $(CVENV)/dist/*.whl)[dev]"
+	$(CBIN)/python -m pip install -q --force-reinstall --no-deps $(CVENV)/dist/*.whl
+	@rm -f $(CVENV)/.built-* && touch $(CSTAMP)
+
+# Build the wheel (compiled with mypyc when a C compiler and the Python headers exist) into .venv-compiled.
+compiled: $(CSTAMP)
 
 dsh: setup
 	$(BIN)/breaker-tui setup-dsh
@@ -25,20 +46,40 @@ dsh: setup
 demo: dsh
 	$(BIN)/breaker-tui demo
 
-lint: $(STAMP)
-	$(BIN)/ruff format --check .
-	$(BIN)/ruff check .
-	$(BIN)/mypy engine
+# Format, lint, import contracts, types and the unit tests, in parallel.
+check: $(STAMP)
+	@$(MAKE) --no-print-directory -j4 --output-sync=target check-format check-lint check-imports check-types check-unit
 
-test: dsh lint
-	$(BIN)/python -m engine.nativebuild status
+check-format: $(STAMP)
+	$(BIN)/ruff format --check .
+
+check-lint: $(STAMP)
+	$(BIN)/ruff check .
+
+check-imports: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+
+check-types: $(STAMP)
+	$(BIN)/mypy
+
+check-unit: $(STAMP)
+	$(BIN)/pytest -q -n auto $(FAST)
+
+lint: check-format check-lint check-imports check-types
+
+# Everything: the checks, the conformance vectors and the unit tests against the compiled wheel
+# (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
+# whole suite (real dsh against the mock model, the TUI) from the checkout.
+test: dsh lint compiled
+	cd $(CVENV) && ./bin/python -m engine.conformance $(CURDIR)/../shared/conformance
+	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
+		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
+		$(FAST) $(CURDIR)/tests/unit
 	$(BIN)/python -m engine.conformance ../shared/conformance
-	BREAKER_TUI_PURE=1 $(BIN)/python -m engine.conformance ../shared/conformance
-	BREAKER_TUI_PURE=1 $(BIN)/pytest -q tests/unit
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 unit: setup
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q -n auto $(FAST)
 
 conformance: setup
 	$(BIN)/python -m engine.conformance ../shared/conformance
@@ -46,10 +87,12 @@ conformance: setup
 calibrate: setup
 	$(BIN)/breaker-tui calibrate
 
-bench: setup
-	$(BIN)/python -m engine.bench
-	$(BIN)/python -m wrapper.bench
-	$(BIN)/python -m tui.bench
+# The engine both ways, then the wrapper and the screen with the compiled build.
+bench: setup compiled
+	cd $(CVENV) && ./bin/python -m engine.bench --out $(CURDIR)/bench-results/engine-compiled.json
+	$(BIN)/python -m engine.bench --out bench-results/engine-plain.json
+	cd $(CVENV) && ./bin/python -m wrapper.bench --out $(CURDIR)/bench-results/wrapper.json
+	cd $(CVENV) && ./bin/python -m tui.bench --out $(CURDIR)/bench-results/tui.json
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache bench-results
+	rm -rf $(VENV) $(CVENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache bench-results

@@ -1,9 +1,21 @@
 """The breaker engine: pure loop-detection logic with no I/O, no asyncio and no UI.
 
 Import `engine.breaker.Breaker` and `engine.config.BreakerConfig`; everything else is the parts.
-`BUILD` says whether the hot modules run compiled (see `engine.native`) or as plain Python.
+An installed wheel may hold the hot modules compiled with mypyc (see `hatch_build.py`); `build_info`
+says which build is running.
 """
 
-from engine.native import activate
+from __future__ import annotations
 
-BUILD = activate(__path__)
+import importlib
+import importlib.machinery
+
+COMPILED = "compiled (mypyc)"
+PLAIN = "plain Python"
+
+
+def build_info() -> str:
+    """Which build of the engine runs: `COMPILED` when its hot modules are mypyc extensions, else `PLAIN`."""
+    breaker = importlib.import_module("engine.breaker")
+    path = getattr(breaker, "__file__", None) or ""
+    return COMPILED if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else PLAIN

@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="bench-results/engine.json", help="where to write the JSON results")
     a = ap.parse_args(argv)
     r = run(a.scale)
-    print(f"engine build          {engine.BUILD}")
+    print(f"engine build          {engine.build_info()}")
     print(f"corpus                {r['corpus_chars']:,.0f} chars, fed in 64-char chunks")
     print(f"reference sum(ord)    {r['reference_chars_per_s'] / 1e6:8.2f} M chars/s")
     for lens, target in (("repetition", 0.045), ("degeneracy", 0.30)):
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         f"peak {r['trace_replay_peak_mib_small']:.2f} MiB at {calls / 10:.0f} calls, "
         f"{r['trace_replay_peak_mib_big']:.2f} MiB at {calls:.0f} (ratio {r['trace_replay_peak_ratio']:.2f})"
     )
-    return finish({"engine_build": engine.BUILD, **r}, a.out, a.json)
+    return finish({"engine_build": engine.build_info(), **r}, a.out, a.json)
 
 
 if __name__ == "__main__":

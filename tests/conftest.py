@@ -9,6 +9,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+TESTS = Path(__file__).resolve().parent
+
+# Tests in these folders carry the marker, so `make check` (`-m "not integration and not tui"`) skips them.
+MARKED_FOLDERS = {"integration": "integration", "tui": "tui"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test under tests/integration and tests/tui by its folder."""
+    for item in items:
+        parts = item.path.resolve().relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
+        marker = MARKED_FOLDERS.get(parts[0]) if parts else None
+        if marker is not None:
+            item.add_marker(marker)
 
 
 @pytest.fixture(autouse=True)

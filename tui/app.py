@@ -144,7 +144,11 @@ class BreakerApp(App[int]):
     async def drive(self) -> None:
         """Pull items from the source and post them, in order, to the app's queue."""
         try:
-            await self.source.run(lambda item: self.post_message(SessionItem(item)))
+
+            def emit(item: Item) -> None:
+                self.post_message(SessionItem(item))
+
+            await self.source.run(emit)
         except Exception as e:  # the monitor never crashes because the agent misbehaves
             self.post_message(SessionItem(StatusItem("error", f"the session stopped unexpectedly: {e!r}")))
 
@@ -156,7 +160,7 @@ class BreakerApp(App[int]):
 
     def watch_theme(self, _: str) -> None:
         """Score colours follow the theme."""
-        if self.is_mounted:
+        if self.is_running:  # the widgets exist once the app runs (`is_mounted` is a method: always true)
             with contextlib.suppress(Exception):
                 self._apply_colours()
 

@@ -262,10 +262,10 @@ class ScriptedSource(Source):
             await self._one(raw, emit)
         self.drained.set()
         while True:
-            raw = await self.more.get()
-            if raw is None:
+            more = await self.more.get()
+            if more is None:
                 return
-            await self._one(raw, emit)
+            await self._one(more, emit)
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
 from engine.breaker import Breaker, StreamTrip, Verdict
@@ -21,6 +21,9 @@ from wrapper.items import (
 )
 from wrapper.normalize import parse_args, to_engine, unpack
 from wrapper.settings import Settings
+
+if TYPE_CHECKING:
+    from wrapper.child import ExitInfo
 
 _EXIT_CODE = re.compile(r"\[exit code: (-?\d+)\]\s*\Z")
 SHELL_TOOLS = ("bash", "pwsh", "shell")
@@ -50,7 +53,7 @@ class Info:
     bridge: str = "none"  # none, waiting, connected, lost
     runner: bool = False
     dsh: bool = False
-    exit: Any = None
+    exit: ExitInfo | None = None
     agents: list[str] = field(default_factory=list)
     busy: bool = False
 
@@ -212,7 +215,7 @@ class Monitor:
                 self.denied.add(call_id)
                 if asked is not None:
                     self.breaker.resolve_ask(q.agent, call_id, False)
-        return P.ApprovalResponse(id=msg.id, outcome=outcome, deny=deny_text)  # type: ignore[arg-type]
+        return P.ApprovalResponse(id=msg.id, outcome=outcome, deny=deny_text)
 
     def result(self, msg: P.ResultRequest) -> tuple[P.ResultResponse, ResultItem]:
         """A call finished: settle, count, maybe steer or add the post-trip hint."""

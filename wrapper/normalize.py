@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 from engine import events as ev
 
@@ -99,8 +99,10 @@ def to_engine(agent: str, event: dict[str, Any]) -> list[ev.Event]:
         return [ev.StepStart(agent, int(data.get("turn") or 0), int(data.get("step") or 0))]
     if t == "user/message":
         source = (data.get("source") or {}).get("kind", "other")
-        kind = source if source in ("user", "plugin") else "other"
-        return [ev.UserMessage(agent, text_of(data.get("content")), kind)]
+        source_kind: Literal["user", "plugin", "other"] = (
+            "user" if source == "user" else "plugin" if source == "plugin" else "other"
+        )
+        return [ev.UserMessage(agent, text_of(data.get("content")), source_kind)]
     if t == "tool/call":
         return [
             ev.ToolCall(

@@ -194,8 +194,8 @@ def doctor() -> list[Check]:
         Check(
             "engine build",
             True,  # plain Python is a working fallback, only slower
-            engine.BUILD,
-            "`make setup` (or `python -m engine.nativebuild`) compiles it; plain Python also works",
+            engine.build_info(),
+            "a wheel built with a C compiler and the Python headers is compiled; plain Python also works",
         )
     )
     out.append(Check("pnpm", pnpm().exists(), str(pnpm()), "run `breaker-tui setup-dsh`"))

@@ -81,7 +81,7 @@ async def test_child_dying_mid_turn_is_reported_and_the_recording_keeps_everythi
     run = await run_factory("hang")
     assert await run.session.prompt("Think hard")
     await run.until(lambda: any(isinstance(i.event, ev.ReasoningDelta) for i in run.of(EngineItem)), what="reasoning")
-    pid = run.session.child.pid  # type: ignore[union-attr]
+    pid = run.session.child.pid
     os.killpg(pid, signal.SIGKILL)
     info = await run.session.wait_exit(20)
     assert info is not None and info.signal == signal.SIGKILL and info.sent is None

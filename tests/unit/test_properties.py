@@ -13,8 +13,18 @@ from engine.failures import normalized_args
 from engine.fingerprints import fingerprints
 from engine.repeat_config import RepeatConfig
 from engine.repetition import RepetitionDetector
-from engine.shell import extract_sink, extract_urls, first_verb, op_tokenize, op_words, strip_volatile, tokenize
-from engine.units import to_units
+from engine.shell import (
+    extract_sink,
+    extract_urls,
+    first_verb,
+    is_plain,
+    op_tokenize,
+    op_words,
+    strip_volatile,
+    tokenize,
+    words_to_tokens,
+)
+from engine.units import from_units, to_units
 from engine.urls import is_local_host, norm_url
 
 CFG = RepeatConfig()
@@ -149,7 +159,7 @@ def test_flat_json_fast_path_agrees_with_the_general_writer(d: dict[str, Any]) -
 
     out: list[str] = []
     jsjson._write(d, out, set())
-    assert jsjson.stringify(d) == jsjson.from_units("".join(out))
+    assert jsjson.stringify(d) == from_units("".join(out))
 
 
 @settings(max_examples=500)
@@ -181,12 +191,12 @@ plain_shell = st.lists(
 def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> None:
     from engine import shellfacts
 
-    assert shellfacts.is_plain(cmd)
+    assert is_plain(cmd)
     fast = shellfacts.plain_facts(cmd)
     if fast is not None:  # None: the fast path declined and the general path decides
         assert fast == shellfacts.analyze_general(cmd)
     for word in cmd.split():  # the plain word splitter against the general D6 tokenizer
-        assert [t[:2] for t in shellfacts.words_to_tokens([word])] == [t[:2] for t in op_tokenize(word + " ''")][:-1]
+        assert [t[:2] for t in words_to_tokens([word])] == [t[:2] for t in op_tokenize(word + " ''")][:-1]
 
 
 @settings(max_examples=500)

@@ -28,3 +28,14 @@ def test_engine_sources_never_mention_forbidden_imports() -> None:
         text = path.read_text()
         for name in ("import textual", "from textual", "import asyncio", "from wrapper", "from tui"):
             assert name not in text, f"{path.name} contains {name!r}"
+
+
+def test_every_package_directory_has_an_init() -> None:
+    # import-linter and mypy skip a directory without __init__.py, so its imports would go unchecked
+    missing = [
+        str(d.relative_to(ROOT))
+        for top in ("engine", "wrapper", "tui", "themes")
+        for d in [ROOT / top, *(ROOT / top).rglob("*")]
+        if d.is_dir() and any(d.glob("*.py")) and not (d / "__init__.py").is_file()
+    ]
+    assert missing == [], f"add an __init__.py to {', '.join(missing)}"

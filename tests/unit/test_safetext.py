@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 from wrapper.safetext import inert, markup_safe
 
 
-def test_escape_sequences_are_removed_and_controls_shown():
+def test_escape_sequences_are_removed_and_controls_shown() -> None:
     assert inert("\x1b]0;TITLE\x07\x1b[2Jok") == "ok"
     assert inert("a\x00b") == "a\\x00b"
     assert inert("red \x1b[31mX\x1b[0m") == "red X"
@@ -12,7 +12,7 @@ def test_escape_sequences_are_removed_and_controls_shown():
     assert inert("\ud800x") == "\ufffdx"
 
 
-def test_markup_is_escaped():
+def test_markup_is_escaped() -> None:
     from rich.text import Text
 
     s = markup_safe("tr '[/]' '_' [bold]x[/bold]")
@@ -20,7 +20,7 @@ def test_markup_is_escaped():
 
 
 @given(st.text())
-def test_never_raises_and_never_leaves_escape(text):
+def test_never_raises_and_never_leaves_escape(text: str) -> None:
     out = inert(text)
     assert "\x1b" not in out
     assert not any("\x80" <= c <= "\x9f" for c in out)
