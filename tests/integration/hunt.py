@@ -76,8 +76,8 @@ def main() -> None:
                 answers.append({"socket": path, "error": str(e)})
     secrets_seen = sorted(k for k, v in texts.items() if "BREAKER_TOKEN" in v or "BREAKER_SOCKET" in v)
     report = {"sockets": sorted(sockets), "tokens": tokens, "answers": answers, "env_hits": secrets_seen}
-    with open(sys.argv[1], "w") as f:
-        json.dump(report, f)
+    with open(sys.argv[1], "w") as out:
+        json.dump(report, out)
     print(f"hunted: {len(sockets)} sockets, {len(tokens)} tokens, {len(answers)} attempts")
 
 

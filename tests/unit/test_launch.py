@@ -67,7 +67,14 @@ def test_the_runner_drives_every_profile_without_its_own_app(tmp_path: Path) -> 
 
 
 def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_private(tmp_path: Path) -> None:
-    settings = BridgeSettings(runner=True, verdict_timeout_ms=1234, max_line_bytes=4096, max_tokens=7)
+    settings = BridgeSettings(
+        runner=True,
+        verdict_timeout_ms=1234,
+        approval_timeout_ms=0,
+        result_timeout_ms=5000,
+        max_line_bytes=4096,
+        max_tokens=7,
+    )
     path = write_overlay(tmp_path, settings)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     text = path.read_text()
@@ -82,6 +89,7 @@ def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_private(tmp_path
         "resultTimeoutMs": 5000,
         "maxLineBytes": 4096,
         "maxTokens": 7,
+        "handoff": None,
     }
     assert bridge_file().is_file()
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 
 from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, parse_line, simulate
 
 
-def _events(rows: list[dict[str, object]]) -> tuple[TraceMeta | None, list[TraceEvent]]:
+def _events(rows: Sequence[Mapping[str, object]]) -> tuple[TraceMeta | None, list[TraceEvent]]:
     meta: TraceMeta | None = None
     out: list[TraceEvent] = []
     for n, row in enumerate(rows, 1):
