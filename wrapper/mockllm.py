@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 from wrapper.scenarios import SCENARIOS, Reply, Turn
 
 TITLE_PREFIX = "Generate the session title"
@@ -34,6 +35,8 @@ def describe_request(body: dict[str, Any]) -> Turn:
             break
     users = [_text_of(m.get("content")) for m in msgs if m.get("role") == "user"]
     thinking = (body.get("thinking") or {}).get("type", "enabled") != "disabled"
+    if users and FOLLOWUP_MARKER in users[-1]:  # an ACP agent cannot turn thinking off: the monitor asks in words
+        thinking = False
     return Turn(assistants, thinking, tool_texts, users)
 
 
@@ -45,6 +48,7 @@ class MockModel:
             raise ValueError(f"unknown scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
         self.scenario = scenario
         self.log_path = log_path
+        self.workspace = ""  # relative paths in scripted tool calls resolve here (agents want absolute ones)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._hangs: list[threading.Event] = []
@@ -124,13 +128,18 @@ class MockModel:
             self._json(h, 200, {"scenario": self.scenario})
             return
         self._record(h, body)
+        if "/messages" in h.path:  # Anthropic Messages (Claude Code)
+            from wrapper.mock.anthropic import handle
+
+            handle(self, h, body)
+            return
         msgs = body.get("messages") or []
         is_title = not body.get("tools") and any(TITLE_PREFIX in _text_of(m.get("content")) for m in msgs)
         if is_title or not body.get("tools"):
             self._stream(h, Reply(content="Mock session title"), body)
             return
         script = SCENARIOS[self.scenario][0]
-        reply = script(describe_request(body))
+        reply = fit_reply(script(describe_request(body)), body, self.workspace)
         if reply.status != 200:
             self._json(h, reply.status, {"error": {"message": reply.error or "mock error", "type": "server_error"}})
             return

@@ -188,6 +188,19 @@ class Monitor:
             from_breaker=asked is not None,
         )
 
+    def question_for(self, agent: str, call_id: str, tool: str, args: Any, v: Verdict, reason: str) -> Question:
+        """The operator's question for a call the breaker asks about (harnesses without dsh's approval message)."""
+        return Question(
+            agent=agent,
+            call_id=call_id,
+            tool=tool,
+            args=args,
+            reason=reason or v.message,
+            hits=v.hits,
+            local=v.local,
+            from_breaker=True,
+        )
+
     def auto_answer(self, q: Question) -> Answer | None:
         """An answer already given for the rest of this turn, if any."""
         return "allow-once" if (q.agent, self.info.turn) in self.allow_turn else None

@@ -15,6 +15,7 @@ from engine.breaker import StreamTrip
 from wrapper import protocol as P
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
+from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
 from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem
 from wrapper.launch import BridgeSettings, build_argv, is_dsh, wants_runner, with_resume, write_overlay
 from wrapper.monitor import Info, Monitor
@@ -81,6 +82,11 @@ class Session:
         self._turn_end = asyncio.Event()
         self._closing = False
         self.generation = 0
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this harness can do: dsh through its bridge, or a plain command watched by its output."""
+        return DSH if self.info.dsh else PLAIN
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
