@@ -16,12 +16,14 @@ from wrapper.paths import config_file
 EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START = 0, 1, 2, 3
 
 USAGE = """\
-breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (usually dsh) under the monitor
+breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
 breaker-tui replay FILE                        play a recording or a dsh session log on the screen
 breaker-tui scan FILE [--json]                 print every verdict and trip of a recorded session
 breaker-tui demo [SCENARIO] [--list]           a real dsh and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
+breaker-tui agents                             the ACP agents breaker-tui knows (claude, opencode, codex, gemini)
+breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
 breaker-tui config show                        print the effective config and where each value came from
@@ -38,6 +40,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
     p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
     p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
+    p.add_argument("--acp", action="store_true", help="COMMAND is an ACP agent (speaks ACP on stdin/stdout)")
     return p
 
 
@@ -89,13 +92,19 @@ def _run(opts: list[str], command: list[str]) -> int:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
         )
+    from wrapper.harness.acp.cli import cannot_run
+
+    why = cannot_run(command)
+    if why:
+        print(f"breaker-tui: {why}", file=sys.stderr)
+        return EXIT_CANNOT_START
     if a.no_tui:
         from wrapper.headless import run
 
-        return asyncio.run(run(command, settings, a.prompt, a.json))
+        return asyncio.run(run(command, settings, a.prompt, a.json, acp=a.acp))
     from tui.app import run_app
 
-    return run_app(command, settings, theme=a.theme, observe=a.observe)
+    return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp)
 
 
 def _load_source(path: Path):  # type: ignore[no-untyped-def]
@@ -132,12 +141,13 @@ def _scan(args: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="JSON lines")
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
-    from wrapper.replay import Replayer, finding
+    from wrapper.harness.registry import replayer_for
+    from wrapper.replay import finding
 
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
-    r = Replayer(loaded, load_settings(a.config))
+    r = replayer_for(loaded, load_settings(a.config))
     loops = 0
     count = 0
     for step in r.steps():
@@ -275,7 +285,21 @@ def _init_profile(args: list[str]) -> int:
     return EXIT_OK
 
 
+def _agents(args: list[str]) -> int:
+    from wrapper.harness.acp.cli import agents
+
+    return agents(args)
+
+
+def _setup_agent(args: list[str]) -> int:
+    from wrapper.harness.acp.cli import setup
+
+    return setup(args)
+
+
 COMMANDS = {
+    "agents": _agents,
+    "setup-agent": _setup_agent,
     "replay": _replay,
     "scan": _scan,
     "demo": _demo,

@@ -20,7 +20,7 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.replay import finding
-from wrapper.session import Session, allow_all, deny_all
+from wrapper.session import allow_all, deny_all
 from wrapper.settings import Settings
 
 EXIT_USAGE = 2
@@ -75,6 +75,7 @@ async def run(
     out: TextIO = sys.stdout,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    acp: bool = False,
 ) -> int:
     """Run the command under the monitor; return the exit status to use."""
     approver = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
@@ -82,7 +83,13 @@ async def run(
     async def policy(q: Question) -> Any:
         return await approver(q)
 
-    session = Session(argv, settings, policy, env=env, cwd=cwd)
+    from wrapper.harness.registry import open_session
+
+    try:
+        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp)
+    except FileNotFoundError as e:
+        err.write(f"breaker-tui: {e}\n")
+        return EXIT_CANNOT_START
     found = {"loops": 0}
 
     def show(item: Item) -> None:

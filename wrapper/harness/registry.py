@@ -7,12 +7,15 @@ plain commands run the original `Session`. Adding a harness adds a branch here, 
 from __future__ import annotations
 
 from wrapper.harness.acp.presets import command_line, preset_for
+from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
 from wrapper.harness.acp.session import AcpSession, Approver
 from wrapper.harness.base import HarnessSession
 from wrapper.provision import node
 from wrapper.recorder import Recorder
+from wrapper.replay import Replayer
 from wrapper.session import Session
 from wrapper.settings import Settings
+from wrapper.sources import Loaded
 
 
 def is_acp(argv: list[str], acp: bool = False) -> bool:
@@ -37,3 +40,10 @@ def open_session(
     if acp:
         return AcpSession(list(argv), settings, approver, cwd, env, recorder)
     return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
+
+
+def replayer_for(loaded: Loaded, settings: Settings) -> Replayer | AcpReplayer:
+    """The replayer that understands a loaded file (ACP recordings, else dsh recordings and logs)."""
+    if is_acp_recording(loaded):
+        return AcpReplayer(loaded, settings)
+    return Replayer(loaded, settings)

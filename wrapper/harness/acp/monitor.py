@@ -73,6 +73,7 @@ class AcpMonitor:
         self.tool_trips = 0  # trips by unasked calls in this (user) turn
         self.reasoning_trips = 0
         self.pending_followup = False
+        self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
         self.last_stop = ""
 
     @property
@@ -136,6 +137,7 @@ class AcpMonitor:
                     )
                 )
         self.last_stop = stop
+        self.cancelling = False
         for c in self.calls.values():  # calls the agent never finished (cancelled): settle them
             if c.verdict is not None and not c.settled:
                 items.extend(self._settle(c, failed=True))
@@ -221,12 +223,15 @@ class AcpMonitor:
         if v.kind != "deny":
             return
         mode = self.settings.acp.unasked
+        if self.cancelling:
+            return
         if mode == "observe":
             r.items.append(
                 StatusItem("notice", f"{call.title or 'a call'} ran without asking and trips a rule (observed only)")
             )
             return
         self.tool_trips += 1
+        self.cancelling = True
         what = ", ".join(h.fp for h in v.hits) or (call.title or "the same call")
         if mode == "reprompt" and self.tool_trips == 1:
             r.cancel = True
@@ -261,7 +266,11 @@ class AcpMonitor:
         if trip.action == "observe" or mode == "observe":
             r.items.append(TripItem(trip, "nothing (observe only)"))
             return
+        if self.cancelling:
+            r.items.append(TripItem(trip, "nothing more (the turn is being cancelled)"))
+            return
         self.reasoning_trips += 1
+        self.cancelling = True
         r.cancel = True
         if mode == "reprompt" and trip.action == "abort_retry":
             self.breaker.request_error(trip.agent, trip.failure_message, "ABORTED")  # the one retry is used

@@ -148,7 +148,8 @@ class AgentProcess:
         method = msg.get("method")
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if isinstance(method, str) and "id" in msg:
-            self._spawn(self._serve(method, params or {}, msg["id"]))
+            # the handler's decision runs in frame order; it spawns its own waits (a person's answer)
+            await self._serve(method, params or {}, msg["id"])
         elif isinstance(method, str):
             try:
                 await self.on_notify(method, params or {})

@@ -17,11 +17,11 @@ from typing import Any
 
 from engine import events as ev
 from wrapper.child import ExitInfo
-from wrapper.harness.acp.monitor import AcpMonitor, Reaction, selected
+from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.capabilities import Capabilities
-from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem
+from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Info
 from wrapper.provision import child_env
 from wrapper.recorder import Recorder
@@ -110,7 +110,7 @@ class AcpSession:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_task: asyncio.Task[Any] | None = None
         self._followup: str | None = None
-        self._perms: dict[Any, dict[str, Any]] = {}
+        self._perms: dict[Any, tuple[dict[str, Any], Question]] = {}
         self._loading = False
         self._closing = False
         self.exit: ExitInfo | None = None
@@ -123,6 +123,10 @@ class AcpSession:
         return t
 
     def _emit(self, item: Item) -> None:
+        if isinstance(item, VerdictItem):
+            self._record("note", {"what": "verdict", "callId": item.call_id, "kind": item.verdict.kind})
+        elif isinstance(item, TripItem):
+            self._record("note", {"what": "trip", "rule": item.trip.rule, "sent": item.sent})
         if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnEnd):
             self.turns_done += 1
             self._turn_end.set()
@@ -309,27 +313,32 @@ class AcpSession:
     async def _on_request(self, method: str, params: dict[str, Any], rid: Any) -> None:
         assert self.proc is not None
         proc = self.proc
-        if method == "session/request_permission":
-            r = self.acp.permission(params)
-            if r.question is None:
-                await proc.respond(rid, r.reply)
-                self._react(r)
-                return
-            self._emit_all(r.items)
-            self._perms[rid] = params
-            try:
-                answer = await self.approver(r.question)
-            except Exception as e:  # an approver failure fails closed
-                self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-                answer = "deny"
-            if self._perms.pop(rid, None) is None:
-                return  # answered `cancelled` meanwhile (the turn was cancelled)
-            r2 = self.acp.answered(params, r.question, answer)
-            self._record("note", {"what": "answer", "rid": rid, "answer": answer})
-            await proc.respond(rid, r2.reply)
-            self._react(r2)
+        if method != "session/request_permission":
+            await proc.respond_error(
+                rid, -32601, f"breaker-tui does not offer {method} (it advertised no such capability)"
+            )
             return
-        await proc.respond_error(rid, -32601, f"breaker-tui does not offer {method} (it advertised no such capability)")
+        r = self.acp.permission(params)
+        if r.question is None:
+            await proc.respond(rid, r.reply)
+            self._react(r)
+            return
+        self._emit_all(r.items)
+        self._perms[rid] = (params, r.question)
+        self._spawn(self._ask_person(proc, rid, params, r.question))
+
+    async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
+        try:
+            answer = await self.approver(q)
+        except Exception as e:  # an approver failure fails closed
+            self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
+            answer = "deny"
+        if self._perms.pop(rid, None) is None:
+            return  # answered `cancelled` meanwhile (the turn was cancelled)
+        self._record("note", {"what": "answer", "rid": rid, "answer": answer})
+        r = self.acp.answered(params, q, answer)
+        await proc.respond(rid, r.reply)
+        self._react(r)
 
     def _react(self, r: Reaction) -> None:
         self._emit_all(r.items)
@@ -348,7 +357,8 @@ class AcpSession:
         except TimeoutError:
             if self._followup is not None:
                 self._followup = None
-                self.acp.pending_followup = False
+                self._record("note", {"what": "followup-dropped"})
+                self._emit_all(self.acp.end_turn())
                 self._emit(StatusItem("warning", "the agent did not end the cancelled turn in time; no follow-up sent"))
 
     # -- actions -----------------------------------------------------------------------------
@@ -396,9 +406,12 @@ class AcpSession:
         """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""
         if self.proc is None or not self.info.session_id:
             return False
-        for rid in list(self._perms):
+        for rid, (params, q) in list(self._perms.items()):
             self._perms.pop(rid, None)
-            await self.proc.respond(rid, selected(None))
+            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn"})
+            r = self.acp.answered(params, q, "cancel-turn", "the turn was cancelled")
+            await self.proc.respond(rid, r.reply)
+            self._emit_all(r.items)
         return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})
 
     async def kill(self) -> ExitInfo | None:
