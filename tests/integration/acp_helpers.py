@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,11 +112,21 @@ async def acp_run(
 
 
 def group_gone(pgid: int) -> bool:
-    """Whether no process of the group is left."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    """Whether no live process of the group is left (zombies waiting for their reaper do not count)."""
+    return not members(pgid)
+
+
+def members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in a process group, from /proc."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            out.append(int(d.name))
+    return out
