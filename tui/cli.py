@@ -264,6 +264,7 @@ def _config(args: list[str]) -> int:
         "thinking": s.engine.thinking.model_dump(mode="json"),
         "wrapper": s.wrapper.model_dump(mode="json"),
         "ui": s.ui.model_dump(mode="json"),
+        "acp": s.acp.model_dump(mode="json"),
     }
     for section, values in dump.items():
         print(f"\n[{section}]")

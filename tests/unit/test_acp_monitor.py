@@ -68,7 +68,7 @@ def test_a_denied_call_that_asks_is_refused_with_reject_once_and_the_reason() ->
     cid, r = asked_call(m, 4, "cat notes.txt; echo ran >> calls.log")
     assert r.question is None
     assert r.reply == {"outcome": {"outcome": "selected", "optionId": "reject"}}
-    v = [i for i in r.items if isinstance(i, VerdictItem)][0]
+    v = next(i for i in r.items if isinstance(i, VerdictItem))
     assert v.verdict.kind == "deny" and v.args == {"command": "cat notes.txt; echo ran >> calls.log"}
     assert any(isinstance(i, StatusItem) and "reject_once" in i.text for i in r.items)
     assert not r.cancel and r.followup is None
@@ -142,7 +142,7 @@ def test_a_reasoning_trip_cancels_and_reprompts_once_then_only_cancels() -> None
     m = fresh()
     rs = [r for r in loop_reasoning(m) if r.cancel]
     assert len(rs) == 1 and rs[0].followup is not None and "without re-deliberating" in rs[0].followup
-    trip = [i for i in rs[0].items if isinstance(i, TripItem)][0]
+    trip = next(i for i in rs[0].items if isinstance(i, TripItem))
     assert "follow-up" in trip.sent
     m.prompt_done({"stopReason": "cancelled"})
     m.prompt_sent(rs[0].followup, followup=True)
