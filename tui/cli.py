@@ -19,7 +19,7 @@ USAGE = """\
 breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
 breaker-tui replay FILE                        play a recording or a dsh session log on the screen
 breaker-tui scan FILE [--json]                 print every verdict and trip of a recorded session
-breaker-tui demo [SCENARIO] [--list]           a real dsh and the built-in mock model, offline
+breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
 breaker-tui agents                             the ACP agents breaker-tui knows (claude, opencode, codex, gemini)
@@ -182,19 +182,26 @@ def _demo(args: list[str]) -> int:
     p.add_argument("scenario", nargs="?", default="tool-loop", help="one of --list (default: tool-loop)")
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
+    p.add_argument("--agent", help="run it with an installed ACP agent (opencode, claude) instead of dsh")
     p.add_argument("--config", type=Path)
     p.add_argument("--theme")
     a = p.parse_args(args)
     if a.list:
         for name, (_, prompt, desc) in SCENARIOS.items():
             print(f"{name:22} {desc}   (prompt: {prompt!r})")
+        from wrapper.harness.acp.presets import PRESETS, installed
+
+        ready = [n for n in ("opencode", "claude") if installed(PRESETS[n])]
+        if ready:
+            agents = " | ".join(ready)
+            print(f"\nwith an ACP agent instead of dsh: --agent {agents}  (e.g. demo read-loop --agent {ready[0]})")
         return EXIT_OK
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
     from tui.demo import run_demo
 
-    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme)
+    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme, agent=a.agent)
 
 
 def _mock(args: list[str]) -> int:

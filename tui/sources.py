@@ -270,32 +270,20 @@ class ScriptedSource(Source):
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor
-        msg = P.parse_inbound(raw)
-        if isinstance(msg, P.EventMsg):
-            items, trips = m.event(msg.sessionId or "main", msg.event)
-            for item in items:
-                emit(item)
-            for trip in trips:
-                emit(TripItem(trip, describe_command(m.trip_command(trip))))
-        elif isinstance(msg, P.VerdictRequest):
-            emit(m.verdict(msg)[1])
-        elif isinstance(msg, P.ResultRequest):
-            emit(m.result(msg)[1])
-        elif isinstance(msg, P.ApprovalRequest):
-            q = m.question(msg)
+        r = m.handle(P.parse_inbound(raw))
+        for item in r.items:
+            emit(item)
+        for trip in r.trips:
+            emit(TripItem(trip, describe_command(m.trip_command(trip))))
+        if r.approval is not None:
+            q = m.question(r.approval)
             emit(ApprovalItem(q))
             answer = await self.approver(q)
             self.answers.append(answer)
-            m.answer(msg, q, answer)
+            m.answer(r.approval, q, answer)
             if answer == "cancel-turn":
                 await self.cancel()
             emit(ApprovalItem(q, answer, "operator"))
-        elif isinstance(msg, P.RequestStart):
-            for item in m.request_start(msg):
-                emit(item)
-        else:
-            for item in m.lifecycle(msg):
-                emit(item)
 
     async def prompt(self, text: str) -> bool:
         self.actions.append(f"prompt:{text}")

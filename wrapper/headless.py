@@ -9,8 +9,10 @@ import signal
 import sys
 from typing import Any, TextIO
 
+from engine import events as ev
 from wrapper.items import (
     ApprovalItem,
+    EngineItem,
     Item,
     OutputItem,
     Question,
@@ -92,10 +94,18 @@ async def run(
         return EXIT_CANNOT_START
     found = {"loops": 0}
 
+    # an ACP agent's answer arrives as message chunks and its own stdout is the protocol: the answer
+    # goes to stdout, the agent's stderr to stderr
+    acp = session.capabilities.name == "acp"
+
     def show(item: Item) -> None:
-        if isinstance(item, OutputItem):
-            out.write(item.text)
+        if acp and isinstance(item, EngineItem) and isinstance(item.event, ev.AnswerDelta):
+            out.write(item.event.text)
             out.flush()
+            return
+        if isinstance(item, OutputItem):
+            (err if acp else out).write(item.text)
+            (err if acp else out).flush()
             return
         line = None
         if as_json_lines:

@@ -106,4 +106,6 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
     assert "DENY bash" in err.getvalue(), err.getvalue()
     assert "APPROVAL" in err.getvalue()
     assert code == 0, err.getvalue()
+    assert "notes.txt" in out.getvalue(), "the answer belongs on stdout"
+    assert "session/create" not in out.getvalue(), "the agent's stderr does not belong on stdout"
     assert list((tmp_path / "rec").glob("*.jsonl")), "no recording written"
