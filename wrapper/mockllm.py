@@ -133,6 +133,11 @@ class MockModel:
 
             handle(self, h, body)
             return
+        if ":generateContent" in h.path or ":streamGenerateContent" in h.path:  # Gemini (Gemini CLI)
+            from wrapper.mock.gemini import handle as handle_gemini
+
+            handle_gemini(self, h, body)
+            return
         msgs = body.get("messages") or []
         is_title = not body.get("tools") and any(TITLE_PREFIX in _text_of(m.get("content")) for m in msgs)
         if is_title or not body.get("tools"):

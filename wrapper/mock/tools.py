@@ -28,6 +28,9 @@ def declared(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for t in body.get("tools") or []:
         if not isinstance(t, dict):
             continue
+        for fd in t.get("functionDeclarations") or []:  # Gemini
+            if isinstance(fd, dict) and isinstance(fd.get("name"), str):
+                out[fd["name"]] = fd.get("parametersJsonSchema") or fd.get("parameters") or {}
         fn = t.get("function") if isinstance(t.get("function"), dict) else None
         if fn is not None and isinstance(fn.get("name"), str):
             out[fn["name"]] = fn.get("parameters") or {}

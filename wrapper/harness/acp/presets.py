@@ -201,4 +201,15 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
         )
         if os.geteuid() == 0:
             env["IS_SANDBOX"] = "1"  # Claude Code refuses to start as root otherwise
+    elif p.name == "gemini":
+        gdir = home / ".gemini"
+        gdir.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+        }
+        (gdir / "settings.json").write_text(json.dumps(settings))
+        env.update({"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"})
     return env
