@@ -133,6 +133,11 @@ class MockModel:
 
             handle(self, h, body)
             return
+        if h.path.rstrip("/").endswith("/responses"):  # OpenAI Responses (Codex)
+            from wrapper.mock.responses import handle as handle_responses
+
+            handle_responses(self, h, body)
+            return
         if ":generateContent" in h.path or ":streamGenerateContent" in h.path:  # Gemini (Gemini CLI)
             from wrapper.mock.gemini import handle as handle_gemini
 

@@ -1,4 +1,4 @@
-"""Smoke tests for the other ACP agents (Gemini CLI): launch, prompt, a streamed tool call refused, cancel."""
+"""Smoke tests for the other ACP agents (Codex, Gemini CLI): launch, prompt, a streamed tool call refused, cancel."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from engine import events as ev
 from tests.integration.acp_helpers import acp_run, group_gone
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
-SMOKE = ("gemini",)
+SMOKE = ("codex", "gemini")
 
 
 @pytest.mark.parametrize("agent", SMOKE)

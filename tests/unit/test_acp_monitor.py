@@ -179,9 +179,10 @@ def test_cancel_turn_answer_cancels_and_answers_cancelled() -> None:
     ("u", "expected"),
     [
         (
-            {"kind": "execute", "rawInput": {"command": ["bash", "-lc", "ls -la"], "cwd": "/w"}},
-            ("bash", {"command": "bash -lc 'ls -la'"}),
+            {"kind": "execute", "rawInput": {"command": ["/bin/bash", "-lc", "ls -la"], "cwd": "/w"}},
+            ("bash", {"command": "ls -la"}),
         ),
+        ({"kind": "execute", "rawInput": {"command": ["git", "log", "-n 3"]}}, ("bash", {"command": "git log '-n 3'"})),
         ({"kind": "execute", "title": "npm test"}, ("bash", {"command": "npm test"})),
         (
             {"kind": "read", "rawInput": {"filePath": "/w/a.txt", "offset": 3}},

@@ -35,7 +35,7 @@ def open_session(
     """The session for `argv`; raises FileNotFoundError (with the fix) when a preset agent is not installed."""
     preset = preset_for(argv)
     if preset is not None:
-        run = command_line(preset, argv, node())
+        run = command_line(preset, argv, node(), settings.acp.make_ask)
         return AcpSession(run, settings, approver, cwd, env, recorder, preset, display_argv=list(argv))
     if acp:
         return AcpSession(list(argv), settings, approver, cwd, env, recorder)

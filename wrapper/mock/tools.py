@@ -34,8 +34,8 @@ def declared(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
         fn = t.get("function") if isinstance(t.get("function"), dict) else None
         if fn is not None and isinstance(fn.get("name"), str):
             out[fn["name"]] = fn.get("parameters") or {}
-        elif isinstance(t.get("name"), str):
-            out[t["name"]] = t.get("input_schema") or {}
+        elif isinstance(t.get("name"), str):  # Anthropic (`input_schema`), OpenAI Responses (`parameters`)
+            out[t["name"]] = t.get("input_schema") or t.get("parameters") or {}
     return out
 
 
@@ -53,7 +53,11 @@ def fit_call(call: ToolCallSpec, tools: dict[str, dict[str, Any]], workspace: st
     required: list[Any] = r if isinstance(r, list) else []
     args: dict[str, Any] = {}
     for k, v in call.args.items():
-        if k == "path":
+        if k == "command" and "command" not in props and "cmd" in props:  # Codex's exec_command
+            args["cmd"] = v
+        elif k == "command" and isinstance(v, str) and (props.get("command") or {}).get("type") == "array":
+            args["command"] = ["bash", "-lc", v]  # Codex's shell tool takes argv
+        elif k == "path":
             key = next((p for p in PATH_KEYS if p in props), "path")
             if workspace and isinstance(v, str) and not os.path.isabs(v):
                 v = os.path.join(workspace, v)

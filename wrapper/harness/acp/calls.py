@@ -9,6 +9,7 @@ looks the same whichever agent runs it.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from engine.breaker import Verdict
 
 _PATH_KEYS = ("file_path", "filePath", "filepath", "path", "absolute_path")
+_SHELLS = {"bash", "sh", "zsh", "dash"}
 _SHELL_NAMES = {"bash", "shell", "run_shell_command", "terminal", "exec", "execute"}
 
 
@@ -74,7 +76,12 @@ class CallState:
         raw = self.raw
         cmd = raw.get("command", raw.get("cmd"))
         if isinstance(cmd, list):
-            cmd = shlex.join(str(c) for c in cmd)
+            argv = [str(c) for c in cmd]
+            # `bash -lc SCRIPT` (Codex wraps every command so): the script is the command
+            if len(argv) == 3 and os.path.basename(argv[0]) in _SHELLS and argv[1] in ("-c", "-lc"):
+                cmd = argv[2]
+            else:
+                cmd = shlex.join(argv)
         lname = self.name.lower()
         if isinstance(cmd, str) or self.kind == "execute" or lname in _SHELL_NAMES:
             if not isinstance(cmd, str):

@@ -32,6 +32,7 @@ class Preset:
     asks: str  # how it is made to ask before tool calls (for `agents` and the README)
     cannot: str  # what the monitor cannot do with it, and why
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
@@ -79,8 +80,9 @@ PRESETS: dict[str, Preset] = {
             (),
             False,
             None,
-            '`approval_policy = "untrusted"` and `sandbox_mode = "danger-full-access"` in $CODEX_HOME/config.toml',
-            "commands on its safe list run unasked; its tool arguments arrive only in the permission request",
+            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours)',
+            "commands on its safe list run unasked; after a refusal Codex ends the turn (`cancelled`)",
+            ask_args=("-c", 'approval_policy="untrusted"'),
         ),
         Preset(
             "gemini",
@@ -114,9 +116,9 @@ def installed(p: Preset) -> bool:
     return p.launcher().exists()
 
 
-def command_line(p: Preset, argv: list[str], node: Path) -> list[str]:
+def command_line(p: Preset, argv: list[str], node: Path, make_ask: bool = True) -> list[str]:
     """The ACP command line for `breaker-tui -- NAME ARGS...`: the installed agent, else one on PATH."""
-    rest = list(argv[1:])
+    rest = [*(p.ask_args if make_ask else ()), *argv[1:]]
     if installed(p):
         head = [str(node), str(p.launcher())] if p.node_script else [str(p.launcher())]
         return [*head, *p.args, *rest]
@@ -201,6 +203,16 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
         )
         if os.geteuid() == 0:
             env["IS_SANDBOX"] = "1"  # Claude Code refuses to start as root otherwise
+    elif p.name == "codex":
+        cdir = home / ".codex"
+        cdir.mkdir(parents=True, exist_ok=True)
+        (cdir / "config.toml").write_text(
+            f'model = "{model}"\nmodel_provider = "mock"\napproval_policy = "untrusted"\n'
+            'sandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n\n'
+            f'[model_providers.mock]\nname = "mock"\nbase_url = "{base_url}/v1"\nenv_key = "MOCK_API_KEY"\n'
+            'wire_api = "responses"\n\n[analytics]\nenabled = false\n'
+        )
+        env.update({"CODEX_HOME": str(cdir), "MOCK_API_KEY": "mock-key"})
     elif p.name == "gemini":
         gdir = home / ".gemini"
         gdir.mkdir(parents=True, exist_ok=True)
