@@ -13,6 +13,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
+from wrapper.harness.acp.calls import obj
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 from wrapper.scenarios import SCENARIOS, Reply, Turn
 
@@ -50,7 +51,7 @@ def sample(schema: Any) -> Any:
         return "user" if "user" in schema["enum"] else schema["enum"][0]
     t = str(schema.get("type", "object")).lower()
     if t == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = obj(schema, "properties")
         return {k: sample(v) for k, v in props.items()}
     if t == "array":
         return []
@@ -64,7 +65,7 @@ def sample(schema: Any) -> Any:
 
 def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
     """Answer one Gemini request."""
-    gen = body.get("generationConfig") if isinstance(body.get("generationConfig"), dict) else {}
+    gen = obj(body, "generationConfig")
     if gen.get("responseMimeType") == "application/json":
         schema = gen.get("responseJsonSchema") or gen.get("responseSchema") or {}
         text = json.dumps(sample(schema))

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.config import BreakerConfig
 from engine.errors import ConfigError
+from wrapper.harness.acp.calls import obj
 from wrapper.harness.acp.config import AcpSettings
 from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.harness.acp.session import model_of
@@ -69,7 +70,7 @@ class AcpReplayer:
                 for item in self._note(r, asked):
                     yield from self._step(t, item)
             elif k == "acp" and not r.get("loading"):
-                msg = r.get("msg") if isinstance(r.get("msg"), dict) else {}
+                msg = obj(r, "msg")
                 for item in self._frame(str(r.get("dir")), msg, requests, asked):
                     yield from self._step(t, item)
         for n, (live, got) in enumerate(zip(live_verdicts, self.verdicts, strict=False)):
@@ -122,7 +123,7 @@ class AcpReplayer:
         asked: dict[str, tuple[dict[str, Any], Question]],
     ) -> list[Item]:
         method = msg.get("method")
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = obj(msg, "params")
         if direction == "c2a":
             if isinstance(method, str) and "id" in msg:
                 requests[msg["id"]] = (method, params or {})
