@@ -26,6 +26,7 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.monitor import Info, Monitor
+from wrapper.safetext import inert
 from wrapper.settings import Settings
 
 REPEAT_FOLLOWUP = (
@@ -195,7 +196,11 @@ class AcpMonitor:
                     self._check_unasked(call, r)
                 r.items.extend(self._settle(call, failed=call.status == "failed"))
         elif kind == "current_mode_update":
-            r.items.append(StatusItem("notice", f"{self.agent_name} mode: {u.get('currentModeId')}"))
+            r.items.append(
+                StatusItem(
+                    "notice", f"{self.agent_name} mode: {inert(str(u.get('currentModeId')), keep_newlines=False)}"
+                )
+            )
         return r
 
     def _check(self, call: CallState) -> Verdict:
@@ -227,7 +232,11 @@ class AcpMonitor:
             return
         if mode == "observe":
             r.items.append(
-                StatusItem("notice", f"{call.title or 'a call'} ran without asking and trips a rule (observed only)")
+                StatusItem(
+                    "notice",
+                    inert(call.title or "a call", keep_newlines=False)[:200]
+                    + " ran without asking and trips a rule (observed only)",
+                )
             )
             return
         self.tool_trips += 1
@@ -315,8 +324,8 @@ class AcpMonitor:
                 call_id=call.call_id,
                 tool=name,
                 args=args,
-                reason=f"{self.agent_name} asks permission for: {call.title or name}"
-                f" (its options: {option_names(options)})",
+                reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
+                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})",
             )
         auto = self.monitor.auto_answer(q)
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":

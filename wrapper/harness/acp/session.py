@@ -25,6 +25,7 @@ from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, Status
 from wrapper.monitor import Info
 from wrapper.provision import child_env
 from wrapper.recorder import Recorder
+from wrapper.safetext import inert
 from wrapper.settings import Settings
 
 Approver = Callable[[Question], Awaitable[Answer]]
@@ -219,7 +220,8 @@ class AcpSession:
             self.agent_caps = (init or {}).get("agentCapabilities") or {}
             agent_info = (init or {}).get("agentInfo") or {}
             if agent_info.get("name"):
-                self.info.provider = f"{agent_info.get('name')} {agent_info.get('version', '')}".strip()
+                name = f"{agent_info.get('name')} {agent_info.get('version', '')}".strip()
+                self.info.provider = inert(name, keep_newlines=False)[:80]
             params: dict[str, Any] = {"cwd": self.cwd, "mcpServers": []}
             resumed = False
             if resume and self.agent_caps.get("loadSession"):
@@ -245,13 +247,13 @@ class AcpSession:
                 await proc.request("session/set_mode", {"sessionId": sid, "modeId": self.preset.mode}, timeout)
         except (RpcError, TimeoutError) as e:
             if gen == self.generation:
-                what = "did not answer in time" if isinstance(e, TimeoutError) else str(e)
+                what = "did not answer in time" if isinstance(e, TimeoutError) else inert(str(e), keep_newlines=False)
                 self._emit(StatusItem("error", f"the agent did not start an ACP session: {what}"))
             return
         if gen != self.generation:
             return
         self.info.bridge = "connected"
-        self._emit_all(self.acp.session_started(sid, model_of(result), resumed))
+        self._emit_all(self.acp.session_started(sid, inert(model_of(result), keep_newlines=False)[:80], resumed))
         self._ready.set()
 
     async def _watch_exit(self, proc: AgentProcess, gen: int) -> None:
