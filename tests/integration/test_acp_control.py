@@ -16,6 +16,7 @@ from wrapper.harness.registry import replayer_for
 from wrapper.headless import run as headless_run
 from wrapper.items import ApprovalItem, ResultItem
 from wrapper.replay import finding
+from wrapper.session import deny_all
 from wrapper.settings import Settings, WrapperSettings
 from wrapper.sources import load
 
@@ -109,3 +110,32 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
     assert "notes.txt" in out.getvalue(), "the answer belongs on stdout"
     assert "session/create" not in out.getvalue(), "the agent's stderr does not belong on stdout"
     assert list((tmp_path / "rec").glob("*.jsonl")), "no recording written"
+
+
+async def test_any_acp_command_runs_with_acp_flag(tmp_path: Path) -> None:
+    need("claude")
+    from wrapper.harness.acp.presets import PRESETS
+    from wrapper.harness.acp.session import AcpSession
+    from wrapper.harness.registry import open_session
+    from wrapper.provision import node
+
+    world = make_acp_world("claude", "normal", tmp_path)
+    argv = [str(node()), str(PRESETS["claude"].launcher())]
+    s = open_session(
+        argv,
+        Settings(wrapper=WrapperSettings(record=False)),
+        deny_all,
+        cwd=str(world.workspace),
+        env=world.env,
+        acp=True,
+    )
+    assert isinstance(s, AcpSession) and s.preset is None
+    try:
+        await s.start()
+        assert await s.wait_ready(120)
+        assert await s.prompt("Say hello.")
+        assert await s.wait_turn_end(0, 120)
+        assert s.info.model and s.info.provider
+    finally:
+        await s.close()
+        world.close()
