@@ -48,6 +48,7 @@ class MockModel:
             raise ValueError(f"unknown scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
         self.scenario = scenario
         self.log_path = log_path
+        self.hung = False  # a scripted hang happens once per server; later requests are answered normally
         self.workspace = ""  # relative paths in scripted tool calls resolve here (agents want absolute ones)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -149,11 +150,18 @@ class MockModel:
             self._stream(h, Reply(content="Mock session title"), body)
             return
         script = SCENARIOS[self.scenario][0]
-        reply = fit_reply(script(describe_request(body)), body, self.workspace)
+        reply = self.once(fit_reply(script(describe_request(body)), body, self.workspace))
         if reply.status != 200:
             self._json(h, reply.status, {"error": {"message": reply.error or "mock error", "type": "server_error"}})
             return
         self._stream(h, reply, body)
+
+    def once(self, reply: Reply) -> Reply:
+        """A hang happens once per server; a later one gets a normal answer (the conversation keeps the prompt)."""
+        if reply.hang and self.hung:
+            return Reply(reasoning=["The user wants a short answer."], content="Hello from the mock model.")
+        self.hung = self.hung or reply.hang
+        return reply
 
     def _json(self, h: BaseHTTPRequestHandler, status: int, obj: Any) -> None:
         data = json.dumps(obj).encode()

@@ -159,8 +159,7 @@ def http_500(turn: Turn) -> Reply:
 
 def hang(turn: Turn) -> Reply:
     """Starts thinking, then never finishes the first response; later prompts get normal answers."""
-    interrupted = any("[Request interrupted" in u for u in turn.user_texts[-1:])  # Claude Code's note after a cancel
-    if turn.index == 0 and len(turn.user_texts) <= 1 and not interrupted:
+    if turn.index == 0:  # the mock hangs once per server (`MockModel.once`): ACP agents keep cancelled prompts
         return Reply(reasoning=_chunks("Let me think about this very carefully before answering."), hang=True)
     return normal(turn)
 

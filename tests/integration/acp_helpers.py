@@ -14,6 +14,7 @@ import pytest
 from engine import events as ev
 from tests.conftest import wait_until
 from wrapper.harness.acp.presets import PRESETS, installed
+from wrapper.harness.acp.rpc import group_alive
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.registry import open_session
@@ -113,20 +114,4 @@ async def acp_run(
 
 def group_gone(pgid: int) -> bool:
     """Whether no live process of the group is left (zombies waiting for their reaper do not count)."""
-    return not members(pgid)
-
-
-def members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in a process group, from /proc."""
-    out = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            out.append(int(d.name))
-    return out
+    return not group_alive(pgid)

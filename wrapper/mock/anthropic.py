@@ -59,7 +59,7 @@ def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
     if not body.get("tools"):
         reply = Reply(content="Mock session title")
     else:
-        reply = fit_reply(SCENARIOS[model.scenario][0](describe(body)), body, model.workspace)
+        reply = model.once(fit_reply(SCENARIOS[model.scenario][0](describe(body)), body, model.workspace))
         if reply.status != 200:
             model._json(h, reply.status, {"type": "error", "error": {"type": "api_error", "message": reply.error}})
             return

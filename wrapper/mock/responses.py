@@ -55,7 +55,7 @@ def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
     if not body.get("tools"):
         reply = Reply(content="Mock session title")
     else:
-        reply = fit_reply(SCENARIOS[model.scenario][0](describe(body)), body, model.workspace)
+        reply = model.once(fit_reply(SCENARIOS[model.scenario][0](describe(body)), body, model.workspace))
         if reply.status != 200:
             model._json(h, reply.status, {"error": {"message": reply.error, "type": "server_error"}})
             return

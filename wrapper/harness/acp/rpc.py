@@ -13,12 +13,37 @@ import json
 import os
 import signal
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 OnRequest = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 OnNotify = Callable[[str, dict[str, Any]], Awaitable[None]]
 OnFrame = Callable[[str, dict[str, Any]], None]
 OnText = Callable[[str], None]
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a live (non-zombie) process is left in the group; zombies only wait for their reaper."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for d in proc.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
+            return True
+    return False
 
 
 class RpcError(RuntimeError):
@@ -238,10 +263,14 @@ class AgentProcess:
                 self.signal_group(signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.exited.wait(), 5)
-        # helpers that outlived the leader are in the same group: end them too
+        # helpers that outlived the leader are in the same group: end them too, and wait until they are gone
         if self.pgid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pgid, signal.SIGKILL)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 3.0
+            while group_alive(self.pgid) and loop.time() < deadline:
+                await asyncio.sleep(0.02)
         return self.returncode
 
     def cancel_tasks(self) -> None:
