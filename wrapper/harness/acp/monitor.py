@@ -157,6 +157,7 @@ class AcpMonitor:
         return 0 if self.last_stop in ("end_turn", "") else 1
 
     def _feed(self, e: ev.Event) -> EngineItem:
+        self.monitor._track(e)  # the status line: turn, tokens
         self.breaker.feed(e)
         return EngineItem(e)
 
@@ -248,13 +249,15 @@ class AcpMonitor:
             self.pending_followup = True
             r.items.append(
                 StatusItem(
-                    "notice", f"repeated calls that never ask ({what}): turn cancelled, one follow-up prompt sent"
+                    "notice", f"a repeated call that never asks ran ({what}); turn cancelled, one follow-up prompt sent"
                 )
             )
         else:
             r.cancel = True
             r.items.append(
-                StatusItem("warning", f"repeated calls that never ask ({what}) again: turn cancelled; over to you")
+                StatusItem(
+                    "warning", f"a repeated call that never asks ran again ({what}); turn cancelled, over to you"
+                )
             )
 
     def _settle(self, call: CallState, failed: bool) -> list[Item]:
