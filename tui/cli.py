@@ -98,6 +98,12 @@ def _run(opts: list[str], command: list[str]) -> int:
     if why:
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_CANNOT_START
+    if a.no_tui and not a.prompt:
+        from wrapper.harness.registry import is_acp
+
+        if is_acp(command, a.acp):
+            print("breaker-tui: an ACP agent takes its task from --prompt TEXT with --no-tui", file=sys.stderr)
+            return EXIT_USAGE
     if a.no_tui:
         from wrapper.headless import run
 

@@ -330,8 +330,12 @@ class AcpSession:
         self._spawn(self._ask_person(proc, rid, params, r.question))
 
     async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
+        limit = self.settings.wrapper.approval_timeout_s
         try:
-            answer = await self.approver(q)
+            answer = await asyncio.wait_for(self.approver(q), limit or None)
+        except TimeoutError:  # nobody answered in time: fail closed
+            self._emit(StatusItem("warning", f"no answer within {limit:g} s; declining"))
+            answer = "deny"
         except Exception as e:  # an approver failure fails closed
             self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
             answer = "deny"
