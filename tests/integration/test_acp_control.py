@@ -95,7 +95,7 @@ async def test_the_recording_replays_and_scan_reproduces_the_live_decisions(agen
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str, tmp_path: Path) -> None:
     need(agent)
-    world = make_acp_world(agent, "tool-loop", tmp_path)
+    world = make_acp_world(agent, "read-loop", tmp_path)
     err, out = io.StringIO(), io.StringIO()
     settings = Settings(wrapper=WrapperSettings(headless_approvals="allow", recordings_dir=str(tmp_path / "rec")))
     try:
@@ -104,10 +104,10 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
         )
     finally:
         world.close()
-    assert "DENY bash" in err.getvalue(), err.getvalue()
-    assert "APPROVAL" in err.getvalue()
+    assert "DENY read" in err.getvalue(), err.getvalue()
+    assert "turn cancelled, one follow-up prompt sent" in err.getvalue()
     assert code == 0, err.getvalue()
-    assert "notes.txt" in out.getvalue(), "the answer belongs on stdout"
+    assert "stopped re-reading notes.txt" in out.getvalue(), "the answer belongs on stdout"
     assert "session/create" not in out.getvalue(), "the agent's stderr does not belong on stdout"
     assert list((tmp_path / "rec").glob("*.jsonl")), "no recording written"
 

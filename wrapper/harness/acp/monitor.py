@@ -249,7 +249,8 @@ class AcpMonitor:
             self.pending_followup = True
             r.items.append(
                 StatusItem(
-                    "notice", f"a repeated call that never asks ran ({what}); turn cancelled, one follow-up prompt sent"
+                    "warning",
+                    f"a repeated call that never asks ran ({what}); turn cancelled, one follow-up prompt sent",
                 )
             )
         else:
