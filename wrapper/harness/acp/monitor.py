@@ -8,22 +8,19 @@ calls that never ask are checked when they finish, and a trip cancels the turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine import events as ev
-from engine.breaker import StreamTrip, Verdict
-from wrapper.harness.acp.calls import CallState, content_text, obj, option_for, option_names
+from engine.breaker import StreamTrip
+from wrapper.harness.acp.calls import CallState, content_text, obj
+from wrapper.harness.acp.permissions import Permissions
+from wrapper.harness.acp.reaction import Reaction, selected
 from wrapper.items import (
-    Answer,
-    ApprovalItem,
     EngineItem,
     Item,
-    Question,
     ResultItem,
     StatusItem,
     TripItem,
-    VerdictItem,
 )
 from wrapper.monitor import Info, Monitor
 from wrapper.safetext import inert
@@ -37,29 +34,9 @@ REASONING_FOLLOWUP = (
     "[breaker-tui] Your reasoning was stopped because it was going in circles ({rule}). "
     "Answer now with what you already know, without re-deliberating."
 )
-REJECT_KINDS = ("reject_once", "reject_always")
-ALLOW_KINDS = ("allow_once", "allow_always")
 
 
-@dataclass
-class Reaction:
-    """What to do about one message: show `items`, answer with `reply`, maybe cancel and re-prompt."""
-
-    items: list[Item] = field(default_factory=list)
-    reply: dict[str, Any] | None = None  # the result for the agent's request
-    cancel: bool = False
-    followup: str | None = None  # one prompt to send once the cancelled turn has ended
-    question: Question | None = None  # the person must answer (then call `answered`)
-
-
-def selected(option_id: str | None) -> dict[str, Any]:
-    """A permission answer: the chosen option, or `cancelled` when the agent offered none that fits."""
-    if option_id is None:
-        return {"outcome": {"outcome": "cancelled"}}
-    return {"outcome": {"outcome": "selected", "optionId": option_id}}
-
-
-class AcpMonitor:
+class AcpMonitor(Permissions):
     """Feeds the engine from ACP frames and says what to answer and what to show."""
 
     def __init__(self, settings: Settings, info: Info | None = None, agent_name: str = "agent") -> None:
@@ -76,11 +53,6 @@ class AcpMonitor:
         self.pending_followup = False
         self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
         self.last_stop = ""
-
-    @property
-    def agent(self) -> str:
-        """The engine's agent id: the ACP session id."""
-        return self.info.session_id or "main"
 
     # -- turns -------------------------------------------------------------------------------
     def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
@@ -204,20 +176,6 @@ class AcpMonitor:
             )
         return r
 
-    def _check(self, call: CallState) -> Verdict:
-        name, args = call.engine_call()
-        self.monitor.tool_names[call.call_id] = name
-        v = self.breaker.check_tool(self.agent, call.call_id, name, args)
-        call.verdict = v
-        return v
-
-    def _shown(self, call: CallState, v: Verdict) -> list[Item]:
-        name, args = call.engine_call()
-        return [
-            EngineItem(ev.ToolCall(self.agent, call.call_id, name, args)),
-            VerdictItem(self.agent, call.call_id, name, args, v),
-        ]
-
     def _check_unasked(self, call: CallState, r: Reaction) -> None:
         """A call that ran without asking: count it; if it trips a rule, cancel the turn."""
         call.ran_unasked = True
@@ -293,83 +251,8 @@ class AcpMonitor:
         else:
             r.items.append(TripItem(trip, "session/cancel (the turn ends; over to you)"))
 
-    # -- permission requests -----------------------------------------------------------------
-    def permission(self, params: dict[str, Any]) -> Reaction:
-        """`session/request_permission`: refuse a denied call, ask the person about the rest."""
-        tc = obj(params, "toolCall")
-        cid = str(tc.get("toolCallId") or "")
-        call = self.calls.get(cid) if cid else None
-        if call is None:
-            call = CallState(cid or f"perm-{len(self.calls)}")
-            self.calls[call.call_id] = call
-        call.merge({k: v for k, v in tc.items() if k != "status"})
-        call.asked = True
-        options = params.get("options")
-        r = Reaction()
-        v = call.verdict or self._check(call)
-        r.items.extend(self._shown(call, v))
-        if v.kind == "deny" and self.settings.acp.deny == "reject":
-            call.refused = True
-            r.reply = selected(option_for(options, REJECT_KINDS))
-            r.items.append(
-                StatusItem(
-                    "notice",
-                    "refused before it ran (reject_once): "
-                    + (v.message.splitlines()[0][:300] if v.message else "repeat"),
-                )
-            )
-            return r
-        name, args = call.engine_call()
-        if v.kind == "ask":
-            q = self.monitor.question_for(self.agent, call.call_id, name, args, v, "")
-        else:
-            q = Question(
-                agent=self.agent,
-                call_id=call.call_id,
-                tool=name,
-                args=args,
-                reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
-                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})",
-            )
-        auto = self.monitor.auto_answer(q)
-        if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":
-            auto = "allow-once"
-        if auto is not None:
-            r2 = self.answered(params, q, auto)
-            r.items.extend(r2.items)
-            r.reply, r.cancel = r2.reply, r2.cancel
-            return r
-        r.items.append(ApprovalItem(q))
-        r.question = q
-        return r
 
-    def answered(self, params: dict[str, Any], q: Question, answer: Answer, by: str = "operator") -> Reaction:
-        """The person (or the policy) answered a permission request."""
-        options = params.get("options")
-        r = Reaction()
-        call = self.calls.get(q.call_id or "")
-        v = call.verdict if call else None
-        allow = answer in ("allow-once", "allow-turn")
-        if answer == "allow-turn":
-            self.monitor.allow_turn.add((q.agent, self.info.turn))
-        if v is not None and v.kind == "ask" and q.call_id:
-            v2 = self.breaker.resolve_ask(q.agent, q.call_id, allow)
-            if allow and v2.kind == "deny":
-                allow = False
-                r.items.append(
-                    StatusItem("notice", "allowed by you, but the call is still denied: " + v2.message[:200])
-                )
-        if allow:
-            r.reply = selected(option_for(options, ALLOW_KINDS))
-        elif answer == "cancel-turn":
-            r.reply = selected(None)
-            r.cancel = True
-        else:
-            r.reply = selected(option_for(options, REJECT_KINDS))
-        if call is not None and not allow:
-            call.refused = True
-        r.items.append(ApprovalItem(q, answer, by))
-        return r
+__all__ = ["AcpMonitor", "Reaction", "selected"]
 
 
 def text_of_update(u: dict[str, Any]) -> str:

@@ -13,8 +13,8 @@ from engine.config import BreakerConfig
 from engine.errors import ConfigError
 from wrapper.harness.acp.calls import obj
 from wrapper.harness.acp.config import AcpSettings
+from wrapper.harness.acp.handshake import model_of
 from wrapper.harness.acp.monitor import AcpMonitor
-from wrapper.harness.acp.session import model_of
 from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Info
 from wrapper.replay import Step

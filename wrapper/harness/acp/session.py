@@ -9,19 +9,18 @@ recorded, so `replay` and `scan` re-derive the same decisions.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from engine import events as ev
 from wrapper.child import ExitInfo
+from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
-from wrapper.harness.capabilities import Capabilities
-from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.harness.acp.stream import ItemStream
+from wrapper.items import Answer, Question, StatusItem
 from wrapper.monitor import Info
 from wrapper.provision import child_env
 from wrapper.recorder import Recorder
@@ -29,35 +28,9 @@ from wrapper.safetext import inert
 from wrapper.settings import Settings
 
 Approver = Callable[[Question], Awaitable[Answer]]
-PROTOCOL_VERSION = 1
-
-ACP = Capabilities(
-    name="acp",
-    deny_before_run=True,  # for calls the agent asks about; the others are stopped by cancelling the turn
-    abort_stream=True,  # as cancel + one follow-up prompt
-    cancel_turn=True,
-    prompt=True,
-    approvals=True,
-    restart=True,
-    kill=True,
-    reasoning=True,
-)
 
 
-def model_of(result: Any) -> str:
-    """The model an ACP `session/new` answer names, if any."""
-    if not isinstance(result, dict):
-        return ""
-    for opt in result.get("configOptions") or []:
-        if isinstance(opt, dict) and opt.get("category") == "model" and isinstance(opt.get("currentValue"), str):
-            return str(opt["currentValue"])
-    models = result.get("models")
-    if isinstance(models, dict) and isinstance(models.get("currentModelId"), str):
-        return str(models["currentModelId"])
-    return ""
-
-
-class AcpSession:
+class AcpSession(ItemStream):
     """The object the UI and the headless mode drive for an ACP agent. Iterate it for `Item`s."""
 
     capabilities = ACP
@@ -73,6 +46,7 @@ class AcpSession:
         preset: Preset | None = None,
         display_argv: list[str] | None = None,
     ) -> None:
+        super().__init__()
         if not argv:
             raise ValueError("no command given: use `breaker-tui --acp -- COMMAND ARGS` or `breaker-tui -- opencode`")
         self.argv = list(argv)
@@ -100,69 +74,13 @@ class AcpSession:
                 "acp": settings.acp.model_dump(mode="json"),
             }
             self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
-        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.proc: AgentProcess | None = None
         self.agent_caps: dict[str, Any] = {}
         self.generation = 0
-        self.turns_done = 0
-        self._turn_end = asyncio.Event()
-        self._ready = asyncio.Event()
-        self._exited = asyncio.Event()
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_task: asyncio.Task[Any] | None = None
         self._followup: str | None = None
         self._perms: dict[Any, tuple[dict[str, Any], Question]] = {}
-        self._loading = False
         self._closing = False
-        self.exit: ExitInfo | None = None
-
-    # -- plumbing ----------------------------------------------------------------------------
-    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
-        t = asyncio.ensure_future(coro)
-        self._tasks.add(t)
-        t.add_done_callback(self._tasks.discard)
-        return t
-
-    def _emit(self, item: Item) -> None:
-        if isinstance(item, VerdictItem):
-            self._record("note", {"what": "verdict", "callId": item.call_id, "kind": item.verdict.kind})
-        elif isinstance(item, TripItem):
-            self._record("note", {"what": "trip", "rule": item.trip.rule, "sent": item.sent})
-        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnEnd):
-            self.turns_done += 1
-            self._turn_end.set()
-        self.queue.put_nowait(item)
-
-    def _emit_all(self, items: list[Item]) -> None:
-        for i in items:
-            self._emit(i)
-
-    def _record(self, kind: str, body: dict[str, Any]) -> None:
-        if self.recorder is not None:
-            self.recorder.write(kind, body)
-
-    def _on_frame(self, direction: str, msg: dict[str, Any]) -> None:
-        self._record(
-            "acp",
-            {"dir": direction, "msg": msg, "loading": self._loading}
-            if self._loading
-            else {"dir": direction, "msg": msg},
-        )
-
-    def _on_stderr(self, text: str) -> None:
-        self._record("child", {"text": text[:65536]})
-        self._emit(OutputItem(text))
-
-    async def items(self) -> AsyncIterator[Item]:
-        """Everything that happens, in order, until the session is closed."""
-        while True:
-            item = await self.queue.get()
-            if item is None:
-                return
-            yield item
-
-    def __aiter__(self) -> AsyncIterator[Item]:
-        return self.items()
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -205,46 +123,11 @@ class AcpSession:
 
     async def _handshake(self, resume: str | None, gen: int) -> None:
         assert self.proc is not None
-        proc = self.proc
-        timeout = self.settings.acp.startup_timeout_s
+        mode = mode_for(self.preset, self.settings.acp.make_ask)
         try:
-            init = await proc.request(
-                "initialize",
-                {
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
-                    "clientInfo": {"name": "breaker-tui", "version": "0.1.0"},
-                },
-                timeout,
+            opened = await open_acp_session(
+                self.proc, self.cwd, self.settings.acp.startup_timeout_s, resume, mode, self._set_loading
             )
-            self.agent_caps = (init or {}).get("agentCapabilities") or {}
-            agent_info = (init or {}).get("agentInfo") or {}
-            if agent_info.get("name"):
-                name = f"{agent_info.get('name')} {agent_info.get('version', '')}".strip()
-                self.info.provider = inert(name, keep_newlines=False)[:80]
-            params: dict[str, Any] = {"cwd": self.cwd, "mcpServers": []}
-            resumed = False
-            if resume and self.agent_caps.get("loadSession"):
-                self._loading = True
-                try:
-                    result = await proc.request("session/load", {**params, "sessionId": resume}, timeout)
-                    sid = resume
-                    resumed = True
-                finally:
-                    self._loading = False
-            else:
-                result = await proc.request("session/new", params, timeout)
-                sid = str((result or {}).get("sessionId") or "")
-                if resume:
-                    self._emit(
-                        StatusItem(
-                            "notice",
-                            f"{self.acp.agent_name} cannot load a session: started a new one"
-                            " (the old turns are not in its context)",
-                        )
-                    )
-            if self.preset is not None and self.preset.mode and self.settings.acp.make_ask:
-                await proc.request("session/set_mode", {"sessionId": sid, "modeId": self.preset.mode}, timeout)
         except (RpcError, TimeoutError) as e:
             if gen == self.generation:
                 what = "did not answer in time" if isinstance(e, TimeoutError) else inert(str(e), keep_newlines=False)
@@ -252,9 +135,22 @@ class AcpSession:
             return
         if gen != self.generation:
             return
+        self.agent_caps = opened.agent_caps
+        self.info.provider = opened.provider or self.info.provider
+        if opened.could_not_load:
+            self._emit(
+                StatusItem(
+                    "notice",
+                    f"{self.acp.agent_name} cannot load a session: started a new one"
+                    " (the old turns are not in its context)",
+                )
+            )
         self.info.bridge = "connected"
-        self._emit_all(self.acp.session_started(sid, inert(model_of(result), keep_newlines=False)[:80], resumed))
+        self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._ready.set()
+
+    def _set_loading(self, on: bool) -> None:
+        self._loading = on
 
     async def _watch_exit(self, proc: AgentProcess, gen: int) -> None:
         await proc.exited.wait()
@@ -273,38 +169,6 @@ class AcpSession:
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
         self._emit(StatusItem("exited", info.describe().replace("child", self.acp.agent_name, 1), {"code": info.code}))
         self._exited.set()
-
-    async def wait_ready(self, timeout: float = 60) -> bool:
-        """Wait until the agent has an open session and takes prompts."""
-        try:
-            await asyncio.wait_for(self._ready.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
-
-    async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
-        """Wait until the agent has exited."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._exited.wait(), timeout)
-        return self.exit
-
-    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
-        """Wait until more than `done_before` turns have ended (or the agent exits)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.turns_done <= done_before and not self._exited.is_set():
-            self._turn_end.clear()
-            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
-            try:
-                await asyncio.wait(
-                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                for w in waiters:
-                    w.cancel()
-            if loop.time() >= deadline:
-                return False
-        return self.turns_done > done_before
 
     # -- what the agent sends ----------------------------------------------------------------
     async def _on_notify(self, method: str, params: dict[str, Any]) -> None:
