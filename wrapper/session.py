@@ -267,18 +267,43 @@ class Session:
         self._emit(StatusItem(kind, text))
 
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
-        self._record("in", {k: v for k, v in raw.items() if k != "token"} if isinstance(msg, P.Hello) else raw)
-        r = self.monitor.handle(msg)
-        if r.reply is not None:
-            await self._send(r.reply, r.record)
-        for item in r.items:
+        m = self.monitor
+        if isinstance(msg, P.Hello):
+            self.info.bridge = "connected"
+            self._record("in", {k: v for k, v in raw.items() if k != "token"})
+            self._emit(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
+            return
+        self._record("in", raw)
+        if isinstance(msg, P.EventMsg):
+            items, trips = m.event(msg.sessionId or "main", msg.event)
+            for item in items:
+                self._emit(item)
+            for trip in trips:
+                await self._on_trip(trip)
+        elif isinstance(msg, P.VerdictRequest):
+            reply, item = m.verdict(msg)
+            await self._send(
+                reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
+            )
             self._emit(item)
-        for trip in r.trips:
-            await self._on_trip(trip)
-        if r.approval is not None:
-            self._spawn(self._approval(r.approval))
-        if r.ready:
-            self._ready.set()
+        elif isinstance(msg, P.ResultRequest):
+            reply, ritem = m.result(msg)
+            reason = ritem.rewrite.reason if ritem.rewrite else None
+            await self._send(reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
+            self._emit(ritem)
+        elif isinstance(msg, P.ApprovalRequest):
+            self._spawn(self._approval(msg))
+        elif isinstance(msg, P.RequestStart):
+            for item in m.request_start(msg):
+                self._emit(item)
+        elif isinstance(msg, P.RequestErrorMsg):
+            for item in m.request_error(msg):
+                self._emit(item)
+        else:
+            for item in m.lifecycle(msg):
+                self._emit(item)
+            if isinstance(msg, P.Ready):
+                self._ready.set()
 
     async def _on_trip(self, trip: StreamTrip) -> None:
         cmd = self.monitor.trip_command(trip)
