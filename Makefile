@@ -18,7 +18,7 @@ EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
 # Tests that need no dsh, network or compiler; `make test` runs the rest too.
 FAST := -m "not integration and not tui"
 
-.PHONY: setup compiled dsh demo check check-format check-lint check-imports check-types check-unit \
+.PHONY: setup compiled dsh agents demo check check-format check-lint check-imports check-types check-unit \
 	lint test unit bench conformance calibrate clean
 
 $(STAMP): pyproject.toml
@@ -46,6 +46,13 @@ dsh: setup
 demo: dsh
 	$(BIN)/breaker-tui demo
 
+# The ACP agents the integration tests drive (pinned, from the npm registry; about 1.1 GB, once).
+agents: setup
+	$(BIN)/breaker-tui setup-agent opencode
+	$(BIN)/breaker-tui setup-agent claude
+	$(BIN)/breaker-tui setup-agent codex
+	$(BIN)/breaker-tui setup-agent gemini
+
 # Format, lint, import contracts, types and the unit tests, in parallel.
 check: $(STAMP)
 	@$(MAKE) --no-print-directory -j4 --output-sync=target check-format check-lint check-imports check-types check-unit
@@ -70,7 +77,7 @@ lint: check-format check-lint check-imports check-types
 # Everything: the checks, the conformance vectors and the unit tests against the compiled wheel
 # (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
 # whole suite (real dsh against the mock model, the TUI) from the checkout.
-test: dsh lint compiled
+test: dsh agents lint compiled
 	cd $(CVENV) && ./bin/python -m engine.conformance $(CURDIR)/../shared/conformance
 	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \

@@ -428,9 +428,10 @@ def run_app(
     cwd: str | None = None,
     first_prompt: str | None = None,
     title: str = "",
+    acp: bool = False,
 ) -> int:
     """Run a command under the monitor with the screen; returns the child's exit status."""
-    source = LiveSource(argv, settings, env=env, cwd=cwd, first_prompt=first_prompt, title=title)
+    source = LiveSource(argv, settings, env=env, cwd=cwd, first_prompt=first_prompt, title=title, acp=acp)
     app = create_app(source, settings, theme, observe)
     app.run()
     return app.exit_code

@@ -16,13 +16,15 @@ from wrapper.paths import config_file
 EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START = 0, 1, 2, 3
 
 USAGE = """\
-breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (usually dsh) under the monitor
+breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
 breaker-tui replay FILE                        play a recording or a dsh session log on the screen
 breaker-tui scan FILE [--json] [--from NAME]   print every intervention in a trace, recording or dsh log
 breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of labelled traces
-breaker-tui demo [SCENARIO] [--list]           a real dsh and the built-in mock model, offline
+breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
+breaker-tui agents                             the ACP agents breaker-tui knows (claude, opencode, codex, gemini)
+breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
 breaker-tui config show                        print the effective config and where each value came from
@@ -39,6 +41,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
     p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
     p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
+    p.add_argument("--acp", action="store_true", help="COMMAND is an ACP agent (speaks ACP on stdin/stdout)")
     return p
 
 
@@ -90,13 +93,25 @@ def _run(opts: list[str], command: list[str]) -> int:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
         )
+    from wrapper.harness.acp.cli import cannot_run
+
+    why = cannot_run(command)
+    if why:
+        print(f"breaker-tui: {why}", file=sys.stderr)
+        return EXIT_CANNOT_START
+    if a.no_tui and not a.prompt:
+        from wrapper.harness.registry import is_acp
+
+        if is_acp(command, a.acp):
+            print("breaker-tui: an ACP agent takes its task from --prompt TEXT with --no-tui", file=sys.stderr)
+            return EXIT_USAGE
     if a.no_tui:
         from wrapper.headless import run
 
-        return asyncio.run(run(command, settings, a.prompt, a.json))
+        return asyncio.run(run(command, settings, a.prompt, a.json, acp=a.acp))
     from tui.app import run_app
 
-    return run_app(command, settings, theme=a.theme, observe=a.observe)
+    return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp)
 
 
 def _load_source(path: Path):  # type: ignore[no-untyped-def]
@@ -144,19 +159,26 @@ def _demo(args: list[str]) -> int:
     p.add_argument("scenario", nargs="?", default="tool-loop", help="one of --list (default: tool-loop)")
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
+    p.add_argument("--agent", help="run it with an installed ACP agent (opencode, claude) instead of dsh")
     p.add_argument("--config", type=Path)
     p.add_argument("--theme")
     a = p.parse_args(args)
     if a.list:
         for name, (_, prompt, desc) in SCENARIOS.items():
             print(f"{name:22} {desc}   (prompt: {prompt!r})")
+        from wrapper.harness.acp.presets import PRESETS, installed
+
+        ready = [n for n in ("opencode", "claude") if installed(PRESETS[n])]
+        if ready:
+            agents = " | ".join(ready)
+            print(f"\nwith an ACP agent instead of dsh: --agent {agents}  (e.g. demo read-loop --agent {ready[0]})")
         return EXIT_OK
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
     from tui.demo import run_demo
 
-    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme)
+    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme, agent=a.agent)
 
 
 def _mock(args: list[str]) -> int:
@@ -226,6 +248,7 @@ def _config(args: list[str]) -> int:
         "thinking": s.engine.thinking.model_dump(mode="json"),
         "wrapper": s.wrapper.model_dump(mode="json"),
         "ui": s.ui.model_dump(mode="json"),
+        "acp": s.acp.model_dump(mode="json"),
     }
     for section, values in dump.items():
         print(f"\n[{section}]")
@@ -247,7 +270,21 @@ def _init_profile(args: list[str]) -> int:
     return EXIT_OK
 
 
+def _agents(args: list[str]) -> int:
+    from wrapper.harness.acp.cli import agents
+
+    return agents(args)
+
+
+def _setup_agent(args: list[str]) -> int:
+    from wrapper.harness.acp.cli import setup
+
+    return setup(args)
+
+
 COMMANDS = {
+    "agents": _agents,
+    "setup-agent": _setup_agent,
     "replay": _replay,
     "scan": _scan,
     "eval": _eval,

@@ -26,27 +26,40 @@ def ensure_dsh() -> bool:
     return True
 
 
-def run_demo(scenario: str, settings: Settings, headless: bool = False, theme: str | None = None) -> int:
-    """Run one scenario; returns the exit status."""
-    if not ensure_dsh():
+def run_demo(
+    scenario: str, settings: Settings, headless: bool = False, theme: str | None = None, agent: str | None = None
+) -> int:
+    """Run one scenario with dsh, or with an installed ACP agent (`agent`); returns the exit status."""
+    argv = DEMO_ARGV
+    if agent is not None:
+        from wrapper.harness.acp.presets import PRESETS, installed
+        from wrapper.harness.acp.world import make_acp_world
+
+        if agent not in PRESETS or not installed(PRESETS[agent]):
+            print(f"breaker-tui demo: {agent} is not installed: run `breaker-tui setup-agent {agent}`", file=sys.stderr)
+            return 3
+        world = make_acp_world(agent, scenario)
+        argv = [agent]
+    elif not ensure_dsh():
         return 3
-    world = make_world(scenario)
+    else:
+        world = make_world(scenario)
     prompt = SCENARIOS[scenario][1]
     try:
         if headless:
             from wrapper.headless import run
 
-            return asyncio.run(run(DEMO_ARGV, settings, [prompt], env=world.env, cwd=str(world.workspace)))
+            return asyncio.run(run(argv, settings, [prompt], env=world.env, cwd=str(world.workspace)))
         from tui.app import run_app
 
         return run_app(
-            DEMO_ARGV,
+            argv,
             settings,
             theme=theme,
             env=world.env,
             cwd=str(world.workspace),
             first_prompt=prompt,
-            title=f"demo: {scenario}",
+            title=f"demo: {scenario}" + (f" · {agent}" if agent else ""),
         )
     finally:
         world.close()

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wrapper import protocol as P
+from wrapper.harness.registry import open_session, replayer_for
 from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem, TripItem
 from wrapper.monitor import Info, Monitor
-from wrapper.replay import Replayer, describe_command
-from wrapper.session import Session
+from wrapper.replay import describe_command
 from wrapper.settings import Settings
 from wrapper.sources import Loaded
 
@@ -93,9 +93,10 @@ class LiveSource(Source):
         cwd: str | None = None,
         first_prompt: str | None = None,
         title: str = "",
+        acp: bool = False,
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
-        self.session = Session(argv, settings, self._ask, cwd=cwd, env=env)
+        self.session = open_session(argv, settings, self._ask, cwd=cwd, env=env, acp=acp)
         self.first_prompt = first_prompt
 
     async def _ask(self, q: Question) -> Answer:
@@ -152,7 +153,7 @@ class ReplaySource(Source):
 
     def __init__(self, loaded: Loaded, settings: Settings, speed: float = 1.0, paused: bool = False) -> None:
         super().__init__(settings, f"replay: {loaded.path.name}")
-        self.replayer = Replayer(loaded, settings)
+        self.replayer = replayer_for(loaded, settings)
         self.replayer.monitor.info.child = "recorded"
         self.speed = speed
         self._play = asyncio.Event()
@@ -269,32 +270,20 @@ class ScriptedSource(Source):
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor
-        msg = P.parse_inbound(raw)
-        if isinstance(msg, P.EventMsg):
-            items, trips = m.event(msg.sessionId or "main", msg.event)
-            for item in items:
-                emit(item)
-            for trip in trips:
-                emit(TripItem(trip, describe_command(m.trip_command(trip))))
-        elif isinstance(msg, P.VerdictRequest):
-            emit(m.verdict(msg)[1])
-        elif isinstance(msg, P.ResultRequest):
-            emit(m.result(msg)[1])
-        elif isinstance(msg, P.ApprovalRequest):
-            q = m.question(msg)
+        r = m.handle(P.parse_inbound(raw))
+        for item in r.items:
+            emit(item)
+        for trip in r.trips:
+            emit(TripItem(trip, describe_command(m.trip_command(trip))))
+        if r.approval is not None:
+            q = m.question(r.approval)
             emit(ApprovalItem(q))
             answer = await self.approver(q)
             self.answers.append(answer)
-            m.answer(msg, q, answer)
+            m.answer(r.approval, q, answer)
             if answer == "cancel-turn":
                 await self.cancel()
             emit(ApprovalItem(q, answer, "operator"))
-        elif isinstance(msg, P.RequestStart):
-            for item in m.request_start(msg):
-                emit(item)
-        else:
-            for item in m.lifecycle(msg):
-                emit(item)
 
     async def prompt(self, text: str) -> bool:
         self.actions.append(f"prompt:{text}")

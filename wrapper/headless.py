@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Any, TextIO
 
+from engine import events as ev
 from wrapper import signals
 from wrapper.items import (
     ApprovalItem,
+    EngineItem,
     Item,
     OutputItem,
     Question,
@@ -19,7 +21,7 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.replay import finding
-from wrapper.session import Session, allow_all, deny_all
+from wrapper.session import allow_all, deny_all
 from wrapper.settings import Settings
 
 EXIT_USAGE = 2
@@ -74,6 +76,7 @@ async def run(
     out: TextIO = sys.stdout,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    acp: bool = False,
 ) -> int:
     """Run the command under the monitor; return the exit status to use."""
     approver = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
@@ -81,13 +84,27 @@ async def run(
     async def policy(q: Question) -> Any:
         return await approver(q)
 
-    session = Session(argv, settings, policy, env=env, cwd=cwd)
+    from wrapper.harness.registry import open_session
+
+    try:
+        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp)
+    except FileNotFoundError as e:
+        err.write(f"breaker-tui: {e}\n")
+        return EXIT_CANNOT_START
     found = {"loops": 0}
 
+    # an ACP agent's answer arrives as message chunks and its own stdout is the protocol: the answer
+    # goes to stdout, the agent's stderr to stderr
+    acp = session.capabilities.name == "acp"
+
     def show(item: Item) -> None:
-        if isinstance(item, OutputItem):
-            out.write(item.text)
+        if acp and isinstance(item, EngineItem) and isinstance(item.event, ev.AnswerDelta):
+            out.write(item.event.text)
             out.flush()
+            return
+        if isinstance(item, OutputItem):
+            (err if acp else out).write(item.text)
+            (err if acp else out).flush()
             return
         line = None
         if as_json_lines:

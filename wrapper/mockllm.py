@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 from wrapper.scenarios import SCENARIOS, Reply, Turn
 
 TITLE_PREFIX = "Generate the session title"
@@ -34,6 +35,8 @@ def describe_request(body: dict[str, Any]) -> Turn:
             break
     users = [_text_of(m.get("content")) for m in msgs if m.get("role") == "user"]
     thinking = (body.get("thinking") or {}).get("type", "enabled") != "disabled"
+    if users and FOLLOWUP_MARKER in users[-1]:  # an ACP agent cannot turn thinking off: the monitor asks in words
+        thinking = False
     return Turn(assistants, thinking, tool_texts, users)
 
 
@@ -45,6 +48,8 @@ class MockModel:
             raise ValueError(f"unknown scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
         self.scenario = scenario
         self.log_path = log_path
+        self.hung = False  # a scripted hang happens once per server; later requests are answered normally
+        self.workspace = ""  # relative paths in scripted tool calls resolve here (agents want absolute ones)
         self.requests: list[dict[str, Any]] = []
         self.side_delay_ms = 2.0  # pause per chunk of a side request's answer (tests hold a title request open)
         self._lock = threading.Lock()
@@ -125,17 +130,39 @@ class MockModel:
             self._json(h, 200, {"scenario": self.scenario})
             return
         self._record(h, body)
+        if "/messages" in h.path:  # Anthropic Messages (Claude Code)
+            from wrapper.mock.anthropic import handle
+
+            handle(self, h, body)
+            return
+        if h.path.rstrip("/").endswith("/responses"):  # OpenAI Responses (Codex)
+            from wrapper.mock.responses import handle as handle_responses
+
+            handle_responses(self, h, body)
+            return
+        if ":generateContent" in h.path or ":streamGenerateContent" in h.path:  # Gemini (Gemini CLI)
+            from wrapper.mock.gemini import handle as handle_gemini
+
+            handle_gemini(self, h, body)
+            return
         msgs = body.get("messages") or []
         is_title = not body.get("tools") and any(TITLE_PREFIX in _text_of(m.get("content")) for m in msgs)
         if is_title or not body.get("tools"):
             self._stream(h, Reply(content="Mock session title", delay_ms=self.side_delay_ms), body)
             return
         script = SCENARIOS[self.scenario][0]
-        reply = script(describe_request(body))
+        reply = self.once(fit_reply(script(describe_request(body)), body, self.workspace))
         if reply.status != 200:
             self._json(h, reply.status, {"error": {"message": reply.error or "mock error", "type": "server_error"}})
             return
         self._stream(h, reply, body)
+
+    def once(self, reply: Reply) -> Reply:
+        """A hang happens once per server; a later one gets a normal answer (the conversation keeps the prompt)."""
+        if reply.hang and self.hung:
+            return Reply(reasoning=["The user wants a short answer."], content="Hello from the mock model.")
+        self.hung = self.hung or reply.hang
+        return reply
 
     def _json(self, h: BaseHTTPRequestHandler, status: int, obj: Any) -> None:
         data = json.dumps(obj).encode()

@@ -38,6 +38,19 @@ def shell_failed(tool: str, text: str) -> bool:
 
 
 @dataclass
+class Reaction:
+    """What one bridge message asks of a driver: items to show, a reply to send, trips and approvals to act on."""
+
+    items: list[Item] = field(default_factory=list)
+    trips: list[StreamTrip] = field(default_factory=list)
+    reply: P.Out | None = None
+    record: dict[str, Any] = field(default_factory=dict)  # fields recorded with the reply
+    approval: P.ApprovalRequest | None = None  # the person must answer: `question`, then `answer`
+    ready: bool = False  # a runner reported it takes prompts
+    connected: bool = False  # the bridge said hello
+
+
+@dataclass
 class Info:
     """What the status line shows."""
 
@@ -74,6 +87,36 @@ class Monitor:
         """Remember an agent (tabs appear in this order)."""
         if agent and agent not in self.info.agents:
             self.info.agents.append(agent)
+
+    # -- the one dispatcher -----------------------------------------------------------------------
+    def handle(self, msg: P.Inbound) -> Reaction:
+        """Every bridge message, decided in one place: live sessions, replays and scripted sources call this."""
+        r = Reaction()
+        if isinstance(msg, P.Hello):
+            self.info.bridge = "connected"
+            r.connected = True
+            r.items.append(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
+        elif isinstance(msg, P.EventMsg):
+            r.items, r.trips = self.event(msg.sessionId or "main", msg.event)
+        elif isinstance(msg, P.VerdictRequest):
+            r.reply, item = self.verdict(msg)
+            r.record = {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
+            r.items.append(item)
+        elif isinstance(msg, P.ResultRequest):
+            r.reply, ritem = self.result(msg)
+            reason = ritem.rewrite.reason if ritem.rewrite else None
+            r.record = {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason}
+            r.items.append(ritem)
+        elif isinstance(msg, P.ApprovalRequest):
+            r.approval = msg
+        elif isinstance(msg, P.RequestStart):
+            r.items = self.request_start(msg)
+        elif isinstance(msg, P.RequestErrorMsg):
+            r.items = self.request_error(msg)
+        else:
+            r.items = self.lifecycle(msg)
+            r.ready = isinstance(msg, P.Ready)
+        return r
 
     # -- the feed --------------------------------------------------------------------------------
     def event(self, agent: str, event: dict[str, Any]) -> tuple[list[Item], list[StreamTrip]]:
@@ -189,6 +232,19 @@ class Monitor:
             hits=asked.hits if asked else (),
             local=bool(asked and asked.local),
             from_breaker=asked is not None,
+        )
+
+    def question_for(self, agent: str, call_id: str, tool: str, args: Any, v: Verdict, reason: str) -> Question:
+        """The operator's question for a call the breaker asks about (harnesses without dsh's approval message)."""
+        return Question(
+            agent=agent,
+            call_id=call_id,
+            tool=tool,
+            args=args,
+            reason=reason or v.message,
+            hits=v.hits,
+            local=v.local,
+            from_breaker=True,
         )
 
     def auto_answer(self, q: Question) -> Answer | None:

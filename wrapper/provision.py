@@ -214,4 +214,7 @@ def doctor() -> list[Check]:
             "`breaker-tui demo` makes its own; for yours see the README",
         )
     )
+    from wrapper.harness.acp.install import agent_checks
+
+    out.extend(agent_checks())
     return out

@@ -199,7 +199,8 @@ def _inert_json(obj: Any, depth: int = 0) -> Any:
 
 
 def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
-    from wrapper.replay import Replayer, finding
+    from wrapper.harness.registry import replayer_for
+    from wrapper.replay import finding
     from wrapper.sources import SourceError, load
 
     try:
@@ -208,7 +209,7 @@ def _scan_session(a: argparse.Namespace, settings: Settings) -> int:
         raise BadInput(str(a.file), str(e).removeprefix(f"{a.file}: ")) from None
     except (RecursionError, ValueError, OSError) as e:
         raise BadInput(str(a.file), f"cannot be read: {type(e).__name__}: {e}") from None
-    r = Replayer(loaded, settings)
+    r = replayer_for(loaded, settings)
     bad_before = r.bad_messages
     loops = count = 0
     steps = r.steps()

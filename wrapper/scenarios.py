@@ -142,6 +142,16 @@ def failing_tool(turn: Turn) -> Reply:
     return _done(turn, "The script keeps failing; stopping.")
 
 
+def read_loop(turn: Turn) -> Reply:
+    """Re-reads the same file with a read-only tool (agents run these without asking)."""
+    if turn.index < 8 and not any("[breaker-tui]" in u for u in turn.user_texts[-1:]):
+        return Reply(
+            reasoning=_chunks(f"Let me look at notes.txt once more (look {turn.index + 1})."),
+            tool_calls=[ToolCallSpec("read", {"path": "notes.txt"})],
+        )
+    return _done(turn, "I stopped re-reading notes.txt: the release is on Friday.")
+
+
 def http_500(turn: Turn) -> Reply:
     """The provider fails."""
     return Reply(status=500, error="mock boom")
@@ -149,7 +159,7 @@ def http_500(turn: Turn) -> Reply:
 
 def hang(turn: Turn) -> Reply:
     """Starts thinking, then never finishes the first response; later prompts get normal answers."""
-    if turn.index == 0:
+    if turn.index == 0:  # the mock hangs once per server (`MockModel.once`): ACP agents keep cancelled prompts
         return Reply(reasoning=_chunks("Let me think about this very carefully before answering."), hang=True)
     return normal(turn)
 
@@ -276,6 +286,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "same-check-six": (same_check_six, "Make the check pass.", "the same failing check re-run verbatim six times"),
     "star-flood": (star_flood, "Summarise the plan.", "reasoning decays into *** floods (degeneracy lens)"),
     "failing-tool": (failing_tool, "Run the script.", "a failing call retried (steered, then denied)"),
+    "read-loop": (read_loop, "Read notes.txt.", "the same read-only call again and again (never asks)"),
     "http-500": (http_500, "Say hello.", "the model provider returns HTTP 500"),
     "hang": (hang, "Think hard.", "the model stalls mid-stream (cancel it)"),
 }

@@ -17,7 +17,8 @@ from wrapper.approvals import Approvals
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
 from wrapper.guards import Guards
-from wrapper.items import Answer, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
+from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.launch import (
     BridgeSettings,
     build_argv,
@@ -114,6 +115,11 @@ class Session:
     def _recording_failed(self, text: str) -> None:
         """A recording write failed: say so at once; the file stays without its end marker."""
         self._emit(StatusItem("error", f"{text}; the recording is incomplete", {"recording": "incomplete"}))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this harness can do: dsh through its bridge, or a plain command watched by its output."""
+        return DSH if self.info.dsh else PLAIN
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from engine.config import BreakerConfig, describe
 from engine.errors import ConfigError
+from wrapper.harness.acp.config import AcpSettings
 
 # the bridge's timers cannot honour less than this; a smaller value is a config error, not "never"
 MIN_TIMEOUT_S = 0.01
@@ -73,7 +74,7 @@ class UiSettings(BaseModel):
     """How often streamed text and scores are repainted."""
 
 
-SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui")
+SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui", "acp")
 MAX_CONFIG_BYTES = 1 << 20
 
 
@@ -85,6 +86,7 @@ class Settings(BaseModel):
     engine: BreakerConfig = Field(default_factory=lambda: BreakerConfig())
     wrapper: WrapperSettings = Field(default_factory=lambda: WrapperSettings())
     ui: UiSettings = Field(default_factory=lambda: UiSettings())
+    acp: AcpSettings = Field(default_factory=lambda: AcpSettings())
     source: str = "defaults"
     """Where the values came from."""
     origins: dict[str, str] = Field(default_factory=dict)
@@ -132,5 +134,9 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
         ui = UiSettings.model_validate(data.get("ui", {}))
     except ValidationError as e:
         raise ConfigError(f"{where}: {describe(e, 'ui', tuple(UiSettings.model_fields))}") from None
+    try:
+        acp = AcpSettings.model_validate(data.get("acp", {}))
+    except ValidationError as e:
+        raise ConfigError(f"{where}: {describe(e, 'acp', tuple(AcpSettings.model_fields))}") from None
     origins = {f"{sec}.{k}": where for sec in SECTIONS for k in (data.get(sec) or {})}
-    return Settings(engine=engine, wrapper=wrapper, ui=ui, source=where, origins=origins)
+    return Settings(engine=engine, wrapper=wrapper, ui=ui, acp=acp, source=where, origins=origins)

@@ -6,13 +6,14 @@ from engine.config import EngineConfig, ThinkingConfig
 from engine.repeat_config import RepeatConfig
 from tests.conftest import ROOT
 from tui.cli import COMMANDS
+from wrapper.harness.acp.config import AcpSettings
 from wrapper.settings import UiSettings, WrapperSettings
 
 README = (ROOT / "README.md").read_text()
 
 
 def test_every_config_key_is_documented() -> None:
-    for cls in (RepeatConfig, ThinkingConfig, EngineConfig, WrapperSettings, UiSettings):
+    for cls in (RepeatConfig, ThinkingConfig, EngineConfig, WrapperSettings, UiSettings, AcpSettings):
         for key in cls.model_fields:
             assert f"| `{key}` |" in README, f"{cls.__name__}.{key} is not in the README"
 

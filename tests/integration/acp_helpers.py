@@ -1,0 +1,117 @@
+"""Real ACP agents (installed by `breaker-tui setup-agent`) against the mock model, one private world each."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import events as ev
+from tests.conftest import wait_until
+from wrapper.harness.acp.presets import PRESETS, installed
+from wrapper.harness.acp.rpc import group_alive
+from wrapper.harness.acp.session import AcpSession
+from wrapper.harness.acp.world import make_acp_world
+from wrapper.harness.registry import open_session
+from wrapper.items import Answer, EngineItem, Item, Question, StatusItem, TripItem, VerdictItem
+from wrapper.recorder import Recorder
+from wrapper.settings import Settings
+from wrapper.world import World
+
+AGENTS = ("opencode", "claude")
+
+
+def need(agent: str) -> None:
+    """Skip (with the fix) when the agent is not installed; CI installs both with `setup-agent`."""
+    if not installed(PRESETS[agent]):
+        pytest.skip(f"{agent} is not installed: run `breaker-tui setup-agent {agent}`")
+
+
+@dataclass
+class AcpRun:
+    """A live ACP session and everything it produced."""
+
+    session: AcpSession
+    world: World
+    recording: Path
+    items: list[Item] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+    def verdicts(self) -> list[VerdictItem]:
+        return [i for i in self.items if isinstance(i, VerdictItem)]
+
+    def events(self, kind: type) -> list[Any]:
+        return [i.event for i in self.items if isinstance(i, EngineItem) and isinstance(i.event, kind)]
+
+    def trips(self) -> list[TripItem]:
+        return [i for i in self.items if isinstance(i, TripItem)]
+
+    def status(self, kind: str) -> list[StatusItem]:
+        return [i for i in self.items if isinstance(i, StatusItem) and i.kind == kind]
+
+    def answer_text(self) -> str:
+        return "".join(e.text for e in self.events(ev.AnswerDelta))
+
+    def followups(self) -> list[str]:
+        return [e.text for e in self.events(ev.UserMessage) if e.source == "plugin"]
+
+    async def until(self, pred: Callable[[], bool], timeout: float = 60, what: str = "condition") -> None:
+        await wait_until(pred, timeout, what)
+
+    async def turn(self, prompt: str, timeout: float = 120) -> None:
+        before = self.session.turns_done
+        assert await self.session.prompt(prompt), f"the prompt was not accepted: {self.items[-5:]}"
+        assert await self.session.wait_turn_end(before, timeout), f"turn for {prompt!r} did not end in {timeout}s"
+
+
+@contextlib.asynccontextmanager
+async def acp_run(
+    agent: str,
+    scenario: str,
+    root: Path,
+    answers: list[Answer] | None = None,
+    settings: Settings | None = None,
+) -> AsyncIterator[AcpRun]:
+    """Start `agent` on `scenario`; the approver answers from `answers`, then allows once."""
+    need(agent)
+    world = make_acp_world(agent, scenario, root)
+    queue = list(answers or [])
+    run: AcpRun
+
+    async def approver(q: Question) -> Answer:
+        run.questions.append(q)
+        return queue.pop(0) if queue else "allow-once"
+
+    rec_path = root / "recording.jsonl"
+    rec = Recorder(
+        rec_path,
+        {"harness": "acp", "agent": agent, "config": (settings or Settings()).engine.model_dump(mode="json")},
+    )
+    s = open_session([agent], settings or Settings(), approver, cwd=str(world.workspace), env=world.env, recorder=rec)
+    assert isinstance(s, AcpSession)
+    run = AcpRun(s, world, rec_path)
+
+    async def pump() -> None:
+        async for item in s:
+            run.items.append(item)
+
+    task = asyncio.create_task(pump())
+    try:
+        await s.start()
+        assert await s.wait_ready(120), f"{agent} never opened an ACP session: {run.items[-5:]}"
+        yield run
+    finally:
+        await s.close()
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+        world.close()
+
+
+def group_gone(pgid: int) -> bool:
+    """Whether no live process of the group is left (zombies waiting for their reaper do not count)."""
+    return not group_alive(pgid)

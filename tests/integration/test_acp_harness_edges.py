@@ -1,0 +1,83 @@
+"""The ACP harness with a tiny real agent process: no session loading, garbage, stubborn helpers, sudden death."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from engine import events as ev
+from tests.integration.acp_helpers import group_gone
+from wrapper.harness.acp.session import AcpSession
+from wrapper.items import EngineItem, Item, StatusItem
+from wrapper.session import deny_all
+from wrapper.settings import Settings, WrapperSettings
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+STUB = [sys.executable, str(Path(__file__).with_name("acp_stub_agent.py"))]
+
+
+@pytest.fixture
+async def stub(tmp_path: Path) -> AsyncIterator[tuple[AcpSession, list[Item]]]:
+    s = AcpSession(STUB, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), deny_all, cwd=str(tmp_path))
+    items: list[Item] = []
+
+    async def pump() -> None:
+        async for i in s:
+            items.append(i)
+
+    task = asyncio.create_task(pump())
+    await s.start()
+    assert await s.wait_ready(30)
+    yield s, items
+    await s.close()
+    await asyncio.wait_for(task, 10)
+
+
+def answers(items: list[Item]) -> str:
+    return "".join(i.event.text for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.AnswerDelta))
+
+
+async def test_garbage_from_the_agent_is_shown_not_fatal(stub: tuple[AcpSession, list[Item]]) -> None:
+    s, items = stub
+    assert await s.prompt("hello")
+    assert await s.wait_turn_end(0, 30)
+    assert "done" in answers(items)
+    assert s.proc is not None and s.proc.bad_lines >= 1
+
+
+async def test_restart_without_load_session_opens_a_new_session_and_says_so(
+    stub: tuple[AcpSession, list[Item]],
+) -> None:
+    s, items = stub
+    first = s.info.session_id
+    assert await s.restart()
+    assert await s.wait_ready(30)
+    assert s.info.session_id != first
+    assert any(isinstance(i, StatusItem) and "cannot load a session" in i.text for i in items)
+    assert any(isinstance(i, StatusItem) and i.text == "restarting with a new session" for i in items)
+
+
+async def test_a_helper_that_ignores_sigterm_is_ended_with_the_group(stub: tuple[AcpSession, list[Item]]) -> None:
+    s, items = stub
+    assert await s.prompt("spawn")
+    assert await s.wait_turn_end(0, 30)
+    helper = int(answers(items).split("helper ")[1].split("done")[0])
+    pgid = s.proc.pgid if s.proc else None
+    assert pgid is not None and os.getpgid(helper) == pgid
+    await s.kill()
+    assert group_gone(pgid), "the stubborn helper outlived the kill"
+
+
+async def test_an_agent_dying_mid_turn_ends_the_turn_and_reports_the_exit(stub: tuple[AcpSession, list[Item]]) -> None:
+    s, items = stub
+    assert await s.prompt("die")
+    info = await s.wait_exit(30)
+    assert info is not None and info.code == 3
+    ends = [i.event.reason for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.TurnEnd)]
+    assert ends == ["error"]
+    assert any(isinstance(i, StatusItem) and i.kind == "exited" for i in items)

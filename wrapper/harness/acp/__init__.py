@@ -1,0 +1,1 @@
+"""The ACP harness: any agent speaking the Agent Client Protocol, presets, installer, decisions, replay."""

@@ -1,0 +1,138 @@
+"""Tool calls as ACP agents report them, joined by `toolCallId`, reduced to what the engine fingerprints.
+
+Each agent puts the arguments somewhere else: opencode and Claude send `tool_call` with an empty
+`rawInput` and the full input in a later `tool_call_update`; Codex only in the permission request;
+Gemini only a title. `CallState.merge` folds all of them into one record, and `engine_call` names the
+call the way the engine's fingerprints expect (`bash` + `command`, `read` + `path`, ...), so a loop
+looks the same whichever agent runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.breaker import Verdict
+
+_PATH_KEYS = ("file_path", "filePath", "filepath", "path", "absolute_path")
+_SHELLS = {"bash", "sh", "zsh", "dash"}
+_SHELL_NAMES = {"bash", "shell", "run_shell_command", "terminal", "exec", "execute"}
+
+
+def obj(d: Any, key: str) -> dict[str, Any]:
+    """`d[key]` when it is a JSON object, else an empty one (agent frames are data, never trusted)."""
+    v = d.get(key) if isinstance(d, dict) else None
+    return v if isinstance(v, dict) else {}
+
+
+@dataclass
+class CallState:
+    """Everything known about one tool call so far."""
+
+    call_id: str
+    title: str = ""
+    kind: str = ""
+    name: str = ""  # the agent's own tool name, when it says
+    raw: dict[str, Any] = field(default_factory=dict)
+    status: str = "pending"
+    verdict: Verdict | None = None
+    asked: bool = False  # the agent sent a permission request for it
+    refused: bool = False  # we (or the person) answered the request with a rejection
+    ran_unasked: bool = False
+    settled: bool = False  # its result went to the engine
+    output: str = ""
+
+    def merge(self, u: dict[str, Any]) -> None:
+        """Fold one `tool_call` / `tool_call_update` / permission `toolCall` into the record."""
+        if isinstance(u.get("title"), str) and u["title"]:
+            self.title = u["title"]
+        if isinstance(u.get("kind"), str) and u["kind"]:
+            self.kind = u["kind"]
+        meta = obj(u, "_meta")
+        cc = obj(meta, "claudeCode")
+        for name in (cc.get("toolName"), u.get("name")):
+            if isinstance(name, str) and name:
+                self.name = name
+        raw = u.get("rawInput")
+        if isinstance(raw, dict) and raw:
+            self.raw.update(raw)
+        if isinstance(u.get("status"), str) and u["status"]:
+            self.status = u["status"]
+        text = content_text(u.get("content"))
+        if text and self.status in ("completed", "failed"):
+            self.output = text
+        elif isinstance(u.get("rawOutput"), str) and u["rawOutput"]:
+            self.output = u["rawOutput"]
+
+    @property
+    def has_input(self) -> bool:
+        """Whether the arguments are known (beyond a working directory)."""
+        return any(k != "cwd" for k in self.raw) or bool(self.title and self.kind == "execute")
+
+    def engine_call(self) -> tuple[str, Any]:
+        """The tool name and arguments the engine fingerprints."""
+        raw = self.raw
+        cmd = raw.get("command", raw.get("cmd"))
+        if isinstance(cmd, list):
+            argv = [str(c) for c in cmd]
+            # `bash -lc SCRIPT` (Codex wraps every command so): the script is the command
+            if len(argv) == 3 and os.path.basename(argv[0]) in _SHELLS and argv[1] in ("-c", "-lc"):
+                cmd = argv[2]
+            else:
+                cmd = shlex.join(argv)
+        lname = self.name.lower()
+        if isinstance(cmd, str) or self.kind == "execute" or lname in _SHELL_NAMES:
+            if not isinstance(cmd, str):
+                cmd = self.title
+            return "bash", {"command": cmd}
+        path = next((raw[k] for k in _PATH_KEYS if isinstance(raw.get(k), str)), None)
+        if self.kind == "read":
+            args: dict[str, Any] = {"path": path if path is not None else self.title}
+            for k in ("offset", "limit"):
+                if k in raw:
+                    args[k] = raw[k]
+            return "read", args
+        if self.kind in ("edit", "delete", "move"):
+            body = {k: v for k, v in raw.items() if k not in _PATH_KEYS}
+            return "write", {"path": path if path is not None else self.title, **body}
+        if self.kind == "fetch" or isinstance(raw.get("url"), str):
+            return "web_fetch", {"url": raw.get("url", self.title)}
+        if self.kind == "search":
+            return "search", dict(raw) or {"query": self.title}
+        return (self.name or self.title or "tool"), dict(raw)
+
+
+def content_text(content: Any) -> str:
+    """The text of an ACP content list (`{"type":"content","content":{"type":"text",...}}` and diffs)."""
+    if not isinstance(content, list):
+        return ""
+    out: list[str] = []
+    for c in content:
+        if not isinstance(c, dict):
+            continue
+        inner = obj(c, "content") or c
+        if isinstance(inner.get("text"), str):
+            out.append(inner["text"])
+        elif c.get("type") == "diff" and isinstance(c.get("newText"), str):
+            out.append(c["newText"])
+    return "\n".join(out)
+
+
+def option_for(options: Any, kinds: tuple[str, ...]) -> str | None:
+    """The `optionId` of the first offered option whose kind is in `kinds` (in that preference order)."""
+    if not isinstance(options, list):
+        return None
+    for kind in kinds:
+        for o in options:
+            if isinstance(o, dict) and o.get("kind") == kind and isinstance(o.get("optionId"), str):
+                return str(o["optionId"])
+    return None
+
+
+def option_names(options: Any) -> str:
+    """The agent's options as people read them."""
+    if not isinstance(options, list):
+        return ""
+    return ", ".join(str(o.get("name") or o.get("optionId")) for o in options if isinstance(o, dict))

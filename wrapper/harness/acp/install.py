@@ -1,0 +1,80 @@
+"""`breaker-tui setup-agent NAME`: install a pinned ACP agent with the project's Node 24, beside dsh."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+from wrapper.harness.acp.presets import PRESETS, Preset
+from wrapper.provision import Check, ProvisionError, Say, _run, child_env, node, npm_cli
+
+
+def package_json(p: Preset) -> str:
+    """The one-dependency manifest that pins the agent's version."""
+    return (
+        json.dumps(
+            {"name": f"breaker-agent-{p.name}", "private": True, "dependencies": {p.package: p.version}}, indent=2
+        )
+        + "\n"
+    )
+
+
+def version_of(p: Preset, timeout: float = 60) -> str | None:
+    """The installed package's version, read from its manifest (None when missing)."""
+    manifest = p.install_dir() / "node_modules" / p.package / "package.json"
+    try:
+        v = json.loads(manifest.read_text()).get("version")
+    except (OSError, ValueError):
+        return None
+    return str(v) if v and p.launcher().exists() else None
+
+
+def setup_agent(name: str, say: Say = print, force: bool = False) -> Preset:
+    """Install the pinned agent into the data directory (idempotent)."""
+    p = PRESETS.get(name)
+    if p is None:
+        raise ProvisionError(f"unknown agent {name!r}: choose one of {', '.join(PRESETS)} (`breaker-tui agents`)")
+    say(f"[1/3] Node: {node()}")
+    if not node().exists():
+        raise ProvisionError("the Node 24 wheel is missing: reinstall breaker-tui (pip install breaker-tui)")
+    d = p.install_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    wanted = package_json(p)
+    current = (d / "package.json").read_text() if (d / "package.json").exists() else ""
+    if force or wanted != current or version_of(p) != p.version:
+        say(f"[2/3] installing {p.package}@{p.version} into {d} (about {p.size_mb} MB) ...")
+        (d / "package.json").write_text(wanted)
+        t0 = time.monotonic()
+        _run(
+            [str(node()), str(npm_cli()), "install", "--no-audit", "--no-fund", "--omit=dev", "--loglevel=error"],
+            d,
+            1200,
+            f"installing {p.package}",
+        )
+        say(f"      done in {time.monotonic() - t0:.0f} s")
+    else:
+        say(f"[2/3] {p.name} {p.version} already installed")
+    got = version_of(p)
+    if got != p.version:
+        raise ProvisionError(f"{p.name} did not install (found {got!r}); try `breaker-tui setup-agent {name} --force`")
+    if not p.node_script:  # a node script is checked by its manifest; binaries must also start
+        argv = [str(p.launcher()), "--version"]
+        try:
+            subprocess.run(
+                argv, env=child_env(), capture_output=True, timeout=60, start_new_session=True, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise ProvisionError(f"{p.name} is installed but does not start ({e}); try `--force`") from e
+    say(f"[3/3] {p.name} {got} installed: {p.launcher()}")
+    return p
+
+
+def agent_checks() -> list[Check]:
+    """`doctor` lines: one per known agent (missing agents are optional, so they do not fail)."""
+    out = []
+    for p in PRESETS.values():
+        v = version_of(p)
+        detail = f"{v} ({p.launcher()})" if v else "not installed (optional)"
+        out.append(Check(f"agent {p.name}", True, detail, f"`breaker-tui setup-agent {p.name}` installs it"))
+    return out

@@ -1,0 +1,260 @@
+"""`AcpMonitor`: the decisions about one ACP agent's messages, without any I/O.
+
+The live session, the replay and the unit tests all drive it with the same frames; what it returns
+(`Reaction`) says what to show, what to answer and whether to cancel the turn and re-prompt. Tool
+calls the agent asks about are checked when it asks (so a denied one is refused before it runs);
+calls that never ask are checked when they finish, and a trip cancels the turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import events as ev
+from engine.breaker import StreamTrip
+from wrapper.harness.acp.calls import CallState, content_text, obj
+from wrapper.harness.acp.permissions import Permissions
+from wrapper.harness.acp.reaction import Reaction, selected
+from wrapper.items import (
+    EngineItem,
+    Item,
+    ResultItem,
+    StatusItem,
+    TripItem,
+)
+from wrapper.monitor import Info, Monitor
+from wrapper.safetext import inert
+from wrapper.settings import Settings
+
+REPEAT_FOLLOWUP = (
+    "[breaker-tui] Your turn was stopped because you were repeating the same tool call: {what}. "
+    "Its result will not change. Do not run it again; use what you already have or change approach."
+)
+REASONING_FOLLOWUP = (
+    "[breaker-tui] Your reasoning was stopped because it was going in circles ({rule}). "
+    "Answer now with what you already know, without re-deliberating."
+)
+
+
+class AcpMonitor(Permissions):
+    """Feeds the engine from ACP frames and says what to answer and what to show."""
+
+    def __init__(self, settings: Settings, info: Info | None = None, agent_name: str = "agent") -> None:
+        self.settings = settings
+        self.monitor = Monitor(settings, info or Info())
+        self.breaker = self.monitor.breaker
+        self.info = self.monitor.info
+        self.agent_name = agent_name
+        self.calls: dict[str, CallState] = {}
+        self.step = 0
+        self.after_tool = False
+        self.tool_trips = 0  # trips by unasked calls in this (user) turn
+        self.reasoning_trips = 0
+        self.pending_followup = False
+        self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
+        self.last_stop = ""
+
+    # -- turns -------------------------------------------------------------------------------
+    def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
+        """`session/new` or `session/load` answered."""
+        self.info.session_id = session_id
+        self.info.model = model
+        self.monitor.agent(session_id)
+        what = "resumed" if resumed else "ready"
+        return [StatusItem("ready", f"{self.agent_name} session {session_id} {what} ({model or 'model unknown'})")]
+
+    def prompt_sent(self, text: str, followup: bool = False) -> list[Item]:
+        """A prompt went to the agent: a person's starts a new turn; a follow-up continues it."""
+        a = self.agent
+        items: list[Item] = []
+        if not followup:
+            self.info.turn += 1
+            self.tool_trips = 0
+            self.reasoning_trips = 0
+            items.append(self._feed(ev.TurnStart(a, self.info.turn)))
+        self.pending_followup = False
+        self.info.busy = True
+        items.append(self._feed(ev.UserMessage(a, text, "plugin" if followup else "user")))
+        items.extend(self._request())
+        return items
+
+    def _request(self) -> list[Item]:
+        self.step += 1
+        self.after_tool = False
+        self.info.step = self.step
+        self.breaker.request_start(self.agent, self.info.turn)
+        return [
+            EngineItem(ev.StepStart(self.agent, self.info.turn, self.step)),
+            EngineItem(ev.RequestStart(self.agent, self.info.turn, self.step)),
+        ]
+
+    def prompt_done(self, result: Any, error: str | None = None) -> list[Item]:
+        """The answer to `session/prompt`: the turn ended (unless a follow-up will continue it)."""
+        items: list[Item] = []
+        if error is not None:
+            items.append(StatusItem("warning", f"the prompt failed: {error}"))
+            stop = "error"
+        else:
+            r = result if isinstance(result, dict) else {}
+            stop = str(r.get("stopReason") or "end_turn")
+            u = obj(r, "usage")
+            if u:
+                items.append(
+                    self._feed(
+                        ev.Usage(
+                            self.agent,
+                            int(u.get("inputTokens") or 0),
+                            int(u.get("outputTokens") or 0),
+                            int(u.get("thoughtTokens") or u.get("reasoningTokens") or 0),
+                        )
+                    )
+                )
+        self.last_stop = stop
+        self.cancelling = False
+        for c in self.calls.values():  # calls the agent never finished (cancelled): settle them
+            if c.verdict is not None and not c.settled:
+                items.extend(self._settle(c, failed=True))
+        if self.pending_followup:
+            return items
+        return items + self.end_turn()
+
+    def end_turn(self) -> list[Item]:
+        """The turn is over (no follow-up continues it)."""
+        self.pending_followup = False
+        self.info.busy = False
+        return [self._feed(ev.TurnEnd(self.agent, self.info.turn, self.last_stop or "end_turn"))]
+
+    def exit_status(self) -> int:
+        """The status a headless run exits with: 0 when the last turn ended normally, else 1."""
+        return 0 if self.last_stop in ("end_turn", "") else 1
+
+    def _feed(self, e: ev.Event) -> EngineItem:
+        self.monitor._track(e)  # the status line: turn, tokens
+        self.breaker.feed(e)
+        return EngineItem(e)
+
+    # -- session/update ----------------------------------------------------------------------
+    def update(self, params: dict[str, Any]) -> Reaction:
+        """One `session/update` notification."""
+        u = obj(params, "update")
+        kind = u.get("sessionUpdate")
+        r = Reaction()
+        if kind in ("agent_thought_chunk", "agent_message_chunk"):
+            c = obj(u, "content")
+            text = c.get("text") if isinstance(c.get("text"), str) else ""
+            if not text:
+                return r
+            if self.after_tool:
+                r.items.extend(self._request())
+            e: ev.Event = (
+                ev.ReasoningDelta(self.agent, text)
+                if kind == "agent_thought_chunk"
+                else ev.AnswerDelta(self.agent, text)
+            )
+            trip = self.breaker.feed(e)
+            r.items.append(EngineItem(e))
+            if trip is not None:
+                self._trip(trip, r)
+        elif kind in ("tool_call", "tool_call_update"):
+            cid = str(u.get("toolCallId") or "")
+            if not cid:
+                return r
+            call = self.calls.get(cid)
+            if call is None:
+                call = self.calls[cid] = CallState(cid)
+            call.merge(u)
+            self.after_tool = True
+            if call.status in ("completed", "failed") and not call.settled:
+                if call.verdict is None:
+                    self._check_unasked(call, r)
+                r.items.extend(self._settle(call, failed=call.status == "failed"))
+        elif kind == "current_mode_update":
+            r.items.append(
+                StatusItem(
+                    "notice", f"{self.agent_name} mode: {inert(str(u.get('currentModeId')), keep_newlines=False)}"
+                )
+            )
+        return r
+
+    def _check_unasked(self, call: CallState, r: Reaction) -> None:
+        """A call that ran without asking: count it; if it trips a rule, cancel the turn."""
+        call.ran_unasked = True
+        v = self._check(call)
+        if v.kind == "ask":  # it already ran: count it as the person's allow would
+            v = self.breaker.resolve_ask(self.agent, call.call_id, True)
+            call.verdict = v
+        r.items.extend(self._shown(call, v))
+        if v.kind != "deny":
+            return
+        mode = self.settings.acp.unasked
+        if self.cancelling:
+            return
+        if mode == "observe":
+            r.items.append(
+                StatusItem(
+                    "notice",
+                    inert(call.title or "a call", keep_newlines=False)[:200]
+                    + " ran without asking and trips a rule (observed only)",
+                )
+            )
+            return
+        self.tool_trips += 1
+        self.cancelling = True
+        what = ", ".join(h.fp for h in v.hits) or (call.title or "the same call")
+        if mode == "reprompt" and self.tool_trips == 1:
+            r.cancel = True
+            r.followup = REPEAT_FOLLOWUP.format(what=what)
+            self.pending_followup = True
+            r.items.append(
+                StatusItem(
+                    "warning",
+                    f"a repeated call that never asks ran ({what}); turn cancelled, one follow-up prompt sent",
+                )
+            )
+        else:
+            r.cancel = True
+            r.items.append(
+                StatusItem(
+                    "warning", f"a repeated call that never asks ran again ({what}); turn cancelled, over to you"
+                )
+            )
+
+    def _settle(self, call: CallState, failed: bool) -> list[Item]:
+        call.settled = True
+        name, args = call.engine_call()
+        if call.verdict is None:
+            return []
+        text = call.output or ("(refused)" if call.refused else "")
+        self.breaker.tool_result(self.agent, call.call_id, name, args, text, failed, True, not call.refused)
+        return [
+            EngineItem(ev.ToolResult(self.agent, call.call_id, name, text, failed)),
+            ResultItem(self.agent, call.call_id, name, text, failed, None),
+        ]
+
+    # -- stream trips ------------------------------------------------------------------------
+    def _trip(self, trip: StreamTrip, r: Reaction) -> None:
+        mode = self.settings.acp.reasoning
+        if trip.action == "observe" or mode == "observe":
+            r.items.append(TripItem(trip, "nothing (observe only)"))
+            return
+        if self.cancelling:
+            r.items.append(TripItem(trip, "nothing more (the turn is being cancelled)"))
+            return
+        self.reasoning_trips += 1
+        self.cancelling = True
+        r.cancel = True
+        if mode == "reprompt" and trip.action == "abort_retry":
+            self.breaker.request_error(trip.agent, trip.failure_message, "ABORTED")  # the one retry is used
+            r.followup = REASONING_FOLLOWUP.format(rule=trip.rule)
+            self.pending_followup = True
+            r.items.append(TripItem(trip, "session/cancel, then one follow-up prompt: answer without re-deliberating"))
+        else:
+            r.items.append(TripItem(trip, "session/cancel (the turn ends; over to you)"))
+
+
+__all__ = ["AcpMonitor", "Reaction", "selected"]
+
+
+def text_of_update(u: dict[str, Any]) -> str:
+    """The text an update carries (for tests and logs)."""
+    return content_text(u.get("content")) if isinstance(u.get("content"), list) else ""

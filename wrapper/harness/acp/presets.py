@@ -1,0 +1,227 @@
+"""What breaker-tui knows about each ACP agent: its package, its command line, how to make it ask.
+
+A preset turns `breaker-tui -- opencode` into the agent's ACP command line, adds what makes the agent
+ask before tool calls (so the monitor can refuse a repeat before it runs), and says how to point the
+agent at a model endpoint (used by the demo and the tests with the mock model).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wrapper.paths import data_dir
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One known ACP agent."""
+
+    name: str
+    package: str
+    version: str
+    size_mb: int  # measured install size
+    bin: str  # path of the launcher inside the install directory
+    args: tuple[str, ...]  # after the launcher: what makes it speak ACP on stdio
+    node_script: bool  # run the launcher with the bundled node (no usable shebang)
+    mode: str | None  # `session/set_mode` sent after `session/new` (how Claude is made to ask)
+    asks: str  # how it is made to ask before tool calls (for `agents` and the README)
+    cannot: str  # what the monitor cannot do with it, and why
+    aliases: tuple[str, ...] = field(default_factory=tuple)
+    ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
+
+    def install_dir(self) -> Path:
+        """Where `setup-agent` installs it."""
+        return data_dir() / "agents" / self.name
+
+    def launcher(self) -> Path:
+        """The installed launcher."""
+        return self.install_dir() / self.bin
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            "opencode",
+            "opencode-ai",
+            "1.18.33",
+            354,
+            "node_modules/.bin/opencode",
+            ("acp",),
+            False,
+            None,
+            '`permission` in OPENCODE_CONFIG_CONTENT: bash, edit and webfetch "ask"; reads run unasked',
+            "after a refusal opencode ends the turn (the model does not go on in the same turn)",
+        ),
+        Preset(
+            "claude",
+            "@agentclientprotocol/claude-agent-acp",
+            "0.101.0",
+            402,
+            "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js",
+            (),
+            True,
+            "default",
+            "`session/set_mode default` after `session/new`: Bash asks unless read-only, Write/Edit ask, Read never",
+            "read-only Bash commands and Read never ask: a loop of them is stopped by cancelling the turn",
+            ("claude-code", "claude-agent-acp"),
+        ),
+        Preset(
+            "codex",
+            "@zed-industries/codex-acp",
+            "0.16.0",
+            223,
+            "node_modules/.bin/codex-acp",
+            (),
+            False,
+            None,
+            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours)',
+            "commands on its safe list run unasked; after a refusal Codex ends the turn (`cancelled`)",
+            ask_args=("-c", 'approval_policy="untrusted"'),
+        ),
+        Preset(
+            "gemini",
+            "@google/gemini-cli",
+            "0.61.0",
+            100,
+            "node_modules/.bin/gemini",
+            ("--acp",),
+            False,
+            None,
+            "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
+            "its permission requests carry only a title (the command text), so fingerprints use that text",
+        ),
+    )
+}
+
+
+def preset_for(argv: list[str]) -> Preset | None:
+    """The preset named by the command (`opencode`, `claude`, ...), if any."""
+    if not argv:
+        return None
+    base = os.path.basename(argv[0])
+    for p in PRESETS.values():
+        if base == p.name or base in p.aliases:
+            return p
+    return None
+
+
+def installed(p: Preset) -> bool:
+    """Whether `setup-agent` installed this agent."""
+    return p.launcher().exists()
+
+
+def command_line(p: Preset, argv: list[str], node: Path, make_ask: bool = True) -> list[str]:
+    """The ACP command line for `breaker-tui -- NAME ARGS...`: the installed agent, else one on PATH."""
+    rest = [*(p.ask_args if make_ask else ()), *argv[1:]]
+    if installed(p):
+        head = [str(node), str(p.launcher())] if p.node_script else [str(p.launcher())]
+        return [*head, *p.args, *rest]
+    if not p.node_script:
+        found = shutil.which(p.bin.rsplit("/", 1)[-1])
+        if found:
+            return [found, *p.args, *rest]
+    raise FileNotFoundError(
+        f"{p.name} is not installed: run `breaker-tui setup-agent {p.name}` (installs {p.package}@{p.version}, "
+        f"about {p.size_mb} MB, into {p.install_dir()})"
+    )
+
+
+def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
+    """The agent's environment with what makes it ask before tool calls (kept when the user set it)."""
+    out = dict(env)
+    if p.name == "opencode":
+        try:
+            cfg = json.loads(out.get("OPENCODE_CONFIG_CONTENT") or "{}")
+        except ValueError:
+            cfg = {}
+        if not isinstance(cfg, dict):
+            cfg = {}
+        cfg.setdefault("permission", {"bash": "ask", "edit": "ask", "webfetch": "ask"})
+        out["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
+        for k in ("OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_SHARE"):
+            out.setdefault(k, "1")
+    elif p.name == "claude":
+        for k in ("DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY"):
+            out.setdefault(k, "1")
+    return out
+
+
+MockEnv = Callable[[str, Path], dict[str, str]]
+
+
+def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") -> dict[str, str]:
+    """Environment that points the agent at the mock model at `base_url`, with private state under `home`."""
+    home.mkdir(parents=True, exist_ok=True)
+    env: dict[str, str] = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    env["XDG_DATA_HOME"] = str(home / ".local/share")
+    env["XDG_STATE_HOME"] = str(home / ".local/state")
+    env["XDG_CACHE_HOME"] = str(home / ".cache")
+    if p.name == "opencode":
+        cfg = {
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {
+                "mock": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Mock",
+                    "options": {"baseURL": f"{base_url}/v1", "apiKey": "mock-key"},
+                    "models": {model: {"name": model, "reasoning": True, "tool_call": True}},
+                }
+            },
+            "model": f"mock/{model}",
+            "autoupdate": False,
+            "share": "disabled",
+        }
+        env["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
+        for k in (
+            "OPENCODE_DISABLE_MODELS_FETCH",
+            "OPENCODE_DISABLE_AUTOUPDATE",
+            "OPENCODE_DISABLE_SHARE",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD",
+        ):
+            env[k] = "1"
+    elif p.name == "claude":
+        cdir = home / ".claude"
+        cdir.mkdir(parents=True, exist_ok=True)
+        (cdir / "settings.json").write_text(json.dumps({"skipWebFetchPreflight": True}))
+        env.update(
+            {
+                "ANTHROPIC_BASE_URL": base_url,
+                "ANTHROPIC_API_KEY": "mock-key",
+                "ANTHROPIC_MODEL": model,
+                "CLAUDE_CONFIG_DIR": str(cdir),
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            }
+        )
+        if os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"  # Claude Code refuses to start as root otherwise
+    elif p.name == "codex":
+        cdir = home / ".codex"
+        cdir.mkdir(parents=True, exist_ok=True)
+        (cdir / "config.toml").write_text(
+            f'model = "{model}"\nmodel_provider = "mock"\napproval_policy = "untrusted"\n'
+            'sandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n\n'
+            f'[model_providers.mock]\nname = "mock"\nbase_url = "{base_url}/v1"\nenv_key = "MOCK_API_KEY"\n'
+            'wire_api = "responses"\n\n[analytics]\nenabled = false\n'
+        )
+        env.update({"CODEX_HOME": str(cdir), "MOCK_API_KEY": "mock-key"})
+    elif p.name == "gemini":
+        gdir = home / ".gemini"
+        gdir.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+        }
+        (gdir / "settings.json").write_text(json.dumps(settings))
+        env.update({"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"})
+    return env

@@ -1,0 +1,156 @@
+"""Plays an ACP recording through a fresh `AcpMonitor`, as if live: for `replay`, `scan` and the tests.
+
+The recording holds every frame both ways plus the person's answers and the prompts' sources, so the
+same monitor re-derives every verdict and trip; `mismatches` lists live decisions it did not reproduce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from engine.config import BreakerConfig
+from engine.errors import ConfigError
+from wrapper.harness.acp.calls import obj
+from wrapper.harness.acp.config import AcpSettings
+from wrapper.harness.acp.handshake import model_of
+from wrapper.harness.acp.monitor import AcpMonitor
+from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.monitor import Info
+from wrapper.replay import Step
+from wrapper.settings import Settings
+from wrapper.sources import Loaded
+
+
+def settings_for(loaded: Loaded, fallback: Settings) -> Settings:
+    """The engine and `[acp]` config stored in the recording, so decisions are reproduced exactly."""
+    engine, acp = fallback.engine, fallback.acp
+    try:
+        if isinstance(loaded.meta.get("config"), dict):
+            engine = BreakerConfig.model_validate(loaded.meta["config"])
+        if isinstance(loaded.meta.get("acp"), dict):
+            acp = AcpSettings.model_validate(loaded.meta["acp"])
+    except (ValueError, ConfigError):
+        return fallback
+    return Settings(engine=engine, wrapper=fallback.wrapper, ui=fallback.ui, acp=acp, source="recording")
+
+
+class AcpReplayer:
+    """Iterate `steps()`; the same interface as the dsh `Replayer`."""
+
+    def __init__(self, loaded: Loaded, settings: Settings | None = None) -> None:
+        self.loaded = loaded
+        self.settings = settings_for(loaded, settings or Settings())
+        self.acp = AcpMonitor(self.settings, Info(runner=True), str(loaded.meta.get("agent") or "agent"))
+        self.monitor = self.acp.monitor
+        self.mismatches: list[str] = []
+        self.bad_messages = loaded.bad_lines
+        self.verdicts: list[tuple[str, str]] = []
+        self.trips: list[str] = []
+
+    def steps(self) -> Iterator[Step]:
+        """Every item the live session showed, re-derived, with its relative time."""
+        records = self.loaded.records
+        t0 = float(records[0].get("at", 0) or 0) if records else 0.0
+        requests: dict[Any, tuple[str, dict[str, Any]]] = {}
+        asked: dict[str, tuple[dict[str, Any], Question]] = {}
+        live_verdicts: list[tuple[str, str]] = []
+        live_trips: list[str] = []
+        for r in records:
+            t = max(0.0, float(r.get("at", t0) or t0) - t0)
+            k = r.get("k")
+            if k == "child":
+                yield Step(t, OutputItem(str(r.get("text", ""))))
+            elif k == "note":
+                what = r.get("what")
+                if what == "verdict":
+                    live_verdicts.append((str(r.get("callId")), str(r.get("kind"))))
+                elif what == "trip":
+                    live_trips.append(str(r.get("rule")))
+                for item in self._note(r, asked):
+                    yield from self._step(t, item)
+            elif k == "acp" and not r.get("loading"):
+                msg = obj(r, "msg")
+                for item in self._frame(str(r.get("dir")), msg, requests, asked):
+                    yield from self._step(t, item)
+        for n, (live, got) in enumerate(zip(live_verdicts, self.verdicts, strict=False)):
+            if live != got:
+                self.mismatches.append(f"verdict {n + 1} ({live[0]}): live {live[1]}, replay {got[1]}")
+        if len(live_verdicts) != len(self.verdicts):
+            self.mismatches.append(f"{len(live_verdicts)} live verdicts, {len(self.verdicts)} in the replay")
+        if live_trips != self.trips:
+            self.mismatches.append(f"trips: live {live_trips}, replay {self.trips}")
+
+    def _step(self, t: float, item: Item) -> Iterator[Step]:
+        if isinstance(item, VerdictItem):
+            self.verdicts.append((item.call_id, item.verdict.kind))
+        elif isinstance(item, TripItem):
+            self.trips.append(item.trip.rule)
+        yield Step(t, item)
+
+    def _note(self, r: dict[str, Any], asked: dict[str, tuple[dict[str, Any], Question]]) -> list[Item]:
+        what = r.get("what")
+        acp = self.acp
+        if what == "prompt":
+            return acp.prompt_sent(str(r.get("text", "")), bool(r.get("followup")))
+        if what == "prompt-done":
+            items = acp.prompt_done(r.get("result"), r.get("error"))
+            return items
+        if what == "followup-dropped":
+            return acp.end_turn()
+        if what == "answer":
+            pair = asked.pop(str(r.get("rid")), None)
+            if pair is None:
+                return []
+            return acp.answered(pair[0], pair[1], r.get("answer", "deny"), "recorded answer").items
+        if what == "enforcing":
+            self.monitor.breaker.set_enforcing(bool(r.get("on")))
+            return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]
+        if what == "reset-windows":
+            self.monitor.breaker.reset_windows()
+            return [StatusItem("notice", "sliding windows reset")]
+        if what == "launch":
+            return [StatusItem("started", "started " + " ".join(map(str, r.get("argv", []))))]
+        if what == "exit":
+            return [StatusItem("exited", f"agent exited with status {r.get('code')}", {"code": r.get("code")})]
+        return []
+
+    def _frame(
+        self,
+        direction: str,
+        msg: dict[str, Any],
+        requests: dict[Any, tuple[str, dict[str, Any]]],
+        asked: dict[str, tuple[dict[str, Any], Question]],
+    ) -> list[Item]:
+        method = msg.get("method")
+        params = obj(msg, "params")
+        if direction == "c2a":
+            if isinstance(method, str) and "id" in msg:
+                requests[msg["id"]] = (method, params or {})
+            return []
+        if method == "session/update":
+            return self.acp.update(params or {}).items
+        if method == "session/request_permission":
+            r = self.acp.permission(params or {})
+            if r.question is not None:
+                asked[str(msg.get("id"))] = (params or {}, r.question)
+                return [*r.items]
+            return r.items
+        if method is None and "id" in msg:
+            req = requests.pop(msg["id"], None)
+            if req is None or not isinstance(msg.get("result"), dict):
+                return []
+            name, sent = req
+            if name == "session/new":
+                return self.acp.session_started(str(msg["result"].get("sessionId", "")), model_of(msg["result"]), False)
+            if name == "session/load":
+                return self.acp.session_started(str(sent.get("sessionId", "")), model_of(msg["result"]), True)
+        return []
+
+
+def is_acp_recording(loaded: Loaded) -> bool:
+    """Whether a loaded file is a recording of an ACP session."""
+    return loaded.kind == "recording" and loaded.meta.get("harness") == "acp"
+
+
+__all__ = ["AcpReplayer", "ApprovalItem", "is_acp_recording"]

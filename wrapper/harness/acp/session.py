@@ -1,0 +1,341 @@
+"""`AcpSession`: any ACP agent under the monitor, with the same interface as dsh's `Session`.
+
+It owns the agent process (its own process group), speaks ACP to it, feeds every frame to an
+`AcpMonitor` and carries out the reactions: answers permission requests, asks the person through the
+approver, cancels the turn and sends the one follow-up prompt. Every frame in both directions is
+recorded, so `replay` and `scan` re-derive the same decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from wrapper.child import ExitInfo
+from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
+from wrapper.harness.acp.monitor import AcpMonitor, Reaction
+from wrapper.harness.acp.presets import Preset, ask_env
+from wrapper.harness.acp.rpc import AgentProcess, RpcError
+from wrapper.harness.acp.stream import ItemStream
+from wrapper.items import Answer, Question, StatusItem
+from wrapper.monitor import Info
+from wrapper.provision import child_env
+from wrapper.recorder import Recorder
+from wrapper.safetext import inert
+from wrapper.settings import Settings
+
+Approver = Callable[[Question], Awaitable[Answer]]
+
+
+class AcpSession(ItemStream):
+    """The object the UI and the headless mode drive for an ACP agent. Iterate it for `Item`s."""
+
+    capabilities = ACP
+
+    def __init__(
+        self,
+        argv: list[str],
+        settings: Settings,
+        approver: Approver,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        recorder: Recorder | None = None,
+        preset: Preset | None = None,
+        display_argv: list[str] | None = None,
+    ) -> None:
+        super().__init__()
+        if not argv:
+            raise ValueError("no command given: use `breaker-tui --acp -- COMMAND ARGS` or `breaker-tui -- opencode`")
+        self.argv = list(argv)
+        self.display_argv = display_argv or list(argv)
+        self.settings = settings
+        self.approver = approver
+        self.cwd = cwd or os.getcwd()
+        self.base_env = dict(os.environ if env is None else env)
+        self.preset = preset
+        name = preset.name if preset else os.path.basename(argv[0])
+        self.acp = AcpMonitor(settings, Info(runner=True), name)
+        self.monitor = self.acp.monitor
+        self.breaker = self.monitor.breaker
+        self.info = self.monitor.info
+        self.info.provider = name
+        self.recorder = recorder
+        if recorder is None and settings.wrapper.record:
+            d = settings.wrapper.recordings_dir
+            meta = {
+                "argv": self.display_argv,
+                "cwd": self.cwd,
+                "harness": "acp",
+                "agent": name,
+                "config": settings.engine.model_dump(mode="json"),
+                "acp": settings.acp.model_dump(mode="json"),
+            }
+            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
+        self.proc: AgentProcess | None = None
+        self.agent_caps: dict[str, Any] = {}
+        self.generation = 0
+        self._prompt_task: asyncio.Task[Any] | None = None
+        self._followup: str | None = None
+        self._perms: dict[Any, tuple[dict[str, Any], Question]] = {}
+        self._closing = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Launch the agent, initialise ACP and open a session."""
+        if self.recorder and self.recorder.error:
+            self._emit(StatusItem("warning", self.recorder.error))
+        await self._launch(resume=None)
+
+    async def _launch(self, resume: str | None) -> None:
+        self.generation += 1
+        gen = self.generation
+        self._ready.clear()
+        self._exited.clear()
+        env = child_env(self.base_env)
+        if self.preset is not None and self.settings.acp.make_ask:
+            env = ask_env(self.preset, env)
+        self.proc = AgentProcess(
+            self.argv,
+            env,
+            self.cwd,
+            self._on_request,
+            self._on_notify,
+            self._on_frame,
+            self._on_stderr,
+            self.settings.wrapper.max_line_bytes,
+        )
+        self._record("note", {"what": "launch", "argv": self.display_argv, "generation": gen})
+        try:
+            await self.proc.start()
+        except OSError as e:
+            self.info.child = "exited"
+            self._emit(StatusItem("error", f"could not start {self.argv[0]}: {e}"))
+            self._exited.set()
+            raise
+        self.info.child = "running"
+        self.info.bridge = "waiting"
+        self._emit(StatusItem("started", f"started {' '.join(self.display_argv)}", {"pid": self.proc.pid}))
+        self._spawn(self._watch_exit(self.proc, gen))
+        self._spawn(self._handshake(resume, gen))
+
+    async def _handshake(self, resume: str | None, gen: int) -> None:
+        assert self.proc is not None
+        mode = mode_for(self.preset, self.settings.acp.make_ask)
+        try:
+            opened = await open_acp_session(
+                self.proc, self.cwd, self.settings.acp.startup_timeout_s, resume, mode, self._set_loading
+            )
+        except (RpcError, TimeoutError) as e:
+            if gen == self.generation:
+                what = "did not answer in time" if isinstance(e, TimeoutError) else inert(str(e), keep_newlines=False)
+                self._emit(StatusItem("error", f"the agent did not start an ACP session: {what}"))
+            return
+        if gen != self.generation:
+            return
+        self.agent_caps = opened.agent_caps
+        self.info.provider = opened.provider or self.info.provider
+        if opened.could_not_load:
+            self._emit(
+                StatusItem(
+                    "notice",
+                    f"{self.acp.agent_name} cannot load a session: started a new one"
+                    " (the old turns are not in its context)",
+                )
+            )
+        self.info.bridge = "connected"
+        self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
+        self._ready.set()
+
+    def _set_loading(self, on: bool) -> None:
+        self._loading = on
+
+    async def _watch_exit(self, proc: AgentProcess, gen: int) -> None:
+        await proc.exited.wait()
+        if gen != self.generation:
+            return
+        code = proc.returncode if proc.returncode is not None else -1
+        sig = -code if code < 0 else None
+        if self._closing:  # we ended it: the status is the last turn's
+            info = ExitInfo(self.acp.exit_status(), None, None)
+        else:
+            info = ExitInfo(128 + sig if sig else code, sig, proc.sent_signal)
+        self.exit = info
+        self.info.child = "exited"
+        self.info.exit = info
+        self.info.busy = False
+        self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
+        self._emit(StatusItem("exited", info.describe().replace("child", self.acp.agent_name, 1), {"code": info.code}))
+        self._exited.set()
+
+    # -- what the agent sends ----------------------------------------------------------------
+    async def _on_notify(self, method: str, params: dict[str, Any]) -> None:
+        if method != "session/update" or self._loading:
+            return
+        self._react(self.acp.update(params))
+
+    async def _on_request(self, method: str, params: dict[str, Any], rid: Any) -> None:
+        assert self.proc is not None
+        proc = self.proc
+        if method != "session/request_permission":
+            await proc.respond_error(
+                rid, -32601, f"breaker-tui does not offer {method} (it advertised no such capability)"
+            )
+            return
+        r = self.acp.permission(params)
+        if r.question is None:
+            await proc.respond(rid, r.reply)
+            self._react(r)
+            return
+        self._emit_all(r.items)
+        self._perms[rid] = (params, r.question)
+        self._spawn(self._ask_person(proc, rid, params, r.question))
+
+    async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
+        limit = self.settings.wrapper.approval_timeout_s
+        try:
+            answer = await asyncio.wait_for(self.approver(q), limit or None)
+        except TimeoutError:  # nobody answered in time: fail closed
+            self._emit(StatusItem("warning", f"no answer within {limit:g} s; declining"))
+            answer = "deny"
+        except Exception as e:  # an approver failure fails closed
+            self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
+            answer = "deny"
+        if self._perms.pop(rid, None) is None:
+            return  # answered `cancelled` meanwhile (the turn was cancelled)
+        self._record("note", {"what": "answer", "rid": rid, "answer": answer})
+        r = self.acp.answered(params, q, answer)
+        await proc.respond(rid, r.reply)
+        self._react(r)
+
+    def _react(self, r: Reaction) -> None:
+        self._emit_all(r.items)
+        if r.followup is not None:
+            self._followup = r.followup
+        if r.cancel:
+            self._spawn(self._cancel_for_trip())
+
+    async def _cancel_for_trip(self) -> None:
+        await self.cancel()
+        task = self._prompt_task
+        if task is None or task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), self.settings.acp.cancel_timeout_s)
+        except TimeoutError:
+            if self._followup is not None:
+                self._followup = None
+                self._record("note", {"what": "followup-dropped"})
+                self._emit_all(self.acp.end_turn())
+                self._emit(StatusItem("warning", "the agent did not end the cancelled turn in time; no follow-up sent"))
+
+    # -- actions -----------------------------------------------------------------------------
+    async def prompt(self, text: str, timeout: float = 60) -> bool:
+        """Send a person's message: it starts a new turn."""
+        if not text.strip():
+            return False
+        if not await self.wait_ready(timeout):
+            self._emit(StatusItem("error", "the agent is not ready for prompts (no ACP session)"))
+            return False
+        if self._prompt_task is not None and not self._prompt_task.done():
+            self._emit(StatusItem("warning", "the agent is still working on a turn: cancel it first (esc)"))
+            return False
+        return await self._send_prompt(text, followup=False)
+
+    async def _send_prompt(self, text: str, followup: bool) -> bool:
+        assert self.proc is not None
+        self._record("note", {"what": "prompt", "text": text, "followup": followup})
+        self._emit_all(self.acp.prompt_sent(text, followup))
+        fut, write = self.proc.request_future(
+            "session/prompt", {"sessionId": self.info.session_id, "prompt": [{"type": "text", "text": text}]}
+        )
+        if not await write:
+            fut.cancel()
+            self._emit_all(self.acp.prompt_done(None, "the agent is not running"))
+            return False
+        self._prompt_task = self._spawn(self._prompt_result(fut))
+        return True
+
+    async def _prompt_result(self, fut: asyncio.Future[Any]) -> None:
+        try:
+            result = await fut
+            err = None
+        except RpcError as e:
+            result, err = None, str(e)
+        self._record("note", {"what": "prompt-done", "result": result, "error": err})
+        self._emit_all(self.acp.prompt_done(result, err))
+        text, self._followup = self._followup, None
+        if text is not None and err is None and self.proc is not None and self.proc.running:
+            await self._send_prompt(text, followup=True)
+        elif self.acp.pending_followup:
+            self._emit_all(self.acp.end_turn())
+
+    async def cancel(self) -> bool:
+        """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""
+        if self.proc is None or not self.info.session_id:
+            return False
+        for rid, (params, q) in list(self._perms.items()):
+            self._perms.pop(rid, None)
+            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn"})
+            r = self.acp.answered(params, q, "cancel-turn", "the turn was cancelled")
+            await self.proc.respond(rid, r.reply)
+            self._emit_all(r.items)
+        return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})
+
+    async def kill(self) -> ExitInfo | None:
+        """Stop the agent's whole process group: SIGTERM, then SIGKILL after the grace period."""
+        if self.proc is None:
+            return None
+        await self.proc.stop(self.settings.wrapper.kill_grace_s)
+        return await self.wait_exit(10)
+
+    async def restart(self) -> bool:
+        """Stop the agent and start it again: on the same session where it can load one, else a new one."""
+        sid = self.info.session_id
+        if self.proc is not None and self.proc.running:
+            await self.kill()
+        if self._prompt_task is not None and not self._prompt_task.done():
+            self._prompt_task.cancel()
+        self._followup = None
+        self.acp.pending_followup = False
+        can_load = bool(self.agent_caps.get("loadSession"))
+        self._emit(
+            StatusItem(
+                "notice", f"restarting on session {sid}" if sid and can_load else "restarting with a new session"
+            )
+        )
+        self.info.busy = False
+        await self._launch(resume=sid or None)
+        return True
+
+    async def quit(self, code: int = 0) -> ExitInfo | None:
+        """End the agent (ACP has no quit message: close its input, then end its process group)."""
+        self._closing = True
+        self._record("note", {"what": "quit"})
+        return await self.kill()
+
+    async def close(self) -> None:
+        """Stop everything: the agent (if still running) and the recording."""
+        self._closing = True
+        if self.proc is not None:
+            await self.proc.stop(min(self.settings.wrapper.kill_grace_s, 3.0))
+            self.proc.cancel_tasks()
+        for t in list(self._tasks):
+            t.cancel()
+        if self.recorder is not None:
+            self.recorder.close()
+        self.queue.put_nowait(None)
+
+    def set_enforcing(self, on: bool) -> None:
+        """Pause (observe only) or resume enforcement."""
+        self.breaker.set_enforcing(on)
+        self._record("note", {"what": "enforcing", "on": on})
+        self._emit(StatusItem("notice", "enforcement resumed" if on else "enforcement paused: observing only"))
+
+    def reset_windows(self) -> None:
+        """Forget every agent's sliding window."""
+        self.breaker.reset_windows()
+        self._record("note", {"what": "reset-windows"})
+        self._emit(StatusItem("notice", "sliding windows reset"))

@@ -1,0 +1,110 @@
+"""The item stream, the recording and the waits of an ACP session (the plumbing under `AcpSession`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+from engine import events as ev
+from wrapper.child import ExitInfo
+from wrapper.items import EngineItem, Item, OutputItem, TripItem, VerdictItem
+from wrapper.recorder import Recorder
+
+
+class ItemStream:
+    """Items in order to one reader; every frame, decision and agent stderr line recorded."""
+
+    recorder: Recorder | None
+
+    def __init__(self) -> None:
+        self.recorder = None
+        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
+        self.turns_done = 0
+        self.exit: ExitInfo | None = None
+        self._turn_end = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._exited = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loading = False  # a `session/load` replays history: recorded as such, not decided on
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        t = asyncio.ensure_future(coro)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+        return t
+
+    def _emit(self, item: Item) -> None:
+        if isinstance(item, VerdictItem):
+            self._record("note", {"what": "verdict", "callId": item.call_id, "kind": item.verdict.kind})
+        elif isinstance(item, TripItem):
+            self._record("note", {"what": "trip", "rule": item.trip.rule, "sent": item.sent})
+        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnEnd):
+            self.turns_done += 1
+            self._turn_end.set()
+        self.queue.put_nowait(item)
+
+    def _emit_all(self, items: list[Item]) -> None:
+        for i in items:
+            self._emit(i)
+
+    def _record(self, kind: str, body: dict[str, Any]) -> None:
+        if self.recorder is not None:
+            self.recorder.write(kind, body)
+
+    def _on_frame(self, direction: str, msg: dict[str, Any]) -> None:
+        self._record(
+            "acp",
+            {"dir": direction, "msg": msg, "loading": self._loading}
+            if self._loading
+            else {"dir": direction, "msg": msg},
+        )
+
+    def _on_stderr(self, text: str) -> None:
+        self._record("child", {"text": text[:65536]})
+        self._emit(OutputItem(text))
+
+    async def items(self) -> AsyncIterator[Item]:
+        """Everything that happens, in order, until the session is closed."""
+        while True:
+            item = await self.queue.get()
+            if item is None:
+                return
+            yield item
+
+    def __aiter__(self) -> AsyncIterator[Item]:
+        return self.items()
+
+    # -- waits -------------------------------------------------------------------------------
+    async def wait_ready(self, timeout: float = 60) -> bool:
+        """Wait until the agent has an open session and takes prompts."""
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
+        """Wait until the agent has exited."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), timeout)
+        return self.exit
+
+    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
+        """Wait until more than `done_before` turns have ended (or the agent exits)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.turns_done <= done_before and not self._exited.is_set():
+            self._turn_end.clear()
+            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
+            try:
+                await asyncio.wait(
+                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for w in waiters:
+                    w.cancel()
+            if loop.time() >= deadline:
+                return False
+        return self.turns_done > done_before

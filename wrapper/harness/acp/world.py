@@ -1,0 +1,27 @@
+"""An offline world for an ACP agent: the mock model, a private home for the agent, a workspace."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from wrapper.harness.acp.presets import PRESETS, mock_env
+from wrapper.mockllm import MockModel
+from wrapper.world import World
+
+
+def make_acp_world(agent: str, scenario: str, root: Path | None = None) -> World:
+    """Start the mock model and point `agent` (a preset name) at it, with its state under `root`."""
+    preset = PRESETS[agent]
+    own = root is None
+    base = Path(tempfile.mkdtemp(prefix=f"breaker-{agent}-")) if root is None else root
+    home = base / "agent-home"
+    ws = base / "workspace"
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "notes.txt").write_text("The release is on Friday. Tests must pass first.\n")
+    mock = MockModel(scenario, log_path=base / "model-requests.jsonl")
+    mock.workspace = str(ws)
+    mock.start()
+    env = {**os.environ, **mock_env(preset, mock.base_url, home)}
+    return World(mock, base, home, ws, env, own)

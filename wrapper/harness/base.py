@@ -1,0 +1,80 @@
+"""The interface every harness session offers the monitor's drivers (the TUI, `--no-tui`, the tests).
+
+dsh's `Session` and `AcpSession` both satisfy it; a new harness implements it in its own folder and adds
+a line to `registry.py`, and nothing in the TUI changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from engine.breaker import Breaker
+from wrapper.child import ExitInfo
+from wrapper.harness.capabilities import Capabilities
+from wrapper.items import Item
+from wrapper.monitor import Info, Monitor
+from wrapper.recorder import Recorder
+
+
+class HarnessSession(Protocol):
+    """Start, the stream of items, and the controls; `capabilities` says which controls work."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Which controls work for this harness."""
+        ...
+
+    monitor: Monitor
+    breaker: Breaker
+    info: Info
+    recorder: Recorder | None
+    turns_done: int
+
+    async def start(self) -> None:
+        """Launch the agent."""
+
+    def __aiter__(self) -> AsyncIterator[Item]:
+        """Everything that happens, in order, until `close()`."""
+        ...
+
+    async def wait_ready(self, timeout: float = 60) -> bool:
+        """Wait until the agent takes prompts."""
+        ...
+
+    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
+        """Wait until more than `done_before` turns have ended."""
+        ...
+
+    async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
+        """Wait until the agent has exited."""
+        ...
+
+    async def prompt(self, text: str, timeout: float = 60) -> bool:
+        """Send a person's message."""
+        ...
+
+    async def cancel(self) -> bool:
+        """Cancel the current turn; the agent keeps running."""
+        ...
+
+    async def kill(self) -> ExitInfo | None:
+        """Stop the agent (its whole process group)."""
+        ...
+
+    async def restart(self) -> bool:
+        """Stop the agent and start it again on the same session where it can."""
+        ...
+
+    async def quit(self, code: int = 0) -> ExitInfo | None:
+        """End the agent politely (then by force)."""
+        ...
+
+    async def close(self) -> None:
+        """Release everything; the item stream ends."""
+
+    def set_enforcing(self, on: bool) -> None:
+        """Pause (observe only) or resume enforcement."""
+
+    def reset_windows(self) -> None:
+        """Forget the sliding windows."""

@@ -1,0 +1,1 @@
+"""The mock model's other APIs (Anthropic Messages) and scripted tool calls fitted to declared tools."""
