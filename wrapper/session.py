@@ -18,7 +18,16 @@ from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
 from wrapper.guards import Guards
 from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
-from wrapper.items import Answer, ApprovalItem, EngineItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.items import (
+    Answer,
+    EngineItem,
+    Item,
+    OutputItem,
+    Question,
+    StatusItem,
+    TripItem,
+    VerdictItem,
+)
 from wrapper.launch import (
     BridgeSettings,
     build_argv,

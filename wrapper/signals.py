@@ -17,13 +17,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wrapper.session import Session
+    from wrapper.harness.base import HarnessSession
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def install(
-    session: Session,
+    session: HarnessSession,
     after: Callable[[signal.Signals], None] | None = None,
     signals: tuple[signal.Signals, ...] = HANDLED,
 ) -> Callable[[], None]:

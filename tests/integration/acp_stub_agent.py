@@ -12,12 +12,12 @@ import subprocess
 import sys
 
 
-def send(obj: dict) -> None:
+def send(obj: dict[str, object]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-def update(sid: str, u: dict) -> None:
+def update(sid: str, u: dict[str, object]) -> None:
     send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": u}})
 
 

@@ -14,7 +14,7 @@ from wrapper.harness.acp.replay import AcpReplayer
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.registry import replayer_for
 from wrapper.headless import run as headless_run
-from wrapper.items import ApprovalItem, ResultItem
+from wrapper.items import Answer, ApprovalItem, ResultItem
 from wrapper.replay import finding
 from wrapper.session import deny_all
 from wrapper.settings import Settings, WrapperSettings
@@ -26,9 +26,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 @pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("answer", ["allow-once", "deny", "cancel-turn"])
 async def test_local_address_repeat_opens_the_approval_and_each_answer_has_its_effect(
-    agent: str, answer: str, tmp_path: Path
+    agent: str, answer: Answer, tmp_path: Path
 ) -> None:
-    async with acp_run(agent, "dev-server-loop", tmp_path, answers=["allow-once"] * 4 + [answer]) as run:  # type: ignore[list-item]
+    first_four: list[Answer] = ["allow-once"] * 4
+    async with acp_run(agent, "dev-server-loop", tmp_path, answers=[*first_four, answer]) as run:
         await run.turn("Wait for the dev server.")
         ours = [q for q in run.questions if q.from_breaker]
         assert ours, f"the breaker never asked: {[q.reason for q in run.questions]}"

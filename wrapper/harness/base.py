@@ -6,6 +6,7 @@ a line to `registry.py`, and nothing in the TUI changes.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator
 from typing import Protocol
 
@@ -72,6 +73,12 @@ class HarnessSession(Protocol):
 
     async def close(self) -> None:
         """Release everything; the item stream ends."""
+
+    async def shutdown(self, sig: signal.Signals) -> None:
+        """A signal ends the run: say so, record it, then close (the child's group stopped, nothing left)."""
+
+    def shutdown_now(self) -> None:
+        """No grace (a second signal): kill the child's group at once and end the recording."""
 
     def set_enforcing(self, on: bool) -> None:
         """Pause (observe only) or resume enforcement."""

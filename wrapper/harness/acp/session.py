@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -327,6 +328,20 @@ class AcpSession(ItemStream):
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
+
+    async def shutdown(self, sig: signal.Signals) -> None:
+        """A signal ends the run: say so, record it, then close (the agent's process group ended)."""
+        self._record("note", {"what": "signal", "signal": sig.name})
+        self._emit(StatusItem("notice", f"{sig.name} received: stopping the agent and cleaning up"))
+        await self.close()
+
+    def shutdown_now(self) -> None:
+        """No grace (a second signal): kill the agent's process group at once and end the recording."""
+        self._closing = True
+        if self.proc is not None:
+            self.proc.signal_group(signal.SIGKILL)
+        if self.recorder is not None:
+            self.recorder.close()
 
     def set_enforcing(self, on: bool) -> None:
         """Pause (observe only) or resume enforcement."""
