@@ -9,6 +9,10 @@ edit → run cycles that fail differently each time are never steered or denied.
 Two backstops catch what the streak cannot see: the same call failing with the same error after
 every change (`same_limit` failures: cosmetic edits that fix nothing), and one tool failing with
 one error text whatever its arguments (`tool_limit` failures in a row: a tool that does not exist).
+And cosmetic spellings of one failing action (flags reordered, quotes, `cd X &&`, whitespace) are
+separate calls to the streak, so one tool and command (the shell verb, or the editor sub-command)
+failing `error_limit` times with one error text (whitespace aside) and nothing changed in between
+denies its next call, whatever the arguments.
 """
 
 from __future__ import annotations
@@ -19,12 +23,30 @@ from typing import Any, Literal
 
 from engine.failures import fold_numbers
 from engine.fingerprints import exact_body
-from engine.progress import result_key
+from engine.progress import SHELL_TOOLS, fold, result_key, strip_exit
 from engine.repeat_config import DEFAULT_IGNORE
+from engine.shellfacts import analyze
 
 _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
 APPLIED_CAP = 256
-Rule = Literal["failure", "same-failure", "tool-failing"]
+Rule = Literal["failure", "same-failure", "tool-failing", "same-error"]
+ERROR_MIN = 8  # shorter error texts (or none) say too little to call two different calls the same failure
+
+
+def command_of(tool: str, args: Any) -> tuple[str, str]:
+    """The tool and the command it runs: the shell verb, or an editor's sub-command (`str_replace`)."""
+    c = args.get("command") if isinstance(args, dict) else None
+    if not isinstance(c, str):
+        return (tool, "")
+    if tool in SHELL_TOOLS:
+        return (tool, analyze(c[:2000]).verb)
+    return (tool, c[:64])
+
+
+def error_key(text: str) -> int | None:
+    """The error text folded, whitespace aside (None when too short to compare)."""
+    squeezed = "".join(fold(strip_exit(text)).split())
+    return hash(squeezed) if len(squeezed) >= ERROR_MIN else None
 
 
 def signature(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
@@ -71,6 +93,7 @@ class _Agent:
     streak_error: int = 0
     streak: int = 0
     applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
+    errors: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # command -> (error, epoch, n)
 
 
 class ProgressFailures:
@@ -83,8 +106,10 @@ class ProgressFailures:
         history: int = 64,
         same_limit: int = 4,
         tool_limit: int = 10,
+        error_limit: int = 4,
         active: bool = True,
     ) -> None:
+        self.error_limit = error_limit
         self.steer_after = max(1, steer_after)
         self.deny_after = max(1, deny_after)
         self.history = max(8, history)
@@ -105,6 +130,10 @@ class ProgressFailures:
             return None
         if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
             return Outcome("deny", st.streak, "tool-failing")
+        if self.error_limit and st.errors:
+            e = st.errors.get(command_of(tool, args))
+            if e is not None and e[1] == st.epoch and e[2] >= self.error_limit:
+                return Outcome("deny", e[2], "same-error")
         if not st.sigs:
             return None
         sig = shape(tool, args, body)
@@ -148,6 +177,8 @@ class ProgressFailures:
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
+            if st.errors:
+                st.errors.pop(command_of(tool, args), None)
             if st.sigs or st.streak:
                 st.sigs.pop(shape(tool, args, body), None)
                 if st.streak_tool == tool:
@@ -166,11 +197,32 @@ class ProgressFailures:
             s.same += 1
             s.count = s.count + 1 if s.epoch == st.epoch else 1
             s.epoch = st.epoch
+        if self.error_limit:
+            ek = error_key(text)
+            cmd = command_of(tool, args)
+            if ek is None:
+                st.errors.pop(cmd, None)
+            else:
+                e = st.errors.get(cmd)
+                n = e[2] + 1 if e is not None and e[0] == ek and e[1] == st.epoch else 1
+                if cmd not in st.errors and len(st.errors) >= self.history:
+                    st.errors.pop(next(iter(st.errors)))
+                st.errors[cmd] = (ek, st.epoch, n)
         if st.streak_tool == tool and st.streak_error == key:
             st.streak += 1
         else:
             st.streak_tool, st.streak_error, st.streak = tool, key, 1
         return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+
+    def backed_off(self, agent: str | None) -> None:
+        """The agent waited longer than ever before in this turn: earlier identical failures (a 429, a 503)
+        may have been transient, so the same-failure backstop starts over (the streaks restart anyway,
+        since the wait counts as a change).
+        """
+        st = self.agents.get(agent)
+        if st is not None:
+            for s in st.sigs.values():
+                s.same = 0
 
     def new_turn(self, agent: str | None) -> None:
         """A new turn clears the agent."""

@@ -19,7 +19,11 @@ from typing import Any
 from engine.shell import is_generic_sink
 from engine.shellfacts import analyze
 
-SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
+# shell tools by the names agent harnesses give them (dsh, Gemini CLI, Cline, OpenHands, Codex, ...)
+SHELL_TOOLS = frozenset(
+    {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
+     "exec_command", "execute_bash", "cmd_run", "local_shell"}
+)  # fmt: skip
 SEARCH_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
 _EDIT_TOOL = re.compile(
@@ -167,6 +171,8 @@ _EDIT_NAMES: dict[str, bool] = {}  # tool name -> whether it names an editing to
 
 
 _SLEEP = re.compile(r"^\s*sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
+_PURE_SLEEP = re.compile(r"^\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*;?\s*$")
+_CD = re.compile(r"^\s*(?:cd|pushd)\s+(\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)")
 _UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
@@ -176,6 +182,19 @@ def wait_seconds(tool: str, args: Any) -> float:
         return 0.0
     m = _SLEEP.match(_command(args))
     return float(m.group(1)) * _UNIT[m.group(2)] if m else 0.0
+
+
+def pure_wait(tool: str, args: Any) -> bool:
+    """A shell command that only waits (`sleep N`): it acts on nothing, so it is never a repeated action."""
+    return tool in SHELL_TOOLS and _PURE_SLEEP.match(_command(args)) is not None
+
+
+def cd_dir(tool: str, args: Any) -> str | None:
+    """The directory a shell command starts with `cd X &&` in (None when it does not)."""
+    if tool not in SHELL_TOOLS:
+        return None
+    m = _CD.match(_command(args))
+    return m.group(1).strip("\"'").rstrip("/") if m else None
 
 
 def shell_mutates(command: str) -> bool:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """Writes the red-team corpus: invented, labelled traces of legitimate repetitive work and real loops.
 
 Run `python tests/data/redteam/generate.py` to rewrite the `*.jsonl` files beside it. Every case is
@@ -22,8 +23,14 @@ def case(slug: str, name: str, expected: str, events: list[dict[str, Any]]) -> N
     CASES.append((slug, name, expected, events))
 
 
-def call(tool: str, args: dict[str, Any], output: str = "", exit: int | None = None, error: bool = False,
-         agent: str | None = None) -> dict[str, Any]:
+def call(
+    tool: str,
+    args: dict[str, Any],
+    output: str = "",
+    exit: int | None = None,
+    error: bool = False,
+    agent: str | None = None,
+) -> dict[str, Any]:
     e: dict[str, Any] = {"t": "call", "tool": tool, "args": args, "output": output}
     if exit is not None:
         e["exit"] = exit
@@ -64,8 +71,11 @@ def edit(path: str, old: str, new: str, tool: str = "edit") -> dict[str, Any]:
 
 def view(path: str, a: int, b: int, body: str | None = None) -> dict[str, Any]:
     out = body if body is not None else "\n".join(f"{i:6d}\t{_line(path, i)}" for i in range(a, b + 1))
-    return call("str_replace_editor", {"command": "view", "path": path, "view_range": [a, b]},
-                f"Here's the result of running `cat -n` on {path}:\n{out}")
+    return call(
+        "str_replace_editor",
+        {"command": "view", "path": path, "view_range": [a, b]},
+        f"Here's the result of running `cat -n` on {path}:\n{out}",
+    )
 
 
 def _line(path: str, i: int) -> str:
@@ -91,25 +101,49 @@ def legit() -> None:
     # 2. jest through run_shell_command, failures change
     ev = [user("fix the cart reducer")]
     for k in range(5):
-        out = (f"FAIL src/cart.test.ts ({dur()})\n  ● cart › {['adds', 'removes', 'totals', 'discounts', 'clears'][k]}"
-               f"\n\nTests: {5 - k} failed, {k + 14} passed, 19 total\nTime: {dur()}")
+        out = (
+            f"FAIL src/cart.test.ts ({dur()})\n  ● cart › {['adds', 'removes', 'totals', 'discounts', 'clears'][k]}"
+            f"\n\nTests: {5 - k} failed, {k + 14} passed, 19 total\nTime: {dur()}"
+        )
         ev.append(sh("npx jest src/cart.test.ts", out, 1, tool="run_shell_command"))
-        ev.append(call("replace", {"file_path": "src/cart.ts", "old_string": f"case {k}", "new_string": f"case {k}:"},
-                       "Successfully modified file: src/cart.ts (1 replacements)."))
-    ev.append(sh("npx jest src/cart.test.ts", f"PASS src/cart.test.ts ({dur()})\nTests: 19 passed, 19 total",
-                 0, tool="run_shell_command"))
+        ev.append(
+            call(
+                "replace",
+                {"file_path": "src/cart.ts", "old_string": f"case {k}", "new_string": f"case {k}:"},
+                "Successfully modified file: src/cart.ts (1 replacements).",
+            )
+        )
+    ev.append(
+        sh(
+            "npx jest src/cart.test.ts",
+            f"PASS src/cart.test.ts ({dur()})\nTests: 19 passed, 19 total",
+            0,
+            tool="run_shell_command",
+        )
+    )
     case("legit-jest-gemini-tools", "jest TDD through run_shell_command/replace (Gemini CLI tools)", "no_loop", ev)
 
     # 3. cargo build fixed one error at a time (execute_command, Cline-style)
     ev = [user("make it compile")]
-    errs = ["E0425]: cannot find value `cfg` in this scope", "E0308]: mismatched types", "E0599]: no method named `len`",
-            "E0433]: failed to resolve: use of undeclared crate", "E0382]: borrow of moved value: `buf`"]
+    errs = [
+        "E0425]: cannot find value `cfg` in this scope",
+        "E0308]: mismatched types",
+        "E0599]: no method named `len`",
+        "E0433]: failed to resolve: use of undeclared crate",
+        "E0382]: borrow of moved value: `buf`",
+    ]
     for k, e in enumerate(errs):
         out = f"   Compiling parser v0.3.1 (/work/parser)\nerror[{e}\n  --> src/lib.rs:{40 + 7 * k}:9\nerror: could not compile `parser` (lib) due to {5 - k} previous errors"
         ev.append(sh("cargo build", out, 101, tool="execute_command"))
         ev.append(call("write_to_file", {"path": "src/lib.rs", "content": f"// revision {k}\n"}, "File written"))
-    ev.append(sh("cargo build", f"   Compiling parser v0.3.1 (/work/parser)\n    Finished dev [unoptimized] target(s) in {dur()}", 0,
-                 tool="execute_command"))
+    ev.append(
+        sh(
+            "cargo build",
+            f"   Compiling parser v0.3.1 (/work/parser)\n    Finished dev [unoptimized] target(s) in {dur()}",
+            0,
+            tool="execute_command",
+        )
+    )
     ev.append(sh("cargo test", f"test result: ok. 31 passed; 0 failed; finished in {dur()}", 0, tool="execute_command"))
     case("legit-cargo-one-error-at-a-time", "cargo build fixed one error at a time (execute_command)", "no_loop", ev)
 
@@ -131,12 +165,20 @@ def legit() -> None:
         ev.append(sh("make", out, 2))
         ev.append(edit("src/net.c", f"#include <stdio.h>{k}", f"#include <netinet/in.h>{k}"))
     ev.append(sh("make", "gcc -O2 -Wall -o build/netd build/net.o build/main.o", 0))
-    case("legit-gcc-one-symbol-at-a-time", "C build: a new undeclared symbol each time, fixed one at a time", "no_loop", ev)
+    case(
+        "legit-gcc-one-symbol-at-a-time",
+        "C build: a new undeclared symbol each time, fixed one at a time",
+        "no_loop",
+        ev,
+    )
 
     # 6. linter re-run after fixes, counts dropping
     ev = [user("clean up lint")]
     for k in range(6, 0, -1):
-        out = "\n".join(f"src/app.py:{10 * j + k}:1: F401 `os` imported but unused" for j in range(k)) + f"\nFound {k} errors."
+        out = (
+            "\n".join(f"src/app.py:{10 * j + k}:1: F401 `os` imported but unused" for j in range(k))
+            + f"\nFound {k} errors."
+        )
         ev.append(sh("ruff check src/", out, 1))
         ev.append(edit("src/app.py", f"import os  # {k}", ""))
     ev.append(sh("ruff check src/", "All checks passed!", 0))
@@ -149,25 +191,41 @@ def legit() -> None:
         ev.append(edit(f"src/m{k}.py", "x", "y"))
         ev.append(sh("git status --short", f" M src/m{k}.py", 0))
         ev.append(sh("git diff --stat", f" src/m{k}.py | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)", 0))
-        ev.append(sh(f"git add src/m{k}.py && git commit -m 'm{k}: tidy'", f"[main {hexid(7)}] m{k}: tidy\n 1 file changed", 0))
+        ev.append(
+            sh(
+                f"git add src/m{k}.py && git commit -m 'm{k}: tidy'",
+                f"[main {hexid(7)}] m{k}: tidy\n 1 file changed",
+                0,
+            )
+        )
         ev.append(sh("git status --short", "", 0))
     ev.append(sh("git log --oneline -6", "\n".join(f"{hexid(7)} m{k}: tidy" for k in range(6)), 0))
     case("legit-git-status-between-commits", "git status / diff / commit six times", "no_loop", ev)
 
     # 8. polling a CI job whose progress moves
     ev = [user("wait for the pipeline")]
-    for k, st in enumerate(["queued", "running 10%", "running 35%", "running 60%", "running 80%", "running 95%", "success"]):
+    for st in ["queued", "running 10%", "running 35%", "running 60%", "running 80%", "running 95%", "success"]:
         ev.append(sh("sleep 30", "", 0))
-        ev.append(sh("curl -s https://ci.example.com/api/v4/pipelines/48213",
-                     json.dumps({"id": 48213, "status": st, "updated_at": ts(), "request_id": hexid(16)}), 0))
+        ev.append(
+            sh(
+                "curl -s https://ci.example.com/api/v4/pipelines/48213",
+                json.dumps({"id": 48213, "status": st, "updated_at": ts(), "request_id": hexid(16)}),
+                0,
+            )
+        )
     case("legit-poll-ci-progress", "polling a CI pipeline every 30 s while its status moves", "no_loop", ev)
 
     # 9. reading a big file forward in pages (read_file, 25 pages of 100 lines)
     ev = [user("summarise what this migration log says")]
     for k in range(25):
         a = 1 + 100 * k
-        ev.append(call("read_file", {"absolute_path": "/srv/logs/migrate-2026-11-30.log", "offset": a - 1, "limit": 100},
-                       "\n".join(f"[{ts()}] step {a + j}: migrated table t_{a + j}" for j in range(0, 100, 25))))
+        ev.append(
+            call(
+                "read_file",
+                {"absolute_path": "/srv/logs/migrate-2026-11-30.log", "offset": a - 1, "limit": 100},
+                "\n".join(f"[{ts()}] step {a + j}: migrated table t_{a + j}" for j in range(0, 100, 25)),
+            )
+        )
     case("legit-read-big-file-forward", "reading a 2,500-line log forward in 25 pages", "no_loop", ev)
 
     # 10. str_replace_editor view forward through a long file, 22 windows
@@ -178,17 +236,29 @@ def legit() -> None:
 
     # 11. 429 / 503 retry with backoff inside the command
     ev = [user("download the dataset index")]
-    for k, d in enumerate([2, 4, 8, 16]):
-        ev.append(sh(f"sleep {d} && curl -sS -w '%{{http_code}}' https://api.example.org/v2/index.json",
-                     f'{{"error":"rate limited","retry_after":{d * 2},"trace":"{hexid(12)}"}}429', 0))
-    ev.append(sh("sleep 32 && curl -sS -w '%{http_code}' https://api.example.org/v2/index.json", '{"files": 412}200', 0))
+    for d in [2, 4, 8, 16]:
+        ev.append(
+            sh(
+                f"sleep {d} && curl -sS -w '%{{http_code}}' https://api.example.org/v2/index.json",
+                f'{{"error":"rate limited","retry_after":{d * 2},"trace":"{hexid(12)}"}}429',
+                0,
+            )
+        )
+    ev.append(
+        sh("sleep 32 && curl -sS -w '%{http_code}' https://api.example.org/v2/index.json", '{"files": 412}200', 0)
+    )
     case("legit-429-backoff-inline", "429 retried with growing backoff in `sleep N && curl`", "no_loop", ev)
 
     # 12. 503 retries where the sleep is its own call, same error text each time
     ev = [user("push the image")]
     for d in [5, 10, 20, 40]:
-        ev.append(sh("docker push registry.example.com/acme/api:1.4.2",
-                     f"The push refers to repository [registry.example.com/acme/api]\nreceived unexpected HTTP status: 503 Service Unavailable", 1))
+        ev.append(
+            sh(
+                "docker push registry.example.com/acme/api:1.4.2",
+                "The push refers to repository [registry.example.com/acme/api]\nreceived unexpected HTTP status: 503 Service Unavailable",
+                1,
+            )
+        )
         ev.append(sh(f"sleep {d}", "", 0))
     ev.append(sh("docker push registry.example.com/acme/api:1.4.2", f"1.4.2: digest: sha256:{hexid(64)} size: 1789", 0))
     case("legit-503-backoff", "docker push 503, retried with doubling sleeps, then succeeds", "no_loop", ev)
@@ -198,14 +268,21 @@ def legit() -> None:
     for p in ["retry_budget", "retryBudget", "RETRY_BUDGET", "max_retries", "backoff_cap", "RetryPolicy"]:
         ev.append(sh(f"grep -rn '{p}' src/", "", 1, tool="run_shell_command"))
     ev.append(sh("grep -rn 'retries' src/", "src/http/client.ts:88:  retries: 3,", 0, tool="run_shell_command"))
-    case("legit-grep-no-match-gemini", "six greps with no match (exit 1) via run_shell_command, then a hit", "no_loop", ev)
+    case(
+        "legit-grep-no-match-gemini",
+        "six greps with no match (exit 1) via run_shell_command, then a hit",
+        "no_loop",
+        ev,
+    )
 
     # 14. same command in different directories (monorepo), each failing differently
     ev = [user("run the tests in every package")]
     for pkg in ["core", "cli", "web", "api", "sdk", "docs"]:
         ok = pkg in ("docs", "cli")
-        out = (f"> @acme/{pkg}@1.0.0 test\n> vitest run\n\n Test Files  {'4 passed' if ok else '1 failed | 3 passed'} (4)\n"
-               f"      Tests  {R.randint(10, 40)} passed\n   Duration  {dur()}")
+        out = (
+            f"> @acme/{pkg}@1.0.0 test\n> vitest run\n\n Test Files  {'4 passed' if ok else '1 failed | 3 passed'} (4)\n"
+            f"      Tests  {R.randint(10, 40)} passed\n   Duration  {dur()}"
+        )
         if not ok:
             out += f"\n FAIL  src/{pkg}.test.ts > {pkg} handles empty input"
         ev.append(sh(f"cd packages/{pkg} && npm test", out, 0 if ok else 1))
@@ -215,13 +292,25 @@ def legit() -> None:
     ev = [user("scaffold the handlers")]
     for k, n in enumerate(["users", "orders", "items", "carts", "auth", "health"]):
         ev.append(call("write", {"file_path": f"src/handlers/{n}.ts", "content": f"export const {n} = 1;\n"}, "ok"))
-        ev.append(sh("ls src/handlers", "\n".join(f"{x}.ts" for x in ["users", "orders", "items", "carts", "auth", "health"][: k + 1]), 0))
+        ev.append(
+            sh(
+                "ls src/handlers",
+                "\n".join(f"{x}.ts" for x in ["users", "orders", "items", "carts", "auth", "health"][: k + 1]),
+                0,
+            )
+        )
     case("legit-ls-after-create", "`ls` after creating each of six files", "no_loop", ev)
 
     # 16. repeated cat of a file edited in between
     ev = [user("tune the nginx config")]
     for k in range(6):
-        ev.append(sh("cat deploy/nginx.conf", f"worker_processes {k + 1};\nevents {{ worker_connections {1024 * (k + 1)}; }}", 0))
+        ev.append(
+            sh(
+                "cat deploy/nginx.conf",
+                f"worker_processes {k + 1};\nevents {{ worker_connections {1024 * (k + 1)}; }}",
+                0,
+            )
+        )
         ev.append(edit("deploy/nginx.conf", f"worker_processes {k + 1};", f"worker_processes {k + 2};"))
     ev.append(sh("cat deploy/nginx.conf", "worker_processes 7;", 0))
     case("legit-cat-after-edit", "`cat` of a config edited between each read", "no_loop", ev)
@@ -231,7 +320,9 @@ def legit() -> None:
     for svc in ["billing", "search", "notify", "auth"]:
         for pat in ["AKIA", "password=", "BEGIN RSA"]:
             ev.append(sh(f"grep -rn '{pat}' services/{svc}", "", 1, agent=f"audit-{svc}"))
-        ev.append(sh(f"cat services/{svc}/config.yaml", f"name: {svc}\nport: {8000 + len(svc)}", 0, agent=f"audit-{svc}"))
+        ev.append(
+            sh(f"cat services/{svc}/config.yaml", f"name: {svc}\nport: {8000 + len(svc)}", 0, agent=f"audit-{svc}")
+        )
     case("legit-subagents-similar", "four subagents run the same three greps and a cat", "no_loop", ev)
 
     # 18. SWE-agent style edit -> reproduce cycle, identical failure twice while trying different fixes
@@ -239,11 +330,26 @@ def legit() -> None:
     ev.append(view("/repo/django/db/models/fields/__init__.py", 1540, 1600))
     outs = ["Decimal('2.4')", "Decimal('2.4')", "TypeError: quantize() argument must be Decimal", "Decimal('2.5')"]
     for k, o in enumerate(outs):
-        ev.append(call("str_replace_editor", {"command": "str_replace", "path": "/repo/django/db/models/fields/__init__.py",
-                                               "old_str": f"rounding={k}", "new_str": f"rounding={k + 1}"}, "The file has been edited."))
+        ev.append(
+            call(
+                "str_replace_editor",
+                {
+                    "command": "str_replace",
+                    "path": "/repo/django/db/models/fields/__init__.py",
+                    "old_str": f"rounding={k}",
+                    "new_str": f"rounding={k + 1}",
+                },
+                "The file has been edited.",
+            )
+        )
         ev.append(sh("python reproduce.py", o, 1 if "Error" in o else 0))
     ev.append(sh("python -m pytest tests/model_fields/test_decimalfield.py -q", f"41 passed in {dur()}", 0))
-    case("legit-swe-edit-reproduce", "SWE-agent edit -> reproduce.py cycle until the fix prints the right value", "no_loop", ev)
+    case(
+        "legit-swe-edit-reproduce",
+        "SWE-agent edit -> reproduce.py cycle until the fix prints the right value",
+        "no_loop",
+        ev,
+    )
 
     # 19. docker compose health polling that changes
     ev = [user("bring the stack up")]
@@ -256,38 +362,94 @@ def legit() -> None:
     # 20. tests fixed one by one by node id
     ev = [user("fix the parser tests")]
     for k in range(1, 7):
-        ev.append(sh(f"pytest -x tests/test_parse.py::test_case_{k}",
-                     f"FAILED tests/test_parse.py::test_case_{k} - assert None == 'x'\n1 failed in {dur()}", 1))
+        ev.append(
+            sh(
+                f"pytest -x tests/test_parse.py::test_case_{k}",
+                f"FAILED tests/test_parse.py::test_case_{k} - assert None == 'x'\n1 failed in {dur()}",
+                1,
+            )
+        )
         ev.append(edit("parse.py", f"v{k}", f"v{k + 1}"))
         ev.append(sh(f"pytest -x tests/test_parse.py::test_case_{k}", f"1 passed in {dur()}", 0))
     case("legit-node-ids", "tests fixed one by one by node id", "no_loop", ev)
 
     # 21. structured reasoning: checklist, table, numbered steps, similar asserts, code
-    rows = "\n".join(f"| {k} | `parse_duration('{k}{u}')` | {k * m} | {'ok' if k % 3 else 'check overflow'} |"
-                     for k in range(1, 40) for u, m in [("s", 1)])
+    rows = "\n".join(
+        f"| {k} | `parse_duration('{k}{u}')` | {k * m} | {'ok' if k % 3 else 'check overflow'} |"
+        for k in range(1, 40)
+        for u, m in [("s", 1)]
+    )
     asserts = "\n".join(f"    assert parse_duration('{k}m') == {k * 60}" for k in range(1, 30))
-    steps = "\n".join(f"{k}. Check that `{f}` handles {w} input and update the docstring." for k, (f, w) in enumerate(
-        [(f, w) for f in ["parse_duration", "format_duration", "to_seconds", "from_iso"] for w in ["empty", "negative", "huge", "unicode"]], 1))
-    text = ("Plan before touching the code.\n\n" + steps + "\n\nExpected values:\n\n| n | call | seconds | note |\n|---|---|---|---|\n"
-            + rows + "\n\nThe tests I will add:\n\n```python\ndef test_minutes():\n" + asserts + "\n```\n\nChecklist:\n"
-            + "\n".join(f"- [ ] {f}: docstring, type hints, edge cases" for f in ["parse_duration", "format_duration", "to_seconds", "from_iso", "humanize"]))
-    ev = [user("harden the duration helpers"), {"t": "request"}, think(text),
-          call("read", {"file_path": "src/duration.py"}, "def parse_duration(s): ..."), {"t": "request"},
-          think("Now the edits, one function at a time."), edit("src/duration.py", "...", "pass")]
-    case("legit-structured-reasoning", "long reasoning with numbered steps, a 39-row table, 29 similar asserts, a checklist", "no_loop", ev)
+    steps = "\n".join(
+        f"{k}. Check that `{f}` handles {w} input and update the docstring."
+        for k, (f, w) in enumerate(
+            [
+                (f, w)
+                for f in ["parse_duration", "format_duration", "to_seconds", "from_iso"]
+                for w in ["empty", "negative", "huge", "unicode"]
+            ],
+            1,
+        )
+    )
+    text = (
+        "Plan before touching the code.\n\n"
+        + steps
+        + "\n\nExpected values:\n\n| n | call | seconds | note |\n|---|---|---|---|\n"
+        + rows
+        + "\n\nThe tests I will add:\n\n```python\ndef test_minutes():\n"
+        + asserts
+        + "\n```\n\nChecklist:\n"
+        + "\n".join(
+            f"- [ ] {f}: docstring, type hints, edge cases"
+            for f in ["parse_duration", "format_duration", "to_seconds", "from_iso", "humanize"]
+        )
+    )
+    ev = [
+        user("harden the duration helpers"),
+        {"t": "request"},
+        think(text),
+        call("read", {"file_path": "src/duration.py"}, "def parse_duration(s): ..."),
+        {"t": "request"},
+        think("Now the edits, one function at a time."),
+        edit("src/duration.py", "...", "pass"),
+    ]
+    case(
+        "legit-structured-reasoning",
+        "long reasoning with numbered steps, a 39-row table, 29 similar asserts, a checklist",
+        "no_loop",
+        ev,
+    )
 
     # 22. reasoning that writes a whole config file in a code block with repeated stanzas
-    stanzas = "\n".join(f"  - name: worker-{k}\n    image: acme/worker:1.9\n    replicas: 2\n    env:\n      - QUEUE=q{k}\n      - LOG_LEVEL=info" for k in range(24))
-    ev = [user("generate the worker manifest"), {"t": "request"},
-          think("I will write the manifest with one stanza per queue:\n\n```yaml\nworkers:\n" + stanzas + "\n```\n\nThat covers all 24 queues."),
-          call("write", {"file_path": "deploy/workers.yaml", "content": "workers: []"}, "ok")]
-    case("legit-reasoning-yaml-stanzas", "reasoning drafts a YAML manifest with 24 near-identical stanzas", "no_loop", ev)
+    stanzas = "\n".join(
+        f"  - name: worker-{k}\n    image: acme/worker:1.9\n    replicas: 2\n    env:\n      - QUEUE=q{k}\n      - LOG_LEVEL=info"
+        for k in range(24)
+    )
+    ev = [
+        user("generate the worker manifest"),
+        {"t": "request"},
+        think(
+            "I will write the manifest with one stanza per queue:\n\n```yaml\nworkers:\n"
+            + stanzas
+            + "\n```\n\nThat covers all 24 queues."
+        ),
+        call("write", {"file_path": "deploy/workers.yaml", "content": "workers: []"}, "ok"),
+    ]
+    case(
+        "legit-reasoning-yaml-stanzas", "reasoning drafts a YAML manifest with 24 near-identical stanzas", "no_loop", ev
+    )
 
     # 23. npm build fixing TypeScript errors, output carries clock times
     ev = [user("fix the type errors")]
     for k in range(6, 0, -1):
-        out = f"[{R.randint(10, 23)}:{R.randint(10, 59)}:{R.randint(10, 59)}] Starting compilation...\n" + "\n".join(
-            f"src/view{j}.ts({j * 3 + 4},7): error TS2322: Type 'string' is not assignable to type 'number'." for j in range(k)) + f"\nFound {k} errors."
+        out = (
+            f"[{R.randint(10, 23)}:{R.randint(10, 59)}:{R.randint(10, 59)}] Starting compilation...\n"
+            + "\n".join(
+                f"src/view{j}.ts({j * 3 + 4},7): error TS2322: Type 'string' is not assignable to type 'number'."
+                for j in range(k)
+            )
+            + f"\nFound {k} errors."
+        )
         ev.append(sh("npx tsc --noEmit", out, 2))
         ev.append(edit(f"src/view{k - 1}.ts", "id: string", "id: number"))
     ev.append(sh("npx tsc --noEmit", "", 0))
@@ -300,7 +462,18 @@ def legit() -> None:
         ev.append(view(f"/repo/{f}", 1, 60))
     ev.append(sh("grep -rn 'def sort_by' /repo", "/repo/utils/sorting.py:41:def sort_by(rows, key):", 0))
     ev.append(view("/repo/utils/sorting.py", 35, 80))
-    ev.append(call("str_replace_editor", {"command": "str_replace", "path": "/repo/utils/sorting.py", "old_str": "if k", "new_str": "if k is not None"}, "The file has been edited."))
+    ev.append(
+        call(
+            "str_replace_editor",
+            {
+                "command": "str_replace",
+                "path": "/repo/utils/sorting.py",
+                "old_str": "if k",
+                "new_str": "if k is not None",
+            },
+            "The file has been edited.",
+        )
+    )
     ev.append(view("/repo/utils/sorting.py", 35, 80, "41 def sort_by(rows, key):\n42     if k is not None:"))
     ev.append(sh("python -m pytest -q /repo/tests/test_sorting.py", f"9 passed in {dur()}", 0))
     ev.append(sh("git diff", "-    if k:\n+    if k is not None:", 0))
@@ -309,7 +482,7 @@ def legit() -> None:
 
 # ---------------------------------------------------------------- loops
 def cycle_case(slug: str, name: str, unit: list[dict[str, Any]], passes: int, lead: list[dict[str, Any]]) -> None:
-    ev = [user("Fix the bug described in the issue")] + lead
+    ev = [user("Fix the bug described in the issue"), *lead]
     for _ in range(passes):
         ev.extend(json.loads(json.dumps(unit)))
     case(slug, name, "loop", ev)
@@ -318,14 +491,29 @@ def cycle_case(slug: str, name: str, unit: list[dict[str, Any]], passes: int, le
 def loops() -> None:
     f = "/repo/astropy/io/fits/card.py"
     unit7 = [view(f, a, a + 40) for a in (1, 120, 300, 560, 800, 1010, 1240)]
-    cycle_case("loop-view-cycle-p7", "str_replace_editor view cycle of period 7, identical outputs, 4 passes", unit7, 4,
-               [sh("find /repo -name card.py", f, 0)])
+    cycle_case(
+        "loop-view-cycle-p7",
+        "str_replace_editor view cycle of period 7, identical outputs, 4 passes",
+        unit7,
+        4,
+        [sh("find /repo -name card.py", f, 0)],
+    )
 
     g = "/repo/sympy/core/basic.py"
-    unit12 = [call("read_file", {"absolute_path": g, "offset": o, "limit": 60}, f"-- {g} lines {o}-{o + 60} --\n" + _line(g, o)) for o in
-              (0, 200, 400, 650, 900, 1100, 1300)]
-    unit12 += [sh(f"grep -n '{w}' {g}", f"{R.randint(10, 900)}:    def {w}(self):", 0) for w in ("_eval_subs", "xreplace", "atoms")]
-    unit12 += [call("read_file", {"absolute_path": "/repo/sympy/core/expr.py", "offset": o, "limit": 80}, f"expr lines {o}") for o in (0, 500)]
+    unit12 = [
+        call(
+            "read_file", {"absolute_path": g, "offset": o, "limit": 60}, f"-- {g} lines {o}-{o + 60} --\n" + _line(g, o)
+        )
+        for o in (0, 200, 400, 650, 900, 1100, 1300)
+    ]
+    unit12 += [
+        sh(f"grep -n '{w}' {g}", f"{R.randint(10, 900)}:    def {w}(self):", 0)
+        for w in ("_eval_subs", "xreplace", "atoms")
+    ]
+    unit12 += [
+        call("read_file", {"absolute_path": "/repo/sympy/core/expr.py", "offset": o, "limit": 80}, f"expr lines {o}")
+        for o in (0, 500)
+    ]
     cycle_case("loop-read-grep-cycle-p12", "read_file/grep cycle of period 12 over two files, 3 passes", unit12, 3, [])
 
     h = "/repo/requests/sessions.py"
@@ -335,8 +523,13 @@ def loops() -> None:
     unit2 = [sh("cat src/a.py", "def a():\n    return b()", 0), sh("cat src/b.py", "def b():\n    return a()", 0)]
     cycle_case("loop-cat-ab", "cat a.py / cat b.py alternating, 8 rounds", unit2, 8, [])
 
-    unit5 = [sh("git log -1 --format=%H", hexid(40), 0), view("/repo/setup.py", 1, 40), sh("pip show numpy", "Name: numpy\nVersion: 1.26.4", 0),
-             view("/repo/pkg/__init__.py", 1, 30), sh("python -c 'import pkg; print(pkg.__version__)'", "0.0.0.dev0", 0)]
+    unit5 = [
+        sh("git log -1 --format=%H", hexid(40), 0),
+        view("/repo/setup.py", 1, 40),
+        sh("pip show numpy", "Name: numpy\nVersion: 1.26.4", 0),
+        view("/repo/pkg/__init__.py", 1, 30),
+        sh("python -c 'import pkg; print(pkg.__version__)'", "0.0.0.dev0", 0),
+    ]
     cycle_case("loop-cycle-p5-mixed", "period-5 cycle of views and shell checks, 5 passes", unit5, 5, [])
 
     # scrolling back and forth 10 lines at a time with the viewer, no edits, 46 calls
@@ -346,100 +539,240 @@ def loops() -> None:
     for k in range(46):
         ev.append(view(p, pos, pos + 9))
         pos += 10 if (k // 6) % 2 == 0 else -10
-    case("loop-scroll-back-forth", "viewer scrolls one file back and forth 10 lines at a time, 46 calls, no edit", "loop", ev)
+    case(
+        "loop-scroll-back-forth",
+        "viewer scrolls one file back and forth 10 lines at a time, 46 calls, no edit",
+        "loop",
+        ev,
+    )
 
     # scrolling with sed -n, forward then back, 44 calls
     ev = [user("why does the loader hang?")]
     pos = 200
     for k in range(44):
-        ev.append(sh(f"sed -n '{pos},{pos + 10}p' src/loader/queue.py", "\n".join(_line("q", i) for i in range(pos, pos + 11)), 0))
+        ev.append(
+            sh(
+                f"sed -n '{pos},{pos + 10}p' src/loader/queue.py",
+                "\n".join(_line("q", i) for i in range(pos, pos + 11)),
+                0,
+            )
+        )
         pos += 10 if (k // 5) % 2 == 0 else -10
     case("loop-sed-scroll", "`sed -n A,Bp` scrolling one file back and forth, 44 calls", "loop", ev)
 
     # same failing command with cosmetic variants
     ev = [user("make the test pass")]
-    variants = ["pytest tests/test_io.py -q", "pytest -q tests/test_io.py", "cd /repo && pytest -q tests/test_io.py",
-                "pytest -q  tests/test_io.py ", "pytest -q 'tests/test_io.py'", "pytest --quiet tests/test_io.py", "python -m pytest -q tests/test_io.py"]
+    variants = [
+        "pytest tests/test_io.py -q",
+        "pytest -q tests/test_io.py",
+        "cd /repo && pytest -q tests/test_io.py",
+        "pytest -q  tests/test_io.py ",
+        "pytest -q 'tests/test_io.py'",
+        "pytest --quiet tests/test_io.py",
+        "python -m pytest -q tests/test_io.py",
+    ]
     for v in variants:
-        ev.append(sh(v, f"FAILED tests/test_io.py::test_roundtrip - UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff\n1 failed, 7 passed in {dur()}", 1))
-    case("loop-cosmetic-pytest", "the same failing pytest with cosmetic variants (flag order, quotes, cd, spaces)", "loop", ev)
+        ev.append(
+            sh(
+                v,
+                f"FAILED tests/test_io.py::test_roundtrip - UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff\n1 failed, 7 passed in {dur()}",
+                1,
+            )
+        )
+    case(
+        "loop-cosmetic-pytest",
+        "the same failing pytest with cosmetic variants (flag order, quotes, cd, spaces)",
+        "loop",
+        ev,
+    )
 
     ev = [user("get the build green")]
-    for v in ["npm run build", "npm run build ", "cd /app && npm run build", "npm run-script build", "npm run build --silent", "npm run build", "cd /app && npm run build"]:
-        ev.append(sh(v, f"[{R.randint(10, 23)}:0{R.randint(1, 9)}:1{R.randint(1, 9)}] vite v5.2.0 building for production...\nerror during build:\nCould not resolve './Chart' from src/App.tsx", 1, tool="run_shell_command"))
+    for v in [
+        "npm run build",
+        "npm run build ",
+        "cd /app && npm run build",
+        "npm run-script build",
+        "npm run build --silent",
+        "npm run build",
+        "cd /app && npm run build",
+    ]:
+        ev.append(
+            sh(
+                v,
+                f"[{R.randint(10, 23)}:0{R.randint(1, 9)}:1{R.randint(1, 9)}] vite v5.2.0 building for production...\nerror during build:\nCould not resolve './Chart' from src/App.tsx",
+                1,
+                tool="run_shell_command",
+            )
+        )
     case("loop-cosmetic-npm-gemini", "`npm run build` spelled differently, same error, run_shell_command", "loop", ev)
 
     ev = [user("run the service tests")]
     for _ in range(7):
-        ev.append(sh("go test -run TestServe ./server/...", f"--- FAIL: TestServe (0.{R.randint(10, 99)}s)\n    serve_test.go:41: dial tcp 127.0.0.1:{R.randint(30000, 60000)}: connect: connection refused\nFAIL", 1, tool="execute_command"))
+        ev.append(
+            sh(
+                "go test -run TestServe ./server/...",
+                f"--- FAIL: TestServe (0.{R.randint(10, 99)}s)\n    serve_test.go:41: dial tcp 127.0.0.1:{R.randint(30000, 60000)}: connect: connection refused\nFAIL",
+                1,
+                tool="execute_command",
+            )
+        )
     case("loop-verbatim-execute-command", "the same failing go test verbatim 7 times (execute_command)", "loop", ev)
 
     # failing edit retried
     ev = [user("rename the flag")]
-    for old in ["  verbose = False", "    verbose = False", "verbose = False", "  verbose=False", " verbose = False ", "    verbose = False"]:
-        ev.append(call("str_replace_editor", {"command": "str_replace", "path": "/repo/cli.py", "old_str": old, "new_str": "debug = False"},
-                       f"No replacement was performed, old_str `{old}` did not appear verbatim in /repo/cli.py.", error=True))
+    for old in [
+        "  verbose = False",
+        "    verbose = False",
+        "verbose = False",
+        "  verbose=False",
+        " verbose = False ",
+        "    verbose = False",
+    ]:
+        ev.append(
+            call(
+                "str_replace_editor",
+                {"command": "str_replace", "path": "/repo/cli.py", "old_str": old, "new_str": "debug = False"},
+                f"No replacement was performed, old_str `{old}` did not appear verbatim in /repo/cli.py.",
+                error=True,
+            )
+        )
     case("loop-failing-str-replace", "str_replace retried with whitespace variants, never matches", "loop", ev)
 
     # monologue answers across steps (whitespace differs)
     ev = [user("is the migration done?")]
     for k in range(4):
-        ev += [{"t": "request"}, {"t": "answer", "text": "The migration has been applied successfully." + (" " if k % 2 else "") + "\nAll tables are up to date."}]
+        ev += [
+            {"t": "request"},
+            {
+                "t": "answer",
+                "text": "The migration has been applied successfully."
+                + (" " if k % 2 else "")
+                + "\nAll tables are up to date.",
+            },
+        ]
     case("loop-monologue-answers", "the same answer in four consecutive steps, no tool", "loop", ev)
 
     # the same plan restated each step, the same read each time
-    plan = ("My plan: first I will open settings.py to find where CACHE_TTL is read, then I will check whether the "
-            "environment variable overrides it, then I will update the default to 300 seconds and add a test in "
-            "tests/test_settings.py that asserts the override works. Finally I will run the settings tests.")
+    plan = (
+        "My plan: first I will open settings.py to find where CACHE_TTL is read, then I will check whether the "
+        "environment variable overrides it, then I will update the default to 300 seconds and add a test in "
+        "tests/test_settings.py that asserts the override works. Finally I will run the settings tests."
+    )
     ev = [user("make the cache TTL configurable")]
     for k in range(5):
-        ev += [{"t": "request"}, think(plan + (" Let me start." if k % 2 else " Starting now.")),
-               call("read", {"file_path": "app/settings.py"}, "CACHE_TTL = 60\n")]
+        ev += [
+            {"t": "request"},
+            think(plan + (" Let me start." if k % 2 else " Starting now.")),
+            call("read", {"file_path": "app/settings.py"}, "CACHE_TTL = 60\n"),
+        ]
     case("loop-restated-plan", "the same plan restated in reasoning each step, same read, nothing changes", "loop", ev)
 
     # reasoning loop paraphrased with counters
-    para = ["Wait, let me re-check the offset calculation (pass {n}). The header is 16 bytes, so the payload starts at 16.",
-            "Hmm, let me verify the offset once more (pass {n}). Header is 16 bytes, hence the payload begins at byte 16.",
-            "Actually, let me double-check the offset (pass {n}). Since the header has 16 bytes the payload starts at 16."]
-    ev = [user("why is the checksum wrong?"), {"t": "request"}, think(" ".join(para[k % 3].format(n=k + 1) for k in range(90)))]
-    case("loop-reasoning-paraphrased-counter", "reasoning re-checks one fact 90 times, paraphrased, with a counter", "loop", ev)
+    para = [
+        "Wait, let me re-check the offset calculation (pass {n}). The header is 16 bytes, so the payload starts at 16.",
+        "Hmm, let me verify the offset once more (pass {n}). Header is 16 bytes, hence the payload begins at byte 16.",
+        "Actually, let me double-check the offset (pass {n}). Since the header has 16 bytes the payload starts at 16.",
+    ]
+    ev = [
+        user("why is the checksum wrong?"),
+        {"t": "request"},
+        think(" ".join(para[k % 3].format(n=k + 1) for k in range(90))),
+    ]
+    case(
+        "loop-reasoning-paraphrased-counter",
+        "reasoning re-checks one fact 90 times, paraphrased, with a counter",
+        "loop",
+        ev,
+    )
 
     ev = [user("summarise"), {"t": "request"}, think("Summary so far: " + "🔥✨🚀💯 " * 120 + "✦✧✦✧ ═══ " * 60)]
     case("loop-emoji-symbol-flood", "emoji and symbol flood in reasoning", "loop", ev)
 
     # calls to a tool that does not exist
     ev = [user("find the handler")]
-    for q in ["handler", "route handler", "def handle", "class Handler", "handlers/", "on_request", "dispatch", "router", "endpoint", "view func", "middleware", "controller", "urls.py"]:
-        ev.append(call("search_codebase", {"query": q}, "Error: Tool \"search_codebase\" not found in registry. Available tools: bash, read, edit, write.", error=True))
+    for q in [
+        "handler",
+        "route handler",
+        "def handle",
+        "class Handler",
+        "handlers/",
+        "on_request",
+        "dispatch",
+        "router",
+        "endpoint",
+        "view func",
+        "middleware",
+        "controller",
+        "urls.py",
+    ]:
+        ev.append(
+            call(
+                "search_codebase",
+                {"query": q},
+                'Error: Tool "search_codebase" not found in registry. Available tools: bash, read, edit, write.',
+                error=True,
+            )
+        )
     case("loop-nonexistent-tool", "13 calls to a tool that does not exist, different queries", "loop", ev)
 
     # polling that never changes
     ev = [user("wait for the deployment")]
     for _ in range(12):
         ev.append(sh("sleep 20", "", 0))
-        ev.append(sh("kubectl rollout status deploy/api -n prod --timeout=5s",
-                     f'Waiting for deployment "api" rollout to finish: 1 of 3 updated replicas are available...\nerror: timed out waiting for the condition', 1))
+        ev.append(
+            sh(
+                "kubectl rollout status deploy/api -n prod --timeout=5s",
+                'Waiting for deployment "api" rollout to finish: 1 of 3 updated replicas are available...\nerror: timed out waiting for the condition',
+                1,
+            )
+        )
     case("loop-poll-never-changes", "rollout status polled 12 times with the same sleep, never changes", "loop", ev)
 
     ev = [user("is the export finished?")]
     for _ in range(14):
-        ev.append(sh("curl -s https://api.example.com/v1/exports/exp_7Hq2", json.dumps({"id": "exp_7Hq2", "state": "pending", "checked_at": ts(), "request_id": hexid(24)}), 0))
-    case("loop-poll-pending-ids", "export status polled 14 times, always pending, per-call ids and timestamps", "loop", ev)
+        ev.append(
+            sh(
+                "curl -s https://api.example.com/v1/exports/exp_7Hq2",
+                json.dumps({"id": "exp_7Hq2", "state": "pending", "checked_at": ts(), "request_id": hexid(24)}),
+                0,
+            )
+        )
+    case(
+        "loop-poll-pending-ids",
+        "export status polled 14 times, always pending, per-call ids and timestamps",
+        "loop",
+        ev,
+    )
 
     # SWE-agent scroll_down / scroll_up alternation as bash calls
     ev = [user("Fix: `Q` objects lose negation when combined")]
-    ev.append(sh("open django/db/models/query_utils.py", "[File: /repo/django/db/models/query_utils.py (320 lines total)]\n1:\"\"\"", 0))
+    ev.append(
+        sh(
+            "open django/db/models/query_utils.py",
+            '[File: /repo/django/db/models/query_utils.py (320 lines total)]\n1:"""',
+            0,
+        )
+    )
     for k in range(30):
         d = "scroll_down" if (k // 3) % 2 == 0 else "scroll_up"
-        ev.append(sh(d, f"[File: /repo/django/db/models/query_utils.py (320 lines total)]\n({100 * ((k % 6) if (k // 3) % 2 == 0 else 6 - k % 6)} more lines above)", 0))
+        ev.append(
+            sh(
+                d,
+                f"[File: /repo/django/db/models/query_utils.py (320 lines total)]\n({100 * ((k % 6) if (k // 3) % 2 == 0 else 6 - k % 6)} more lines above)",
+                0,
+            )
+        )
     case("loop-scroll-up-down", "SWE-agent scroll_down/scroll_up alternating 30 times, no edit", "loop", ev)
 
     # a subagent cycling period 3 while main does legit work
     ev = [user("investigate the flaky test")]
     for k in range(6):
         ev.append(sh(f"pytest -q tests/test_flaky.py::test_{k}", f"1 passed in {dur()}", 0))
-        for c in [sh("cat conftest.py", "import pytest", 0, agent="helper"), sh("cat pytest.ini", "[pytest]\naddopts=-q", 0, agent="helper"),
-                  sh("ls tests", "test_flaky.py\nconftest.py", 0, agent="helper")]:
+        for c in [
+            sh("cat conftest.py", "import pytest", 0, agent="helper"),
+            sh("cat pytest.ini", "[pytest]\naddopts=-q", 0, agent="helper"),
+            sh("ls tests", "test_flaky.py\nconftest.py", 0, agent="helper"),
+        ]:
             ev.append(c)
     case("loop-subagent-cycle", "a subagent cycles through the same three reads while the main agent works", "loop", ev)
 
@@ -450,7 +783,13 @@ def main() -> None:
     for old in HERE.glob("*.jsonl"):
         old.unlink()
     for n, (slug, name, expected, events) in enumerate(CASES):
-        meta = {"t": "meta", "name": name, "source": "redteam", "expected": expected, "notes": "invented for breaker-tui"}
+        meta = {
+            "t": "meta",
+            "name": name,
+            "source": "redteam",
+            "expected": expected,
+            "notes": "invented for breaker-tui",
+        }
         lines = [json.dumps(meta, ensure_ascii=False)] + [json.dumps(e, ensure_ascii=False) for e in events]
         (HERE / f"rt-{n:03d}-{slug}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(CASES)} cases")
