@@ -33,6 +33,8 @@ _SEEN_CAP = 512
 _PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
 _PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
 PAGE_MIN = 40  # a read showing fewer lines than this is a scroll step, not a page
+WINDOW = 100  # the lines a viewer shows from an offset when no limit is given (SWE-agent's window)
+WHOLE = 10**9  # "to the end of the file"
 _SPANS_CAP = 64
 _SED_RANGE = re.compile(r"^-n\s*'?(\d+),(\d+)p'?$|^'?(\d+),(\d+)p'?$")
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
@@ -123,10 +125,14 @@ def page_span(tool: str, args: Any) -> tuple[int, int] | None:
         if len(words) >= 3 and words[0] == "head" and words[1] == "-n":
             n = _int(words[2])
             return (1, n) if n else None
+        if len(words) == 2 and words[0] == "cat":
+            return (1, WHOLE)
         return None
     vr = args.get("view_range")
     if isinstance(vr, list) and len(vr) == 2:
         first, last = _int(vr[0]), _int(vr[1])
+        if first is not None and last == -1:
+            return (first, WHOLE)
         if first is not None and last is not None and last >= first:
             return (first, last)
         return None
@@ -137,6 +143,10 @@ def page_span(tool: str, args: Any) -> tuple[int, int] | None:
         return (off, off + lim - 1)
     if off is not None and end is not None and end >= off:
         return (off, end)
+    if off is not None and lim is None and end is None:
+        return (off, off + WINDOW - 1)
+    if off is None and lim is None and end is None and not any(k in args for k in ("view_range", "pattern", "query")):
+        return (1, WHOLE)  # the whole file
     return None
 
 

@@ -17,6 +17,7 @@ denies its next call, whatever the arguments.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,24 +30,55 @@ from engine.shellfacts import analyze
 
 _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
 APPLIED_CAP = 256
-Rule = Literal["failure", "same-failure", "tool-failing", "same-error"]
+Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer"]
 ERROR_MIN = 8  # shorter error texts (or none) say too little to call two different calls the same failure
+ANSWER_MIN = 64  # short answers (`ok`, `{"status":"up"}`) repeat legitimately across different calls
+
+
+_RUNNERS = {"npx": 1, "bunx": 1, "uvx": 1, "pipx": 2, "uv": 2, "poetry": 2, "pdm": 2, "hatch": 2, "pnpm": 2, "yarn": 1}
 
 
 def command_of(tool: str, args: Any) -> tuple[str, str]:
-    """The tool and the command it runs: the shell verb, or an editor's sub-command (`str_replace`)."""
+    """The tool and the command it runs: the shell verb (through `python -m X`, `npx X`, `uv run X`),
+    or an editor's sub-command (`str_replace`).
+    """
     c = args.get("command") if isinstance(args, dict) else None
     if not isinstance(c, str):
         return (tool, "")
-    if tool in SHELL_TOOLS:
-        return (tool, analyze(c[:2000]).verb)
-    return (tool, c[:64])
+    if tool not in SHELL_TOOLS:
+        return (tool, c[:64])
+    facts = analyze(c[:2000])
+    verb = facts.verb
+    words = facts.stripped.split()[:4]
+    if verb in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+        verb = words[2]
+    elif verb in _RUNNERS and len(words) > _RUNNERS[verb]:
+        verb = words[_RUNNERS[verb]] if _RUNNERS[verb] == 1 or words[1] in ("run", "exec") else verb
+    return (tool, verb)
 
 
-def error_key(text: str) -> int | None:
-    """The error text folded, whitespace aside (None when too short to compare)."""
+_SEGMENT_END = re.compile(r"\|\|?|&&|;|[0-9]?>")
+
+
+def targets(tool: str, args: Any) -> str | None:
+    """What a shell command acts on: the words of its first segment after the verb that are neither
+    flags nor bare numbers, quotes aside (None for other tools). `pytest -q 'a.py' | tail -20` and
+    `python -m pytest a.py 2>&1 | head` act on `a.py`; `cat x/Dockerfile` and `cat y/Dockerfile` differ.
+    """
+    c = args.get("command") if isinstance(args, dict) else None
+    if tool not in SHELL_TOOLS or not isinstance(c, str):
+        return None
+    first = _SEGMENT_END.split(analyze(c[:2000]).stripped, maxsplit=1)[0]
+    words = [w.strip("'\"") for w in first.split()[1:]]
+    if len(words) > 1 and words[0] == "-m":
+        words = words[2:]
+    return " ".join(sorted({w for w in words if w and not w.startswith("-") and not w.isdigit()}))
+
+
+def error_key(text: str, least: int = ERROR_MIN) -> int | None:
+    """The result text folded, whitespace aside (None when shorter than `least` to compare)."""
     squeezed = "".join(fold(strip_exit(text)).split())
-    return hash(squeezed) if len(squeezed) >= ERROR_MIN else None
+    return hash(squeezed) if len(squeezed) >= least else None
 
 
 def signature(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
@@ -93,7 +125,8 @@ class _Agent:
     streak_error: int = 0
     streak: int = 0
     applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
-    errors: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)  # command -> (error, epoch, n)
+    # command -> (result, epoch, n, failed): one command giving one result n times in a row, nothing changed
+    errors: dict[tuple[str, str], tuple[int, int, int, bool]] = field(default_factory=dict)
 
 
 class ProgressFailures:
@@ -133,7 +166,7 @@ class ProgressFailures:
         if self.error_limit and st.errors:
             e = st.errors.get(command_of(tool, args))
             if e is not None and e[1] == st.epoch and e[2] >= self.error_limit:
-                return Outcome("deny", e[2], "same-error")
+                return Outcome("deny", e[2], "same-error" if e[3] else "same-answer")
         if not st.sigs:
             return None
         sig = shape(tool, args, body)
@@ -177,7 +210,13 @@ class ProgressFailures:
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
-            if st.errors:
+            target = targets(tool, args) if self.error_limit and not mutating else None
+            if target is not None:
+                # cosmetic spellings of one command on one target that all print the same long answer
+                # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
+                key = error_key(text, ANSWER_MIN)
+                self._same(st, command_of(tool, args), hash((key, target)) if key is not None else None, False)
+            elif st.errors:
                 st.errors.pop(command_of(tool, args), None)
             if st.sigs or st.streak:
                 st.sigs.pop(shape(tool, args, body), None)
@@ -198,21 +237,23 @@ class ProgressFailures:
             s.count = s.count + 1 if s.epoch == st.epoch else 1
             s.epoch = st.epoch
         if self.error_limit:
-            ek = error_key(text)
-            cmd = command_of(tool, args)
-            if ek is None:
-                st.errors.pop(cmd, None)
-            else:
-                e = st.errors.get(cmd)
-                n = e[2] + 1 if e is not None and e[0] == ek and e[1] == st.epoch else 1
-                if cmd not in st.errors and len(st.errors) >= self.history:
-                    st.errors.pop(next(iter(st.errors)))
-                st.errors[cmd] = (ek, st.epoch, n)
+            self._same(st, command_of(tool, args), error_key(text), True)
         if st.streak_tool == tool and st.streak_error == key:
             st.streak += 1
         else:
             st.streak_tool, st.streak_error, st.streak = tool, key, 1
         return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+
+    def _same(self, st: _Agent, cmd: tuple[str, str], key: int | None, failed: bool) -> None:
+        """Count one more result of this command: the same result again continues the run, else it restarts."""
+        if key is None:
+            st.errors.pop(cmd, None)
+            return
+        e = st.errors.get(cmd)
+        n = e[2] + 1 if e is not None and e[0] == key and e[1] == st.epoch and e[3] == failed else 1
+        if cmd not in st.errors and len(st.errors) >= self.history:
+            st.errors.pop(next(iter(st.errors)))
+        st.errors[cmd] = (key, st.epoch, n, failed)
 
     def backed_off(self, agent: str | None) -> None:
         """The agent waited longer than ever before in this turn: earlier identical failures (a 429, a 503)

@@ -94,6 +94,12 @@ def failure_message(tool: str, o: Outcome) -> str:
             "call was spelled, and nothing changed in between, so it was not dispatched. Rewording the same "
             "command will fail the same way: read the error, change something first, or stop and report."
         )
+    if o.rule == "same-answer":
+        return (
+            f'Blocked by breaker: "{tool}" printed the same result {o.failures} times in a row, however the call '
+            "was spelled, and nothing changed in between, so it was not dispatched. Running it again will print "
+            "it again: act on what it says, change something first, or stop and report."
+        )
     if o.rule == "tool-failing":
         return (
             f'Blocked by breaker: every one of the last {o.failures} calls to "{tool}" failed with the same error, '

@@ -24,15 +24,15 @@ def results() -> dict[str, dict[str, int]]:
 def test_corpus_shape(results: dict[str, dict[str, int]]) -> None:
     t = results["default"]
     assert t["cases"] >= 30
-    assert (t["legit"], t["loops"]) == (24, 20)
+    assert (t["legit"], t["loops"]) == (31, 24)
 
 
 def test_default_mode_blocks_no_legitimate_work_and_every_loop(results: dict[str, dict[str, int]]) -> None:
     t = results["default"]
     assert t["legit_blocked"] == 0 and t["legit_steered"] == 0
-    assert t["loops_blocked"] == 20
+    assert t["loops_blocked"] == 24
 
 
 def test_seed_mode_figures(results: dict[str, dict[str, int]]) -> None:
     t = results["seed"]
-    assert (t["legit_blocked"], t["loops_blocked"]) == (14, 9)  # as measured: the seed is what the rules fix
+    assert (t["legit_blocked"], t["loops_blocked"]) == (14, 10)  # as measured: the seed is what the rules fix

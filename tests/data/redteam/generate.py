@@ -480,6 +480,106 @@ def legit() -> None:
     case("legit-swe-explore-fix", "SWE-agent exploration, one fix, re-view after the edit, tests", "no_loop", ev)
 
 
+def legit2() -> None:
+    """Second round: legitimate work close to the rules added after the first round."""
+    # identical Dockerfiles in several services, read one by one
+    docker = 'FROM python:3.12-slim\nWORKDIR /app\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\nCOPY . .\nCMD ["python", "-m", "app"]'
+    ev = [user("are the service images consistent?")]
+    for svc in ["billing", "search", "notify", "auth", "gateway", "reports"]:
+        ev.append(sh(f"cat services/{svc}/Dockerfile", docker, 0))
+    case("legit-identical-files", "six services' identical Dockerfiles read one by one", "no_loop", ev)
+
+    # health of several services returning the same long JSON
+    body = json.dumps({"status": "ok", "checks": {"db": "ok", "cache": "ok", "queue": "ok"}, "uptime_s": 86400})
+    ev = [user("check every service is healthy")]
+    for svc in ["users", "orders", "billing", "search", "notify", "auth"]:
+        ev.append(sh(f"curl -s https://{svc}.internal.example.com/healthz", body, 0, tool="run_shell_command"))
+    case("legit-health-six-services", "six services' health endpoints return the same JSON", "no_loop", ev)
+
+    # SWE-agent viewer scrolling forward through a long file, imported as offset-only reads
+    ev = [user("Fix: `to_csv` drops the index name")]
+    for k in range(24):
+        ev.append(
+            call(
+                "read",
+                {"file_path": "/repo/pandas/io/formats/csvs.py", "offset": 1 + 100 * k},
+                f"[File: /repo/pandas/io/formats/csvs.py (2400 lines total)]\n({100 * k} more lines above)\n{_line('csvs', 100 * k)}",
+            )
+        )
+    case(
+        "legit-swe-scroll-forward", "SWE-agent scroll_down through a 2,400-line file, 24 windows forward", "no_loop", ev
+    )
+
+    # TDD with the runner's output piped through tail
+    ev = [user("fix the date parser")]
+    outs = [
+        "FAILED tests/test_dates.py::test_iso - ValueError: month must be in 1..12\n1 failed, 20 passed",
+        "FAILED tests/test_dates.py::test_iso - ValueError: month must be in 1..12\n1 failed, 20 passed",
+        "FAILED tests/test_dates.py::test_tz - AssertionError: tzinfo is None\n1 failed, 20 passed",
+        "21 passed",
+    ]
+    for k, o in enumerate(outs):
+        ev.append(sh("python -m pytest -q tests/test_dates.py 2>&1 | tail -20", f"{o} in {dur()}", 0))
+        if k < 3:
+            ev.append(edit("src/dates.py", f"m{k}", f"m{k + 1}"))
+    case("legit-tdd-piped-tail", "pytest piped through tail in an edit -> run cycle", "no_loop", ev)
+
+    # flakiness check: the same test run three times on purpose
+    ev = [user("is test_timeout flaky?")]
+    for _ in range(3):
+        ev.append(sh("pytest -q tests/test_net.py::test_timeout -p no:randomly", f"1 passed in {dur()}", 0))
+    ev.append(sh("pytest -q tests/test_net.py::test_timeout --count 20", f"20 passed in {dur()}", 0))
+    case("legit-flaky-rerun", "one test re-run three times to check for flakiness", "no_loop", ev)
+
+    # reasoning: a step-by-step numeric derivation
+    steps = "\n".join(
+        f"Step {k}: the buffer after {k} doublings holds {2**k} KiB, which is {'under' if 2**k < 4096 else 'over'} the 4 MiB cap."
+        for k in range(1, 36)
+    )
+    ev = [
+        user("how many doublings before we hit the cap?"),
+        {"t": "request"},
+        think("Let me work it out step by step.\n" + steps + "\nSo the 12th doubling reaches the cap."),
+        {"t": "answer", "text": "The 12th doubling reaches 4 MiB."},
+    ]
+    case("legit-reasoning-derivation", "reasoning doubles a number step by step, 35 similar lines", "no_loop", ev)
+
+    # reasoning: a per-file review list
+    files = [
+        f"src/handlers/{n}.ts"
+        for n in [
+            "users",
+            "orders",
+            "items",
+            "carts",
+            "auth",
+            "health",
+            "search",
+            "admin",
+            "export",
+            "import",
+            "billing",
+            "coupons",
+            "reviews",
+            "media",
+            "settings",
+            "audit",
+            "reports",
+            "tags",
+        ]
+    ]
+    text = "Files to review, one concern each:\n" + "\n".join(
+        f"- {f}: check that the request body is validated before it reaches the service layer." for f in files
+    )
+    ev = [
+        user("review the handlers"),
+        {"t": "request"},
+        think(text + "\nI will start with users."),
+        call("read", {"file_path": files[0]}, "export const users = ..."),
+    ]
+    case("legit-reasoning-review-list", "reasoning lists 18 files with the same review note", "no_loop", ev)
+
+
 # ---------------------------------------------------------------- loops
 def cycle_case(slug: str, name: str, unit: list[dict[str, Any]], passes: int, lead: list[dict[str, Any]]) -> None:
     ev = [user("Fix the bug described in the issue"), *lead]
@@ -777,9 +877,101 @@ def loops() -> None:
     case("loop-subagent-cycle", "a subagent cycles through the same three reads while the main agent works", "loop", ev)
 
 
+def loops2() -> None:
+    """Second round: loops the first-round rules missed or that sit near the new rules."""
+    # the same failing test hidden behind a pipe (exit 0), cosmetic variants
+    ev = [user("make the serializer test pass")]
+    for v in [
+        "pytest tests/test_ser.py 2>&1 | tail -20",
+        "pytest -q tests/test_ser.py | tail -n 30",
+        "python -m pytest tests/test_ser.py 2>&1 | tail -25",
+        "pytest tests/test_ser.py -x 2>&1 | head -60",
+        "cd /repo && pytest tests/test_ser.py | tail -20",
+        "pytest tests/test_ser.py --tb=short 2>&1 | tail -20",
+        "pytest tests/test_ser.py 2>&1 | tail -40",
+    ]:
+        ev.append(
+            sh(
+                v,
+                f"FAILED tests/test_ser.py::test_roundtrip - KeyError: 'created_at'\n===== 1 failed, 11 passed in {dur()} =====",
+                0,
+            )
+        )
+    case(
+        "loop-pipe-hidden-failure",
+        "the same failing pytest behind `| tail`, seven cosmetic variants, exit 0",
+        "loop",
+        ev,
+    )
+
+    # monologue with a counter
+    ev = [user("deploy when the build is green")]
+    for k in range(4):
+        ev += [
+            {"t": "request"},
+            {
+                "t": "answer",
+                "text": f"The build is still running (check {k + 1}). I will wait for it to finish before deploying.",
+            },
+        ]
+    case("loop-monologue-counter", "the same waiting answer with a counter, four steps, no tool", "loop", ev)
+
+    # imported SWE-agent goto back and forth, offset-only reads 10 lines apart
+    ev = [user("Fix: `Model.save` ignores update_fields")]
+    pos = 700
+    for k in range(45):
+        ev.append(
+            call(
+                "read",
+                {"file_path": "/repo/django/db/models/base.py", "offset": pos},
+                f"[File: /repo/django/db/models/base.py (2300 lines total)]\n({pos - 1} more lines above)\n{_line('base', pos)}",
+            )
+        )
+        pos += 10 if (k // 4) % 2 == 0 else -10
+    case(
+        "loop-swe-goto-back-forth",
+        "imported SWE-agent viewer moved back and forth 10 lines at a time, 45 calls",
+        "loop",
+        ev,
+    )
+
+    # whole-file views re-read between different greps, no edit
+    ev = [user("where does the timeout come from?")]
+    for pat in [
+        "timeout",
+        "TIMEOUT",
+        "deadline",
+        "expire",
+        "ttl",
+        "wait_for",
+        "retry",
+        "sleep",
+        "poll",
+        "interval",
+        "backoff",
+        "delay",
+    ]:
+        ev.append(
+            call(
+                "str_replace_editor",
+                {"command": "view", "path": "/repo/net/client.py"},
+                "1 import socket\n2 DEFAULT = 30\n3 def connect(): ...",
+            )
+        )
+        ev.append(sh(f"grep -rn '{pat}' /repo/net", "", 1))
+    case(
+        "loop-whole-view-between-greps",
+        "the whole file viewed again between twelve greps that find nothing",
+        "loop",
+        ev,
+    )
+
+
 def main() -> None:
     legit()
+    legit2()
     loops()
+    loops2()
     for old in HERE.glob("*.jsonl"):
         old.unlink()
     for n, (slug, name, expected, events) in enumerate(CASES):
