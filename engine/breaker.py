@@ -281,9 +281,11 @@ class Breaker:
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         if self.rules is not None:
             found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            if found is not None and found[0] == "same-answer" and self._local(agent, call_id, tool, args):
+                found = None  # a local address answering the same again is the operator's call: the window asks
             if found is not None and not self._local_exempt(agent, call_id, tool, args, found[0]):
                 rule, message = found
-                source: Literal["repeat", "failure"] = "failure" if "fail" in rule else "repeat"
+                source: Literal["repeat", "failure"] = "failure" if "fail" in rule or rule == "same-error" else "repeat"
                 return self._enforce(agent, Verdict("deny", message, source, rule=rule))
         else:
             fv = self.failures.gate(agent, tool, args) if agent is not None else None
@@ -305,8 +307,12 @@ class Breaker:
     def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:
         """A loop of local-only calls the operator already approved for this turn is not denied again."""
         slot = self.repeat.agents.get(agent) if agent is not None else None
-        if rule.endswith("failure") or rule == "tool-failing" or slot is None or not slot.exempt:
+        if rule.endswith("failure") or rule in ("tool-failing", "same-error") or slot is None or not slot.exempt:
             return False
+        return self._local(agent, call_id, tool, args)
+
+    def _local(self, agent: str | None, call_id: str, tool: str, args: Any) -> bool:
+        """Whether only local addresses make this call what it is (its fingerprints are local)."""
         body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
         return fingerprints(tool, args, self.config.repeat, body).local
 
