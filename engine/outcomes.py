@@ -7,7 +7,9 @@ next attempt from `deny_after`. A new error text, or a change in between, starts
 edit → run cycles that fail differently each time are never steered or denied.
 
 Two backstops catch what the streak cannot see: the same call failing with the same error after
-every change (`same_limit` failures: cosmetic edits that fix nothing), and one tool failing with
+every change (`same_limit` failures: cosmetic edits that fix nothing, edits that differ from the
+earlier ones only in their numbers; a failure after a new kind of change weighs half,
+so real attempts that happen to fail alike get twice as many runs), and one tool failing with
 one error text whatever its arguments (`tool_limit` failures in a row: a tool that does not exist).
 And cosmetic spellings of one failing action (flags reordered, quotes, `cd X &&`, whitespace) are
 separate calls to the streak, so one tool and command (the shell verb, or the editor sub-command)
@@ -114,6 +116,8 @@ class _Sig:
     epoch: int
     count: int = 1  # consecutive identical failures with no change in between
     same: int = 1  # identical failures, changes or not
+    weight: int = 2  # `same` weighed: 2 per failure after cosmetic changes only, 1 after a new kind of change
+    novel: int = 0  # the agent's count of new kinds of change at this failure
 
 
 @dataclass(slots=True)
@@ -122,6 +126,8 @@ class _Agent:
     sigs: OrderedDict[tuple[str, str], _Sig] = field(default_factory=OrderedDict)
     denied: set[tuple[str, str]] = field(default_factory=set)
     streak_tool: str = ""
+    shapes: set[tuple[str, str]] = field(default_factory=set)  # kinds of change made (numbers aside)
+    novel: int = 0  # how many changes of a new kind this turn
     streak_error: int = 0
     streak: int = 0
     applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
@@ -178,7 +184,7 @@ class ProgressFailures:
         if s.epoch == st.epoch and s.count >= self.deny_after:
             st.denied.add(sig)
             return Outcome("deny", s.count, "failure")
-        if self.same_limit and s.same >= self.same_limit:
+        if self.same_limit and s.weight >= 2 * self.same_limit:
             return Outcome("deny", s.same, "same-failure")
         return None
 
@@ -210,6 +216,13 @@ class ProgressFailures:
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
+                kind = shape(tool, args, body)
+                if kind not in st.shapes:
+                    # a change that differs from every earlier one in more than its numbers is a new attempt
+                    if len(st.shapes) >= APPLIED_CAP:
+                        st.shapes.clear()
+                    st.shapes.add(kind)
+                    st.novel += 1
             target = targets(tool, args) if self.error_limit and not mutating else None
             if target is not None:
                 # cosmetic spellings of one command on one target that all print the same long answer
@@ -229,11 +242,13 @@ class ProgressFailures:
         s = st.sigs.get(sig)
         if s is None or s.error != key:
             st.denied.discard(sig)
-            s = st.sigs[sig] = _Sig(key, st.epoch)
+            s = st.sigs[sig] = _Sig(key, st.epoch, novel=st.novel)
             while len(st.sigs) > self.history:
                 st.sigs.popitem(last=False)
         else:
             s.same += 1
+            s.weight += 1 if st.novel > s.novel else 2
+            s.novel = st.novel
             s.count = s.count + 1 if s.epoch == st.epoch else 1
             s.epoch = st.epoch
         if self.error_limit:
@@ -263,7 +278,7 @@ class ProgressFailures:
         st = self.agents.get(agent)
         if st is not None:
             for s in st.sigs.values():
-                s.same = 0
+                s.same = s.weight = 0
 
     def new_turn(self, agent: str | None) -> None:
         """A new turn clears the agent."""

@@ -877,6 +877,34 @@ def loops() -> None:
     case("loop-subagent-cycle", "a subagent cycles through the same three reads while the main agent works", "loop", ev)
 
 
+def legit3() -> None:
+    """Third round: real attempts that fail alike before the one that works."""
+    ev = [user("the importer test fails with a KeyError")]
+    tries = [
+        ("src/importer.py", "row['id']", "row.get('id')"),
+        ("src/schema.py", "FIELDS = []", "FIELDS = ['id']"),
+        ("src/mapping.py", "def map_row(r):", "def map_row(r: dict):"),
+        ("src/reader.py", "csv.reader(f)", "csv.DictReader(f)"),
+        ("src/importer.py", "for row in rows:", "for row in rows or []:"),
+    ]
+    for path, old, new in tries:
+        ev.append(
+            sh(
+                "pytest -q tests/test_importer.py",
+                "FAILED tests/test_importer.py::test_import - KeyError: 'sku'\n1 failed, 6 passed",
+                1,
+            )
+        )
+        ev.append(edit(path, old, new))
+    ev.append(sh("pytest -q tests/test_importer.py", f"7 passed in {dur()}", 0))
+    case(
+        "legit-real-attempts-same-error",
+        "five different real fixes fail with the same KeyError, the sixth run passes",
+        "no_loop",
+        ev,
+    )
+
+
 def loops2() -> None:
     """Second round: loops the first-round rules missed or that sit near the new rules."""
     # the same failing test hidden behind a pipe (exit 0), cosmetic variants
@@ -970,6 +998,7 @@ def loops2() -> None:
 def main() -> None:
     legit()
     legit2()
+    legit3()
     loops()
     loops2()
     for old in HERE.glob("*.jsonl"):
