@@ -18,7 +18,7 @@ from engine.rules import DefaultRules
 from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
 from engine.units import utf16_len
-from engine.verbatim import ProseFilter, VerbatimDetector
+from engine.verbatim import STRUCTURE_TAIL, ProseFilter, VerbatimDetector, structured
 from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
 HISTORY = 60
@@ -48,7 +48,12 @@ class _Agent:
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
     prose: ProseFilter | None = None
     verbatim: VerbatimDetector | None = None
+    # the answer stream's own prose lenses (default mode): an answer may restate its reasoning, so they never share
+    ans_prose: ProseFilter | None = None
+    ans_rep: RepetitionDetector | None = None
+    ans_verbatim: VerbatimDetector | None = None
     pending_trip: dict[str, Any] | None = None
+    tail: str = ""  # the last prose lens A saw (default mode: is it a list?)
 
 
 class Breaker:
@@ -91,6 +96,10 @@ class Breaker:
         if not self.seed:
             a.prose = ProseFilter()
             a.verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
+            a.tail = ""
+            a.ans_prose = ProseFilter()
+            a.ans_rep = RepetitionDetector(self._rep)
+            a.ans_verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -213,6 +222,11 @@ class Breaker:
                 d = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
                 return self._arm(a, d, stream, retry=False)
             found = a.ans.push(text) if a.ans is not None else None
+            if found is None and a.ans_prose is not None and a.ans_rep is not None:
+                # an answer that repeats itself is the same loop as reasoning that does
+                prose = a.ans_prose.push(text)
+                if prose and a.ans_verbatim is not None:
+                    found = a.ans_verbatim.push(prose)
             return self._arm(a, found, stream) if found is not None else None
         if stream == "reasoning":
             self.rules.monologue.think(a.agent, text)
@@ -225,6 +239,9 @@ class Breaker:
             trip = a.rep.push(prose)
             if a.rep.idx != before:
                 a.overlap_hist.append(a.rep.last_overlap)
+            a.tail = (a.tail + prose)[-STRUCTURE_TAIL:]
+            if trip is not None and trip["rule"] == "low-novelty" and structured(a.tail):
+                trip = None  # a list or table whose items share a note names something new on each line
             if trip is None and a.verbatim is not None and stream == "reasoning":
                 # programs print the same line many times for good reasons; lens A still watches output
                 trip = a.verbatim.push(prose)

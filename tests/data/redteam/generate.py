@@ -905,6 +905,51 @@ def legit3() -> None:
     )
 
 
+def codex(cmd: str, output: str, exit: int = 0) -> dict[str, Any]:
+    """A Codex-style `shell` call: the command as an argv list run through `bash -lc`."""
+    return call("shell", {"command": ["bash", "-lc", cmd], "workdir": "/work/repo"}, output, exit)
+
+
+def legit4() -> None:
+    """Fourth round: Codex-style argv commands and piped pagers."""
+    ev = [user("explain how the scheduler picks a worker")]
+    for k in range(24):
+        a = 1 + 120 * k
+        ev.append(
+            codex(
+                f"nl -ba src/scheduler.rs | sed -n '{a},{a + 119}p'",
+                "\n".join(f"{a + j:6d}  {_line('sched', a + j)}" for j in range(0, 120, 30)),
+            )
+        )
+    case("legit-codex-nl-sed-pages", "Codex-style `nl -ba f | sed -n A,Bp` reading forward, 24 pages", "no_loop", ev)
+
+    ev = [user("fix the failing scheduler test")]
+    for k, t in enumerate(["picks_idle", "skips_busy", "round_robin", "weights"]):
+        ev.append(
+            codex(
+                "cargo test -q scheduler",
+                f"test scheduler::{t} ... FAILED\nfailures:\n    scheduler::{t}\ntest result: FAILED. {k + 10} passed; 1 failed",
+                101,
+            )
+        )
+        ev.append(
+            call(
+                "apply_patch",
+                {
+                    "input": f"*** Begin Patch\n*** Update File: src/scheduler.rs\n@@\n-    v{k}\n+    v{k + 1}\n*** End Patch"
+                },
+                "Success. Updated the following files:\nM src/scheduler.rs",
+            )
+        )
+    ev.append(codex("cargo test -q scheduler", "test result: ok. 14 passed; 0 failed", 0))
+    case(
+        "legit-codex-tdd",
+        "Codex-style cargo test -> apply_patch cycle with a different failure each round",
+        "no_loop",
+        ev,
+    )
+
+
 def loops2() -> None:
     """Second round: loops the first-round rules missed or that sit near the new rules."""
     # the same failing test hidden behind a pipe (exit 0), cosmetic variants
@@ -995,12 +1040,120 @@ def loops2() -> None:
     )
 
 
+def legit5() -> None:
+    """Fifth round: long final answers with structure that repeats."""
+    files = [
+        f"src/{d}/{n}.py"
+        for d in ("api", "core", "cli", "db")
+        for n in ("models", "views", "utils", "errors", "config", "tasks", "auth", "cache", "routes", "schema")
+    ]
+    text = "Summary of the changes:\n\n" + "\n".join(
+        f"- `{f}`: added type hints to every public function and fixed the mypy errors it reported." for f in files
+    )
+    text += "\n\n| file | functions | errors fixed |\n|---|---|---|\n" + "\n".join(
+        f"| `{f}` | {3 + len(f) % 5} | {len(f) % 4} |" for f in files
+    )
+    text += "\n\nAll 40 files now pass `mypy --strict`."
+    ev = [
+        user("add type hints everywhere"),
+        {"t": "request"},
+        think("All files are done; I will summarise them for the user with a list and a table."),
+        {"t": "answer", "text": text},
+    ]
+    case(
+        "legit-answer-long-summary",
+        "a final answer listing 40 files with the same note and a 40-row table",
+        "no_loop",
+        ev,
+    )
+
+    plan = "First, reproduce the bug with the failing test. Second, find where the cache key is built. Third, include the tenant id in the key. Fourth, add a regression test."
+    ev = [
+        user("how would you fix the cache leak?"),
+        {"t": "request"},
+        think("Plan: " + plan + " That should be it."),
+        {
+            "t": "answer",
+            "text": "Here is how I would fix it:\n\n"
+            + plan
+            + "\n\n```python\n"
+            + "\n".join(f"assert cache_key(tenant={k}, user=1) != cache_key(tenant={k + 1}, user=1)" for k in range(30))
+            + "\n```",
+        },
+    ]
+    case(
+        "legit-answer-restates-reasoning",
+        "the answer restates the plan from its reasoning and adds 30 similar asserts in code",
+        "no_loop",
+        ev,
+    )
+
+
+def legit6() -> None:
+    """Sixth round: the reasoning twin of the long summary (lens A read it as low novelty)."""
+    files = [
+        f"pkg/{d}/{n}.go"
+        for d in ("server", "store", "queue", "auth")
+        for n in ("handler", "types", "errors", "config", "retry", "pool", "codec", "metrics", "cache", "router")
+    ]
+    text = "Before I edit anything, the list of files and what each needs:\n" + "\n".join(
+        f"- `{f}`: wrap every returned error with fmt.Errorf and %w so callers can use errors.Is." for f in files
+    )
+    ev = [
+        user("wrap the errors properly"),
+        {"t": "request"},
+        think(text + "\nI will start with the server package."),
+        call("read", {"file_path": files[0]}, "package server"),
+    ]
+    case("legit-reasoning-long-list", "reasoning lists 40 files, each with the same long note", "no_loop", ev)
+
+
+def loops4() -> None:
+    """Fourth round: Codex-style argv loops and answer-stream loops."""
+    ev = [user("why does the scheduler starve worker 3?")]
+    pos = 300
+    for k in range(44):
+        ev.append(
+            codex(
+                f"sed -n '{pos},{pos + 12}p' src/scheduler.rs",
+                "\n".join(_line("sched", i) for i in range(pos, pos + 13)),
+            )
+        )
+        pos += 12 if (k // 5) % 2 == 0 else -12
+    case("loop-codex-sed-back-forth", "Codex-style `sed -n` scrolling back and forth, 44 calls", "loop", ev)
+
+    ev = [
+        user("write the release note"),
+        {"t": "request"},
+        {"t": "answer", "text": "Release 2.4 is out. " + "The new scheduler is faster and fairer than before. " * 80},
+    ]
+    block = "\n".join(
+        f"- {x}"
+        for x in [
+            "Check the config loader for the default port.",
+            "Check the env override for PORT.",
+            "Check the docker-compose port mapping.",
+            "Check the health check URL.",
+        ]
+    )
+    ev2 = [user("why is the port wrong?"), {"t": "request"}, think("Things to check:\n" + "\n".join([block] * 40))]
+    case("loop-reasoning-list-verbatim", "reasoning writes the same four-item checklist 40 times", "loop", ev2)
+    case("loop-answer-verbatim", "the answer repeats one sentence 80 times", "loop", ev)
+
+    ev = [user("celebrate the release"), {"t": "request"}, {"t": "answer", "text": "Done! " + "🎉🚀✨🔥💯 " * 150}]
+    case("loop-answer-emoji-flood", "the answer decays into an emoji flood", "loop", ev)
+
+
 def main() -> None:
     legit()
     legit2()
     legit3()
+    legit4()
+    legit5()
+    legit6()
     loops()
     loops2()
+    loops4()
     for old in HERE.glob("*.jsonl"):
         old.unlink()
     for n, (slug, name, expected, events) in enumerate(CASES):
