@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.messages import preview
-from engine.progress import SHELL_TOOLS
+from engine.progress import SHELL_TOOLS, command_text
 from engine.shellfacts import analyze
 
 PERIOD_MAX = 17
@@ -36,7 +36,7 @@ PAGE_MIN = 40  # a read showing fewer lines than this is a scroll step, not a pa
 WINDOW = 100  # the lines a viewer shows from an offset when no limit is given (SWE-agent's window)
 WHOLE = 10**9  # "to the end of the file"
 _SPANS_CAP = 64
-_SED_RANGE = re.compile(r"^-n\s*'?(\d+),(\d+)p'?$|^'?(\d+),(\d+)p'?$")
+_SED_ANY = re.compile(r"\bsed\s+-n\s*['\"]?(\d+),(\d+)p['\"]?")
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
 
 
@@ -81,8 +81,8 @@ class _Agent:
 def page_path(tool: str, args: Any) -> str | None:
     """The file a read-like call looks at, when it names one."""
     if tool in SHELL_TOOLS:
-        command = args.get("command") if isinstance(args, dict) else None
-        if not isinstance(command, str) or len(command) > 400:
+        command = command_text(args)
+        if not command or len(command) > 400:
             return None
         facts = analyze(command)
         if facts.verb not in _PAGER_VERBS or facts.sink is not None:
@@ -113,15 +113,14 @@ def page_span(tool: str, args: Any) -> tuple[int, int] | None:
     if not isinstance(args, dict):
         return None
     if tool in SHELL_TOOLS:
-        command = args.get("command")
-        if not isinstance(command, str) or len(command) > 400:
+        command = command_text(args)
+        if not command or len(command) > 400:
             return None
+        m = _SED_ANY.search(command)  # `sed -n 'A,Bp' f`, also behind a pipe: `nl -ba f | sed -n 'A,Bp'`
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            return (a, b) if b >= a else None
         words = command.split()
-        if len(words) >= 3 and words[0] == "sed":
-            m = _SED_RANGE.match(" ".join(words[1:-1]))
-            if m:
-                a, b = (int(g) for g in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
-                return (a, b) if b >= a else None
         if len(words) >= 3 and words[0] == "head" and words[1] == "-n":
             n = _int(words[2])
             return (1, n) if n else None

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from engine.failures import fold_numbers
 from engine.fingerprints import exact_body
-from engine.progress import SHELL_TOOLS, fold, result_key, strip_exit
+from engine.progress import SHELL_TOOLS, command_text, fold, result_key, strip_exit
 from engine.repeat_config import DEFAULT_IGNORE
 from engine.shellfacts import analyze
 
@@ -44,11 +44,13 @@ def command_of(tool: str, args: Any) -> tuple[str, str]:
     """The tool and the command it runs: the shell verb (through `python -m X`, `npx X`, `uv run X`),
     or an editor's sub-command (`str_replace`).
     """
-    c = args.get("command") if isinstance(args, dict) else None
-    if not isinstance(c, str):
+    if tool in SHELL_TOOLS:
+        c = command_text(args)
+    else:
+        raw = args.get("command") if isinstance(args, dict) else None
+        return (tool, raw[:64] if isinstance(raw, str) else "")
+    if not c:
         return (tool, "")
-    if tool not in SHELL_TOOLS:
-        return (tool, c[:64])
     facts = analyze(c[:2000])
     verb = facts.verb
     words = facts.stripped.split()[:4]
@@ -67,8 +69,10 @@ def targets(tool: str, args: Any) -> str | None:
     flags nor bare numbers, quotes aside (None for other tools). `pytest -q 'a.py' | tail -20` and
     `python -m pytest a.py 2>&1 | head` act on `a.py`; `cat x/Dockerfile` and `cat y/Dockerfile` differ.
     """
-    c = args.get("command") if isinstance(args, dict) else None
-    if tool not in SHELL_TOOLS or not isinstance(c, str):
+    if tool not in SHELL_TOOLS:
+        return None
+    c = command_text(args)
+    if not c:
         return None
     first = _SEGMENT_END.split(analyze(c[:2000]).stripped, maxsplit=1)[0]
     words = [w.strip("'\"") for w in first.split()[1:]]

@@ -119,9 +119,24 @@ def exit_status(tool: str, text: str, exit: int | None) -> int | None:
     return int(m.group(1)) if m else (0 if text else None)
 
 
-def _command(args: Any) -> str:
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh"})
+
+
+def command_text(args: Any) -> str:
+    """A shell call's command line: the `command` string, or an argv list (Codex's `["bash", "-lc", CMD]`
+    is CMD; any other list is its words joined).
+    """
     c = args.get("command") if isinstance(args, dict) else None
-    return c if isinstance(c, str) else ""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list) and c and all(isinstance(w, str) for w in c[:64]):
+        if len(c) >= 3 and c[0] in _SHELLS and c[1] in ("-c", "-lc", "-l", "-ic"):
+            return str(c[-1])
+        return " ".join(str(w) for w in c[:64])
+    return ""
+
+
+_command = command_text
 
 
 def failed(tool: str, args: Any, text: str, is_error: bool, exit: int | None) -> bool:

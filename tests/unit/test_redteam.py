@@ -14,7 +14,7 @@ import pytest
 from engine.breaker import Breaker
 from engine.cycles import WHOLE, page_span
 from engine.outcomes import command_of, targets
-from engine.progress import cd_dir, pure_wait
+from engine.progress import cd_dir, command_text, pure_wait
 from wrapper.evaluate import evaluate
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "redteam"
@@ -28,7 +28,7 @@ def results() -> dict[str, dict[str, int]]:
 def test_corpus_shape(results: dict[str, dict[str, int]]) -> None:
     t = results["default"]
     assert t["cases"] >= 30
-    assert (t["legit"], t["loops"]) == (37, 28)
+    assert (t["legit"], t["loops"]) == (38, 28)
 
 
 def test_default_mode_blocks_no_legitimate_work_and_the_loops(results: dict[str, dict[str, int]]) -> None:
@@ -39,7 +39,7 @@ def test_default_mode_blocks_no_legitimate_work_and_the_loops(results: dict[str,
 
 def test_seed_mode_figures(results: dict[str, dict[str, int]]) -> None:
     t = results["seed"]
-    assert (t["legit_blocked"], t["loops_blocked"]) == (17, 11)  # as measured: the seed is what the rules fix
+    assert (t["legit_blocked"], t["loops_blocked"]) == (18, 11)  # as measured: the seed is what the rules fix
 
 
 def test_what_the_new_rules_read() -> None:
@@ -47,6 +47,8 @@ def test_what_the_new_rules_read() -> None:
     assert page_span("str_replace_editor", {"command": "view", "path": "a.py", "view_range": [10, 19]}) == (10, 19)
     assert page_span("read", {"file_path": "a.py", "offset": 201}) == (201, 300)  # a viewer's window
     assert page_span("bash", {"command": "sed -n '100,110p' a.py"}) == (100, 110)
+    assert page_span("shell", {"command": ["bash", "-lc", "nl -ba a.rs | sed -n '1,200p'"]}) == (1, 200)
+    assert command_text({"command": ["bash", "-lc", "git commit -m x"]}) == "git commit -m x"
     assert page_span("read", {"file_path": "a.py"}) == (1, WHOLE)
     assert command_of("bash", {"command": "cd /r && python3 -m pytest -q x.py"}) == ("bash", "pytest")
     assert command_of("str_replace_editor", {"command": "str_replace", "path": "a"}) == (

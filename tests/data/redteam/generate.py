@@ -1040,6 +1040,33 @@ def loops2() -> None:
     )
 
 
+def legit4b() -> None:
+    """Codex-style edits through the shell (heredoc, `sed -i`) between runs that fail alike."""
+    ev = [user("the tokenizer test keeps failing")]
+    edits = [
+        "cat > src/tok.py <<'EOF'\ndef split(s):\n    return s.split(' ')\nEOF",
+        "sed -i 's/split(\\x27 \\x27)/split()/' src/tok.py",
+        "cat >> src/tok.py <<'EOF'\ndef norm(s):\n    return s.strip()\nEOF",
+        "python - <<'EOF'\nimport re,pathlib\np=pathlib.Path('src/tok.py')\np.write_text(p.read_text().replace('s.split()', 're.split(r\"\\s+\", s.strip())'))\nEOF",
+    ]
+    for e in edits:
+        ev.append(
+            codex(
+                "pytest -q tests/test_tok.py",
+                "F\nFAILED tests/test_tok.py::test_tabs - AssertionError: assert ['a\\tb'] == ['a', 'b']\n1 failed",
+                1,
+            )
+        )
+        ev.append(codex(e, "", 0))
+    ev.append(codex("pytest -q tests/test_tok.py", f"3 passed in {dur()}", 0))
+    case(
+        "legit-codex-shell-edits",
+        "Codex-style edits through the shell between runs failing alike, then green",
+        "no_loop",
+        ev,
+    )
+
+
 def legit5() -> None:
     """Fifth round: long final answers with structure that repeats."""
     files = [
@@ -1149,6 +1176,7 @@ def main() -> None:
     legit2()
     legit3()
     legit4()
+    legit4b()
     legit5()
     legit6()
     loops()
