@@ -212,6 +212,15 @@ def cd_dir(tool: str, args: Any) -> str | None:
     return m.group(1).strip("\"'").rstrip("/") if m else None
 
 
+_SCRIPT_VERBS = frozenset({"python", "python3", "node", "ruby", "perl", "deno", "bun"})
+# an inline script (`python3 - <<'EOF'`, `python -c`, `node -e`) that writes files: the way OpenHands'
+# IPython cells and many agents edit code
+_SCRIPT_WRITES = re.compile(
+    r"\.write_text\(|\.write_bytes\(|\bopen\([^)]*,\s*['\"](?:w|a|r\+|x)b?\+?['\"]|json\.dump\(|"
+    r"shutil\.(?:copy|move|rmtree)|os\.(?:remove|rename|replace|unlink)\(|fs\.(?:writeFileSync|writeFile|appendFileSync)\("
+)
+
+
 def shell_mutates(command: str) -> bool:
     """A shell command writing a file (non-generic sink) or running a known mutating verb."""
     if not command:
@@ -230,4 +239,4 @@ def shell_mutates(command: str) -> bool:
         return sub in _GIT_MUTATING
     if verb in _PKG_VERBS and len(words) > 1:
         return any(w in _PKG_MUTATING for w in words[1:3])
-    return False
+    return verb in _SCRIPT_VERBS and _SCRIPT_WRITES.search(command) is not None

@@ -1067,6 +1067,32 @@ def legit4b() -> None:
     )
 
 
+def legit4c() -> None:
+    """OpenHands-style: IPython cells edit the file (imported as `python3 - <<'EOF'`), pytest fails alike, then passes."""
+    ev = [user("fix the leap-year bug")]
+    cells = [
+        "p = open('cal.py').read()\nopen('cal.py', 'w').write(p.replace('% 4', '% 4 == 0'))",
+        "from pathlib import Path\nf = Path('cal.py')\nf.write_text(f.read_text().replace('and y % 100', 'and (y % 100'))",
+        "from pathlib import Path\nf = Path('cal.py')\nf.write_text(f.read_text().replace('% 400', '% 400 == 0)'))",
+    ]
+    for c in cells:
+        ev.append(
+            sh(
+                "python3 -m pytest -q tests/test_cal.py",
+                "F\nFAILED tests/test_cal.py::test_1900 - assert True is False\n1 failed, 4 passed",
+                1,
+            )
+        )
+        ev.append(sh(f"python3 - <<'EOF'\n{c}\nEOF", "", 0))
+    ev.append(sh("python3 -m pytest -q tests/test_cal.py", f"5 passed in {dur()}", 0))
+    case(
+        "legit-ipython-cell-edits",
+        "OpenHands-style IPython cells edit the file between runs failing alike, then green",
+        "no_loop",
+        ev,
+    )
+
+
 def legit5() -> None:
     """Fifth round: long final answers with structure that repeats."""
     files = [
@@ -1177,6 +1203,7 @@ def main() -> None:
     legit3()
     legit4()
     legit4b()
+    legit4c()
     legit5()
     legit6()
     loops()
