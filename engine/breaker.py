@@ -18,7 +18,7 @@ from engine.rules import DefaultRules
 from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
 from engine.units import utf16_len
-from engine.verbatim import ProseFilter, VerbatimDetector
+from engine.verbatim import STRUCTURE_TAIL, ProseFilter, VerbatimDetector, structured
 from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
 HISTORY = 60
@@ -48,7 +48,12 @@ class _Agent:
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
     prose: ProseFilter | None = None
     verbatim: VerbatimDetector | None = None
+    # the answer stream's own prose lenses (default mode): an answer may restate its reasoning, so they never share
+    ans_prose: ProseFilter | None = None
+    ans_rep: RepetitionDetector | None = None
+    ans_verbatim: VerbatimDetector | None = None
     pending_trip: dict[str, Any] | None = None
+    tail: str = ""  # the last prose lens A saw (default mode: is it a list?)
 
 
 class Breaker:
@@ -91,6 +96,10 @@ class Breaker:
         if not self.seed:
             a.prose = ProseFilter()
             a.verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
+            a.tail = ""
+            a.ans_prose = ProseFilter()
+            a.ans_rep = RepetitionDetector(self._rep)
+            a.ans_verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -213,6 +222,11 @@ class Breaker:
                 d = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
                 return self._arm(a, d, stream, retry=False)
             found = a.ans.push(text) if a.ans is not None else None
+            if found is None and a.ans_prose is not None and a.ans_rep is not None:
+                # an answer that repeats itself is the same loop as reasoning that does
+                prose = a.ans_prose.push(text)
+                if prose and a.ans_verbatim is not None:
+                    found = a.ans_verbatim.push(prose)
             return self._arm(a, found, stream) if found is not None else None
         if stream == "reasoning":
             self.rules.monologue.think(a.agent, text)
@@ -225,6 +239,9 @@ class Breaker:
             trip = a.rep.push(prose)
             if a.rep.idx != before:
                 a.overlap_hist.append(a.rep.last_overlap)
+            a.tail = (a.tail + prose)[-STRUCTURE_TAIL:]
+            if trip is not None and trip["rule"] == "low-novelty" and structured(a.tail):
+                trip = None  # a list or table whose items share a note names something new on each line
             if trip is None and a.verbatim is not None and stream == "reasoning":
                 # programs print the same line many times for good reasons; lens A still watches output
                 trip = a.verbatim.push(prose)
@@ -281,9 +298,11 @@ class Breaker:
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         if self.rules is not None:
             found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            if found is not None and found[0] == "same-answer" and self._local(agent, call_id, tool, args):
+                found = None  # a local address answering the same again is the operator's call: the window asks
             if found is not None and not self._local_exempt(agent, call_id, tool, args, found[0]):
                 rule, message = found
-                source: Literal["repeat", "failure"] = "failure" if "fail" in rule else "repeat"
+                source: Literal["repeat", "failure"] = "failure" if "fail" in rule or rule == "same-error" else "repeat"
                 return self._enforce(agent, Verdict("deny", message, source, rule=rule))
         else:
             fv = self.failures.gate(agent, tool, args) if agent is not None else None
@@ -305,8 +324,12 @@ class Breaker:
     def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:
         """A loop of local-only calls the operator already approved for this turn is not denied again."""
         slot = self.repeat.agents.get(agent) if agent is not None else None
-        if rule.endswith("failure") or rule == "tool-failing" or slot is None or not slot.exempt:
+        if rule.endswith("failure") or rule in ("tool-failing", "same-error") or slot is None or not slot.exempt:
             return False
+        return self._local(agent, call_id, tool, args)
+
+    def _local(self, agent: str | None, call_id: str, tool: str, args: Any) -> bool:
+        """Whether only local addresses make this call what it is (its fingerprints are local)."""
         body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
         return fingerprints(tool, args, self.config.repeat, body).local
 

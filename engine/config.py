@@ -113,6 +113,8 @@ class EngineConfig(BaseModel):
     """`default`: progress-aware rules; `seed`: reproduce the two seed plugins exactly."""
     sameFailureLimit: int = Field(4, ge=0)
     """Deny a call that failed this many times with the same error even with changes in between (0 = off)."""
+    sameErrorLimit: int = Field(4, ge=0)
+    """Deny a tool and command (shell verb) after this many failures with one error, nothing changed (0 = off)."""
     toolFailureLimit: int = Field(10, ge=0)
     """Deny a tool whose last this many calls all failed with one error, whatever the arguments (0 = off)."""
     cycleWindow: int = Field(16, ge=4)

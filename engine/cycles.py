@@ -8,7 +8,10 @@ denies, before it runs, a call that continues:
 * a strict cycle: the last 3·p pairs repeat with period p (2 ≤ p ≤ 17) and the call is the next one;
 * a dense replay: at least `repeats` of the last `window` dispatched pairs were pairs already seen in
   this turn, and the call was seen before too (catches period 4–17 within ~12 calls of repeating);
-* paging: `paging` reads of one file with no successful change to the workspace in between;
+* paging: `paging` reads of one file with no successful change to the workspace in between, counting
+  only reads that show little new: lines already shown, an unknown range, or a window under
+  `PAGE_MIN` lines (reading a big file forward in real pages is progress; scrolling it 10 lines at a
+  time, or back and forth, is not);
 * the backstop: an identical call made `backstop` times in the last `backstop_window` calls with no
   change in between, whatever its results (results can carry per-call ids that defeat comparing).
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.messages import preview
-from engine.progress import SHELL_TOOLS
+from engine.progress import SHELL_TOOLS, command_text
 from engine.shellfacts import analyze
 
 PERIOD_MAX = 17
@@ -29,6 +32,11 @@ LABEL_CHARS = 100
 _SEEN_CAP = 512
 _PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
 _PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
+PAGE_MIN = 40  # a read showing fewer lines than this is a scroll step, not a page
+WINDOW = 100  # the lines a viewer shows from an offset when no limit is given (SWE-agent's window)
+WHOLE = 10**9  # "to the end of the file"
+_SPANS_CAP = 64
+_SED_ANY = re.compile(r"\bsed\s+-n\s*['\"]?(\d+),(\d+)p['\"]?")
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
 
 
@@ -62,6 +70,7 @@ class _Agent:
     calls: dict[str, int] = field(default_factory=dict)  # call key -> how often dispatched this turn
     flags: deque[bool] = field(default_factory=deque)
     pages: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # lines shown per file (merged)
     epoch: int = 0
     recent: deque[str | None] = field(default_factory=deque)
     tally: dict[str, int] = field(default_factory=dict)
@@ -72,8 +81,8 @@ class _Agent:
 def page_path(tool: str, args: Any) -> str | None:
     """The file a read-like call looks at, when it names one."""
     if tool in SHELL_TOOLS:
-        command = args.get("command") if isinstance(args, dict) else None
-        if not isinstance(command, str) or len(command) > 400:
+        command = command_text(args)
+        if not command or len(command) > 400:
             return None
         facts = analyze(command)
         if facts.verb not in _PAGER_VERBS or facts.sink is not None:
@@ -87,6 +96,78 @@ def page_path(tool: str, args: Any) -> str | None:
         if isinstance(v, str) and v:
             return v
     return None
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    return None
+
+
+def page_span(tool: str, args: Any) -> tuple[int, int] | None:
+    """The lines a read shows, when its arguments say (`view_range`, `offset`/`limit`, `sed -n A,Bp`, `head -n N`)."""
+    if not isinstance(args, dict):
+        return None
+    if tool in SHELL_TOOLS:
+        command = command_text(args)
+        if not command or len(command) > 400:
+            return None
+        m = _SED_ANY.search(command)  # `sed -n 'A,Bp' f`, also behind a pipe: `nl -ba f | sed -n 'A,Bp'`
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            return (a, b) if b >= a else None
+        words = command.split()
+        if len(words) >= 3 and words[0] == "head" and words[1] == "-n":
+            n = _int(words[2])
+            return (1, n) if n else None
+        if len(words) == 2 and words[0] == "cat":
+            return (1, WHOLE)
+        return None
+    vr = args.get("view_range")
+    if isinstance(vr, list) and len(vr) == 2:
+        first, last = _int(vr[0]), _int(vr[1])
+        if first is not None and last == -1:
+            return (first, WHOLE)
+        if first is not None and last is not None and last >= first:
+            return (first, last)
+        return None
+    off = _int(args.get("offset", args.get("start_line")))
+    lim = _int(args.get("limit"))
+    end = _int(args.get("end_line"))
+    if off is not None and lim:
+        return (off, off + lim - 1)
+    if off is not None and end is not None and end >= off:
+        return (off, end)
+    if off is not None and lim is None and end is None:
+        return (off, off + WINDOW - 1)
+    if off is None and lim is None and end is None and not any(k in args for k in ("view_range", "pattern", "query")):
+        return (1, WHOLE)  # the whole file
+    return None
+
+
+def _shows_little_new(spans: list[tuple[int, int]] | None, span: tuple[int, int] | None) -> bool:
+    """Whether a read is a revisit: no known range, a scroll-sized window, or half of it already shown."""
+    if span is None or span[1] - span[0] + 1 < PAGE_MIN:
+        return True
+    if not spans:
+        return False
+    a, b = span
+    seen = sum(max(0, min(b, y) - max(a, x) + 1) for x, y in spans)
+    return 2 * seen >= b - a + 1
+
+
+def _merge(spans: list[tuple[int, int]], span: tuple[int, int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for x, y in sorted([*spans, span]):
+        if out and x <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], y))
+        else:
+            out.append((x, y))
+    return out[:_SPANS_CAP]
 
 
 class Cycles:
@@ -115,15 +196,18 @@ class Cycles:
             a = self.agents[agent] = _Agent()
         return a
 
-    def check(self, agent: str, call: str, epoch: int, path: str | None) -> CycleHit | None:
+    def check(
+        self, agent: str, call: str, epoch: int, path: str | None, span: tuple[int, int] | None = None
+    ) -> CycleHit | None:
         """Before dispatch: the loop this call would continue, if any (and count it for the backstop)."""
         a = self._a(agent)
         if epoch != a.epoch:
             a.epoch = epoch
             a.pages.clear()
+            a.spans.clear()
         hit = self._backstop(a, call, epoch) or self._cycle(a, call)
         if hit is None and path is not None and self.paging:
-            if a.pages.get(path, 0) >= self.paging:
+            if a.pages.get(path, 0) >= self.paging and _shows_little_new(a.spans.get(path), span):
                 hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
         if hit is not None:
             a.hit = hit
@@ -172,7 +256,9 @@ class Cycles:
         calls = tuple((label(p.call), a.calls.get(p.call, 0)) for p in unit)
         return CycleHit(rule, period, calls, min(n for _, n in calls))
 
-    def record(self, agent: str, call: str, result: int, path: str | None, epoch: int) -> None:
+    def record(
+        self, agent: str, call: str, result: int, path: str | None, epoch: int, span: tuple[int, int] | None = None
+    ) -> None:
         """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it."""
         a = self._a(agent)
         if len(a.last_epoch) >= _SEEN_CAP:
@@ -192,8 +278,12 @@ class Cycles:
         a.pairs.append(Pair(call, result, epoch))
         if path is not None:
             if path not in a.pages and len(a.pages) >= _SEEN_CAP:
-                a.pages.popitem(last=False)
-            a.pages[path] = a.pages.get(path, 0) + 1
+                old, _ = a.pages.popitem(last=False)
+                a.spans.pop(old, None)
+            spans = a.spans.get(path)
+            a.pages[path] = a.pages.get(path, 0) + (1 if _shows_little_new(spans, span) else 0)
+            if span is not None:
+                a.spans[path] = _merge(spans or [], span)
 
     def last_hit(self, agent: str) -> CycleHit | None:
         """The loop most recently detected for this agent in this turn (for the window panel)."""

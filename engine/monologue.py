@@ -4,7 +4,7 @@ The stream lenses live inside one request, so a model that answers "I have compl
 three steps in a row, or restates one plan in its reasoning every step while nothing changes, is
 invisible to them. Per agent this module keeps a digest of each finished request of the turn:
 
-* answer: the answer text with whitespace collapsed; `steps` consecutive requests that answer the
+* answer: the answer text with whitespace collapsed and numbers folded; `steps` consecutive requests that answer the
   same text and call no tool trip as soon as the last one's text is complete;
 * plan: the word 3-gram set of the reasoning (at least `PLAN_MIN` characters); `steps` consecutive
   requests whose plans overlap by `PLAN_OVERLAP` or more, with no change to the workspace between
@@ -15,6 +15,7 @@ Both end the turn (the model would only restate it again); retrying with thinkin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -31,8 +32,14 @@ class LoopHit(NamedTuple):
     sample: str
 
 
+_NUMBER = re.compile(r"\d+")
+
+
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """An answer compared across steps: whitespace collapsed, numbers folded (a counter or a clock time
+    in "still waiting (attempt 3)" does not make the same answer new).
+    """
+    return _NUMBER.sub("#", " ".join(text.split()))
 
 
 def _grams(text: str) -> frozenset[str]:

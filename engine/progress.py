@@ -19,7 +19,11 @@ from typing import Any
 from engine.shell import is_generic_sink
 from engine.shellfacts import analyze
 
-SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
+# shell tools by the names agent harnesses give them (dsh, Gemini CLI, Cline, OpenHands, Codex, ...)
+SHELL_TOOLS = frozenset(
+    {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
+     "exec_command", "execute_bash", "cmd_run", "local_shell"}
+)  # fmt: skip
 SEARCH_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
 _EDIT_TOOL = re.compile(
@@ -115,9 +119,24 @@ def exit_status(tool: str, text: str, exit: int | None) -> int | None:
     return int(m.group(1)) if m else (0 if text else None)
 
 
-def _command(args: Any) -> str:
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh"})
+
+
+def command_text(args: Any) -> str:
+    """A shell call's command line: the `command` string, or an argv list (Codex's `["bash", "-lc", CMD]`
+    is CMD; any other list is its words joined).
+    """
     c = args.get("command") if isinstance(args, dict) else None
-    return c if isinstance(c, str) else ""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list) and c and all(isinstance(w, str) for w in c[:64]):
+        if len(c) >= 3 and c[0] in _SHELLS and c[1] in ("-c", "-lc", "-l", "-ic"):
+            return str(c[-1])
+        return " ".join(str(w) for w in c[:64])
+    return ""
+
+
+_command = command_text
 
 
 def failed(tool: str, args: Any, text: str, is_error: bool, exit: int | None) -> bool:
@@ -167,6 +186,8 @@ _EDIT_NAMES: dict[str, bool] = {}  # tool name -> whether it names an editing to
 
 
 _SLEEP = re.compile(r"^\s*sleep\s+(\d+(?:\.\d+)?)([smhd]?)\b")
+_PURE_SLEEP = re.compile(r"^\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*;?\s*$")
+_CD = re.compile(r"^\s*(?:cd|pushd)\s+(\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)")
 _UNIT = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
@@ -176,6 +197,28 @@ def wait_seconds(tool: str, args: Any) -> float:
         return 0.0
     m = _SLEEP.match(_command(args))
     return float(m.group(1)) * _UNIT[m.group(2)] if m else 0.0
+
+
+def pure_wait(tool: str, args: Any) -> bool:
+    """A shell command that only waits (`sleep N`): it acts on nothing, so it is never a repeated action."""
+    return tool in SHELL_TOOLS and _PURE_SLEEP.match(_command(args)) is not None
+
+
+def cd_dir(tool: str, args: Any) -> str | None:
+    """The directory a shell command starts with `cd X &&` in (None when it does not)."""
+    if tool not in SHELL_TOOLS:
+        return None
+    m = _CD.match(_command(args))
+    return m.group(1).strip("\"'").rstrip("/") if m else None
+
+
+_SCRIPT_VERBS = frozenset({"python", "python3", "node", "ruby", "perl", "deno", "bun"})
+# an inline script (`python3 - <<'EOF'`, `python -c`, `node -e`) that writes files: the way OpenHands'
+# IPython cells and many agents edit code
+_SCRIPT_WRITES = re.compile(
+    r"\.write_text\(|\.write_bytes\(|\bopen\([^)]*,\s*['\"](?:w|a|r\+|x)b?\+?['\"]|json\.dump\(|"
+    r"shutil\.(?:copy|move|rmtree)|os\.(?:remove|rename|replace|unlink)\(|fs\.(?:writeFileSync|writeFile|appendFileSync)\("
+)
 
 
 def shell_mutates(command: str) -> bool:
@@ -196,4 +239,4 @@ def shell_mutates(command: str) -> bool:
         return sub in _GIT_MUTATING
     if verb in _PKG_VERBS and len(words) > 1:
         return any(w in _PKG_MUTATING for w in words[1:3])
-    return False
+    return verb in _SCRIPT_VERBS and _SCRIPT_WRITES.search(command) is not None

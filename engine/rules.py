@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.config import BreakerConfig
-from engine.cycles import CycleHit, Cycles, page_path
+from engine.cycles import CycleHit, Cycles, page_path, page_span
 from engine.fingerprints import exact_body
 from engine.messages import failure_denial
 from engine.monologue import Monologue
 from engine.outcomes import Outcome, ProgressFailures
-from engine.progress import failed, mutates, result_key, wait_seconds
+from engine.progress import cd_dir, failed, mutates, pure_wait, result_key, wait_seconds
 from engine.repeat import AgentWindow
 from engine.safeargs import bounded_args
 
@@ -34,22 +34,29 @@ class _Pending:
     epoch: int
     reading: bool
     path: str | None  # the file a read looks at (paging)
+    span: tuple[int, int] | None  # the lines a read shows, when it says (paging)
+    wait: bool  # a pure `sleep`: never a repeated action
+    cwd: str | None  # the directory of a leading `cd X &&`
     entry: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True)
 class _Agent:
-    last: dict[str, tuple[int, int]] = field(default_factory=dict)  # fingerprint -> (result key, epoch)
+    last: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)  # fp -> (result key, epoch, cd dir)
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
     longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
 
 
-def _progress(prev: tuple[int, int] | None, key: int, epoch: int, bad: bool) -> bool:
-    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not."""
+def _progress(prev: tuple[int, int, str | None] | None, key: int, epoch: int, bad: bool, cwd: str | None) -> bool:
+    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not,
+    unless it ran in another directory (`cd A && make`, then `cd B && make`) and answered differently.
+    """
     if prev is None:
         return False
-    return prev[1] != epoch or (not bad and prev[0] != key)
+    if prev[1] != epoch or (not bad and prev[0] != key):
+        return True
+    return cwd is not None and prev[2] is not None and cwd != prev[2] and prev[0] != key
 
 
 def cycle_message(hit: CycleHit) -> str:
@@ -81,6 +88,18 @@ def failure_message(tool: str, o: Outcome) -> str:
             "after your changes, so it was not dispatched. Your edits are not reaching the cause: re-read the "
             "error, check that you are changing the code that runs, or stop and report the blocker."
         )
+    if o.rule == "same-error":
+        return (
+            f'Blocked by breaker: "{tool}" failed {o.failures} times in a row with the same error, however the '
+            "call was spelled, and nothing changed in between, so it was not dispatched. Rewording the same "
+            "command will fail the same way: read the error, change something first, or stop and report."
+        )
+    if o.rule == "same-answer":
+        return (
+            f'Blocked by breaker: "{tool}" printed the same result {o.failures} times in a row, however the call '
+            "was spelled, and nothing changed in between, so it was not dispatched. Running it again will print "
+            "it again: act on what it says, change something first, or stop and report."
+        )
     if o.rule == "tool-failing":
         return (
             f'Blocked by breaker: every one of the last {o.failures} calls to "{tool}" failed with the same error, '
@@ -101,6 +120,7 @@ class DefaultRules:
             th.toolFailureHistory,
             eng.sameFailureLimit,
             eng.toolFailureLimit,
+            eng.sameErrorLimit,
             active=th.enabled and th.toolFailureGuard,
         )
         # with no cap on identical calls (`limits.exact` off) the cycle rules and the backstop are off too
@@ -136,7 +156,9 @@ class DefaultRules:
         reading = not mutates(tool, args)
         call = f"{tool}\x00{body}"
         path = page_path(tool, args) if reading and self.cycles.paging else None
-        a.pending[call_id] = _Pending(body, call, epoch, reading, path)
+        span = page_span(tool, args) if path is not None else None
+        wait = pure_wait(tool, args)
+        a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args))
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
@@ -144,7 +166,9 @@ class DefaultRules:
         o = self.failures.gate(agent, tool, args, body)
         if o is not None:
             return o.rule, failure_message(tool, o)
-        hit = self.cycles.check(agent, call, epoch, path)
+        if wait:
+            return None  # waiting is how polling backs off: the poll after it is what repeats or not
+        hit = self.cycles.check(agent, call, epoch, path, span)
         if hit is not None:
             return hit.rule, cycle_message(hit)
         return None
@@ -182,20 +206,25 @@ class DefaultRules:
                 # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
                 a.longest_wait = wait
                 changed = True
+                self.failures.backed_off(agent)
         # errors compare raw (folded): an error naming its own test id is a different error
         outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
+        if p is not None and p.wait and not bad:
+            if p.entry and window is not None:
+                window.forgive(p.entry, ())
+            return outcome
         if p is not None:
             last = a.last
             if p.entry and window is not None and last:
-                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad))
+                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad, p.cwd))
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)
             if len(a.last) >= _LAST_CAP:
                 a.last.clear()  # only recent occurrences matter: older ones have left the repeat window
             for fp in p.entry or ():
-                a.last[fp] = (key, after)
-            self.cycles.record(agent, p.call, key, p.path, after)
+                a.last[fp] = (key, after, p.cwd)
+            self.cycles.record(agent, p.call, key, p.path, after, p.span)
         return outcome
 
     def dropped(self, agent: str, call_id: str) -> None:

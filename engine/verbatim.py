@@ -57,6 +57,25 @@ class ProseFilter:
         return _SYMBOL_RUN.sub(" ", "".join(kept))
 
 
+_ITEM = re.compile(r"^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\|)")
+STRUCTURE_TAIL = 1536  # how much recent prose the structure test looks at
+ITEM_SHARE = 0.6
+
+
+def structured(text: str) -> bool:
+    """Whether recent text is mostly a list or a table: six or more lines, 60% of them items or rows.
+
+    A list whose items share a long note ("- `a.py`: added type hints ...", forty times) reads as low
+    novelty to lens A, yet each item names something new; lens A's low-novelty streak does not trip
+    on it. A list repeated word for word is still caught by lens A's exact repeats and this module's
+    verbatim lens.
+    """
+    lines = [ln for ln in text.splitlines()[1:] if ln.strip()]  # the first line may be cut
+    if len(lines) < 6:
+        return False
+    return sum(1 for ln in lines if _ITEM.match(ln)) >= ITEM_SHARE * len(lines)
+
+
 def is_prose(unit: str) -> bool:
     """Whether a repeated unit reads as sentences: words, mostly letters, little code punctuation.
 
