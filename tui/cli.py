@@ -93,7 +93,7 @@ def _run(opts: list[str], command: list[str]) -> int:
         from wrapper.headless import run
 
         return asyncio.run(run(command, settings, a.prompt, a.json))
-    from tui.app import run_app
+    from tui.run import run_app
 
     return run_app(command, settings, theme=a.theme, observe=a.observe)
 
@@ -119,7 +119,7 @@ def _replay(args: list[str]) -> int:
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
-    from tui.app import run_replay
+    from tui.run import run_replay
 
     return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
 

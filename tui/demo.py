@@ -37,7 +37,7 @@ def run_demo(scenario: str, settings: Settings, headless: bool = False, theme: s
             from wrapper.headless import run
 
             return asyncio.run(run(DEMO_ARGV, settings, [prompt], env=world.env, cwd=str(world.workspace)))
-        from tui.app import run_app
+        from tui.run import run_app
 
         return run_app(
             DEMO_ARGV,

@@ -8,9 +8,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wrapper import protocol as P
-from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem, TripItem
+from wrapper.harness.capabilities import DSH, PLAIN, REPLAY, Capabilities
+from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem
 from wrapper.monitor import Info, Monitor
-from wrapper.replay import Replayer, describe_command
+from wrapper.replay import Player, describe_command
 from wrapper.session import Session
 from wrapper.settings import Settings
 from wrapper.sources import Loaded
@@ -27,6 +28,7 @@ class Source:
     """The interface the app drives; actions a source cannot take say so and return False."""
 
     kind = "live"
+    capabilities: Capabilities = DSH
 
     def __init__(self, settings: Settings, title: str = "") -> None:
         self.settings = settings
@@ -38,6 +40,16 @@ class Source:
     def monitor(self) -> Monitor:
         """The engine and the status info."""
         raise NotImplementedError
+
+    @property
+    def mode(self) -> str:
+        """`replay` or `live`: which keys exist (see `tui.keys`)."""
+        return "replay" if self.kind == "replay" else "live"
+
+    @property
+    def recording(self) -> str:
+        """`recording: PATH — summary` for the exit message, or "" when nothing was recorded."""
+        return ""
 
     @property
     def info(self) -> Info:
@@ -96,7 +108,9 @@ class LiveSource(Source):
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
         self.session = Session(argv, settings, self._ask, cwd=cwd, env=env)
+        self.capabilities = DSH if self.session.info.dsh else PLAIN
         self.first_prompt = first_prompt
+        self.start_error = ""
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
@@ -108,8 +122,9 @@ class LiveSource(Source):
     async def run(self, emit: Emit) -> None:
         try:
             await self.session.start()
-        except (OSError, FileNotFoundError) as e:
-            emit(StatusItem("error", f"could not start: {e}"))
+        except OSError as e:
+            self.start_error = f"could not start {self.session.argv[0]}: {e}"
+            emit(StatusItem("error", self.start_error, {"cannot_start": True}))
             return
         if self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
@@ -138,6 +153,11 @@ class LiveSource(Source):
     def reset_windows(self) -> None:
         self.session.reset_windows()
 
+    @property
+    def recording(self) -> str:
+        rec = self.session.recorder
+        return "" if rec is None or not rec.lines else f"recording: {rec.path}"
+
     async def close(self) -> None:
         if self.session.info.child == "running":
             with contextlib.suppress(Exception):
@@ -146,86 +166,124 @@ class LiveSource(Source):
 
 
 class ReplaySource(Source):
-    """A recording or a dsh log played through the same engine, with play / pause / step / speed."""
+    """A recording or a dsh log as a player: play / pause, step and seek both ways, jump between trips.
+
+    The engine state shown is the state at `position` (see `wrapper.replay.Player`). A backward move
+    emits `StatusItem("rewind")` first, then the items up to the new position: the screen starts over.
+    """
 
     kind = "replay"
+    capabilities = REPLAY
 
     def __init__(self, loaded: Loaded, settings: Settings, speed: float = 1.0, paused: bool = False) -> None:
         super().__init__(settings, f"replay: {loaded.path.name}")
-        self.replayer = Replayer(loaded, settings)
-        self.replayer.monitor.info.child = "recorded"
+        self.player = Player(loaded, settings)
         self.speed = speed
-        self._play = asyncio.Event()
-        if not paused:
-            self._play.set()
-        self._steps_allowed = 0
-        self._skip_to_trip = False
-        self.position = 0
-        self.total = 0
+        self.paused = paused
         self.done = False
+        self._target: int | None = None
+        self._wake = asyncio.Event()
+        self._closed = False
 
     @property
     def monitor(self) -> Monitor:
-        return self.replayer.monitor
+        return self.player.monitor
 
     @property
-    def paused(self) -> bool:
-        """Whether playback is paused."""
-        return not self._play.is_set()
+    def position(self) -> int:
+        """Steps played so far."""
+        return self.player.position
+
+    @property
+    def total(self) -> int:
+        """Steps in the recording."""
+        return self.player.total
+
+    def _poke(self) -> None:
+        self._wake.set()
 
     def toggle_pause(self) -> None:
-        """Play or pause."""
-        if self._play.is_set():
-            self._play.clear()
-        else:
-            self._play.set()
+        """Play or pause (playing at the end starts over)."""
+        self.paused = not self.paused
+        if not self.paused and self.position >= self.total:
+            self._target = 0
+        self._poke()
 
-    def step(self) -> None:
-        """While paused: let exactly one more item through."""
-        self._steps_allowed += 1
-        self._play.set()
+    def step(self, n: int = 1) -> None:
+        """Pause and move `n` steps (negative: back)."""
+        self.seek((self._target if self._target is not None else self.position) + n)
+
+    def seek(self, target: int) -> None:
+        """Pause at `target` (-1: the end)."""
+        self.paused = True
+        self._target = self.total if target < 0 else max(0, min(self.total, target))
+        self._poke()
+
+    def jump(self, direction: int) -> bool:
+        """Pause at the next (1) or previous (-1) trip or denial; False when there is none."""
+        mark = self.player.mark(direction)
+        if mark is None:
+            self.notes.append("no further trip or denial" if direction > 0 else "no earlier trip or denial")
+            return False
+        self.seek(mark)
+        return True
+
+    def next_trip(self) -> None:
+        """Run to the next trip or denial, then pause."""
+        self.jump(1)
+
+    def change_speed(self, factor: float) -> None:
+        """Multiply the speed (between 1/8 and 64)."""
+        self.speed = max(0.125, min(64.0, (self.speed or 1.0) * factor))
 
     def faster(self) -> None:
         """Double the speed."""
-        self.speed = min(64.0, (self.speed or 1.0) * 2)
+        self.change_speed(2)
 
     def slower(self) -> None:
         """Halve the speed."""
-        self.speed = max(0.125, (self.speed or 1.0) / 2)
-
-    def next_trip(self) -> None:
-        """Run at full speed to the next trip or denial, then pause."""
-        self._skip_to_trip = True
-        self._play.set()
+        self.change_speed(0.5)
 
     async def run(self, emit: Emit) -> None:
-        steps = list(self.replayer.steps())
-        self.total = len(steps)
-        last_t = 0.0
-        for n, step in enumerate(steps):
-            await self._play.wait()
-            if self.speed > 0 and not self._skip_to_trip and not self._steps_allowed:
-                gap = (step.t - last_t) / self.speed
-                if gap > 0:
-                    await asyncio.sleep(min(gap, 2.0))
-            last_t = step.t
-            self.position = n + 1
-            emit(step.item)
-            notable = isinstance(step.item, TripItem) or (
-                getattr(getattr(step.item, "verdict", None), "kind", "allow") != "allow"
-            )
-            if self._skip_to_trip and notable:
-                self._skip_to_trip = False
-                self._play.clear()
-            if self._steps_allowed:
-                self._steps_allowed -= 1
-                if not self._steps_allowed:
-                    self._play.clear()
-        self.done = True
-        mism = self.replayer.mismatches
-        emit(
-            StatusItem("notice", f"replay finished: {self.total} items" + (f"; {len(mism)} mismatches" if mism else ""))
-        )
+        while not self._closed:
+            if self._target is not None:
+                target, self._target = self._target, None
+                rewound, items = self.player.seek(target)
+                if rewound:
+                    emit(StatusItem("rewind", f"back to step {target}"))
+                for item in items:
+                    emit(item)
+                continue
+            if self.paused or self.position >= self.total:
+                if self.position >= self.total and not self.done:
+                    self.done = True
+                    mism = self.player.mismatches
+                    emit(
+                        StatusItem(
+                            "notice",
+                            f"replay finished: {self.total} steps"
+                            + (f"; {len(mism)} live decisions not reproduced" if mism else ""),
+                        )
+                    )
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            self.done = False
+            gap = self.player.gap() / self.speed if self.speed > 0 else 0.0
+            if gap > 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), min(gap, 2.0))
+                if self._wake.is_set():  # a key was pressed meanwhile: obey it first
+                    continue
+            for item in self.player.forward(1):
+                emit(item)
+            if self.speed <= 0 and self.position % 64 == 0:
+                await asyncio.sleep(0)  # full speed still lets the screen breathe
+
+    async def close(self) -> None:
+        self._closed = True
+        self._poke()
 
 
 class ScriptedSource(Source):
@@ -238,15 +296,21 @@ class ScriptedSource(Source):
     kind = "scripted"
 
     def __init__(
-        self, messages: list[dict[str, Any]], settings: Settings | None = None, title: str = "scripted"
+        self,
+        messages: list[dict[str, Any]],
+        settings: Settings | None = None,
+        title: str = "scripted",
+        capabilities: Capabilities = DSH,
     ) -> None:
         super().__init__(settings or Settings(), title)
+        self.capabilities = capabilities
         self._monitor = Monitor(self.settings, Info(dsh=True, runner=True, child="running", bridge="connected"))
         self.messages = list(messages)
         self.actions: list[str] = []
         self.answers: list[Answer] = []
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.drained = asyncio.Event()  # set once the initial messages are processed
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def monitor(self) -> Monitor:
@@ -262,13 +326,16 @@ class ScriptedSource(Source):
             await self._one(raw, emit)
         self.drained.set()
         while True:
-            raw = await self.more.get()
-            if raw is None:
+            more = await self.more.get()
+            if more is None:
                 return
-            await self._one(raw, emit)
+            await self._one(more, emit)
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor
+        if raw.get("t") == "approval_closed":  # what the session emits when the bridge gives up
+            emit(ApprovalClosed(str(raw.get("id", "")), str(raw.get("reason", ""))))
+            return
         msg = P.parse_inbound(raw)
         if isinstance(msg, P.EventMsg):
             items, trips = m.event(msg.sessionId or "main", msg.event)
@@ -283,18 +350,23 @@ class ScriptedSource(Source):
         elif isinstance(msg, P.ApprovalRequest):
             q = m.question(msg)
             emit(ApprovalItem(q))
-            answer = await self.approver(q)
-            self.answers.append(answer)
-            m.answer(msg, q, answer)
-            if answer == "cancel-turn":
-                await self.cancel()
-            emit(ApprovalItem(q, answer, "operator"))
+            task = asyncio.ensure_future(self._approval(msg, q, emit))  # as the session does: the feed goes on
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         elif isinstance(msg, P.RequestStart):
             for item in m.request_start(msg):
                 emit(item)
         else:
             for item in m.lifecycle(msg):
                 emit(item)
+
+    async def _approval(self, msg: P.ApprovalRequest, q: Question, emit: Emit) -> None:
+        answer = await self.approver(q)
+        self.answers.append(answer)
+        self._monitor.answer(msg, q, answer)
+        if answer == "cancel-turn":
+            await self.cancel()
+        emit(ApprovalItem(q, answer, "operator"))
 
     async def prompt(self, text: str) -> bool:
         self.actions.append(f"prompt:{text}")
@@ -324,3 +396,5 @@ class ScriptedSource(Source):
 
     async def close(self) -> None:
         self.more.put_nowait(None)
+        for t in list(self._tasks):
+            t.cancel()

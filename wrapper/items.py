@@ -72,6 +72,7 @@ class Question:
     hits: tuple[Hit, ...] = ()
     local: bool = False
     from_breaker: bool = False
+    id: str = ""  # the bridge's approval request id (what `ApprovalClosed.id` names)
 
 
 @dataclass(frozen=True)
@@ -99,4 +100,22 @@ class StatusItem:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-Item = EngineItem | ToolDeltaItem | VerdictItem | ResultItem | TripItem | ApprovalItem | OutputItem | StatusItem
+@dataclass(frozen=True)
+class ApprovalClosed:
+    """The bridge gave up on an approval (timeout, child gone): whatever the person answers now is not applied."""
+
+    id: str
+    reason: str
+
+
+Item = (
+    EngineItem
+    | ToolDeltaItem
+    | VerdictItem
+    | ResultItem
+    | TripItem
+    | ApprovalItem
+    | OutputItem
+    | StatusItem
+    | ApprovalClosed
+)

@@ -186,6 +186,7 @@ class Monitor:
             hits=asked.hits if asked else (),
             local=bool(asked and asked.local),
             from_breaker=asked is not None,
+            id=msg.id,
         )
 
     def auto_answer(self, q: Question) -> Answer | None:

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from engine.scores import AgentScores
+from wrapper.safetext import inert
 
 
 def heat(value: float, limit: float, colours: tuple[str, str, str]) -> str:
@@ -46,9 +47,12 @@ class ScoresPanel(Vertical):
     ScoresPanel .title { text-style: bold; color: $primary; }
     """
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, meaning_max: float = 0.08, failure_limit: int = 3, **kw: Any) -> None:
+        """`meaning_max` and `failure_limit`: [thinking] degMeaningRatioMax and toolFailureDenyAfter."""
         super().__init__(**kw)
         self.colours = ("#5fafd7", "#d7af5f", "#ff5f5f")
+        self.meaning_max = meaning_max
+        self.failure_limit = failure_limit
         self._last: tuple[Any, ...] | None = None
 
     def compose(self) -> ComposeResult:
@@ -112,13 +116,13 @@ class ScoresPanel(Vertical):
         deg.add_column()
         deg.add_column()
         col = heat(s.deg_streak, s.deg_streak_limit, c)
-        flags = " ".join(s.deg_flags) if s.deg_flags else "no flags"
+        flags = inert(" ".join(s.deg_flags), keep_newlines=False) if s.deg_flags else "no flags"
         deg.add_row(
             Text("degeneracy", "bold"),
             bar(s.deg_streak, s.deg_streak_limit, width, col),
             Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col),
         )
-        gate = heat(1 - s.meaning_ratio, 1 - 0.08, c)
+        gate = heat(1 - s.meaning_ratio, 1 - self.meaning_max, c)
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
         self.query_one("#deg", Static).update(deg)
@@ -139,5 +143,22 @@ class ScoresPanel(Vertical):
             Text(f"denied {s.denials} · asked {s.asks} · local {local}", c[2] if s.denials else c[0]),
         )
         for sig, n in s.failures[-4:]:
-            misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig[:60]}", heat(n, 3, c)))
+            sig_text = inert(sig, keep_newlines=False)[:60]
+            misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, self.failure_limit, c)))
         self.query_one("#misc", Static).update(misc)
+
+
+def summary(s: AgentScores | None) -> Text:
+    """The one-line form of the scores and window, for terminals too narrow for the side panel."""
+    if s is None:
+        return Text("scores: waiting for the agent…   ctrl+b shows the panel", "dim")
+    hits = sum(1 for r in s.window if r.hit)
+    parts = [
+        f"rep {s.overlap:.2f}/{s.overlap_threshold:.2f}",
+        f"nov {s.novelty_streak}/{s.novelty_limit}",
+        f"deg {s.deg_streak}/{s.deg_streak_limit}",
+        f"window {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""),
+        f"denied {s.denials}",
+        f"trips {s.trips}",
+    ]
+    return Text(" · ".join(parts) + "   ctrl+b panel", "bold" if hits or s.trips else "")
