@@ -81,6 +81,7 @@ class BreakerApp(App[int]):
         self._last_paint = 0.0
         self._paint_due = False
         self._approvals: dict[int, ApprovalScreen] = {}
+        self._tabs_added: set[str] = set()
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
 
@@ -253,10 +254,10 @@ class BreakerApp(App[int]):
         info = self.source.info
         tabs = self.w_tabs
         if tabs.query("#tabs-list"):  # gone while the app tears down, when the timer may still fire
-            known = {str(t.id) for t in tabs.query(Tab)}
             for n, agent in enumerate(info.agents):
                 tid = f"agent-{n}"
-                if tid not in known:
+                if tid not in self._tabs_added:
+                    self._tabs_added.add(tid)
                     tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {short_id(agent)}", id=tid))
         if not self.selected_agent and info.agents:
             self.selected_agent = info.agents[0]

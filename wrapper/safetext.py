@@ -1,16 +1,16 @@
-"""Agent text is data: the one place that makes untrusted text safe to show.
+r"""Agent text is data: the one place that makes untrusted text safe to show.
 
 Everything a monitored agent, a recording, a config file or a command line can put in front of the
 person passes through here before it reaches the screen, stderr or `scan` output. Two dangers:
 
 * terminal control: an ESC (or any C0/C1 control) written raw lets tool output retitle the terminal,
   clear the screen or move the cursor under the TUI. `inert()` removes escape sequences and shows
-  every other control character as a visible `\\xNN` escape, so nothing is lost and nothing acts.
+  every other control character as a visible `\xNN` escape, so nothing is lost and nothing acts.
 * markup: Rich/Textual parse `[...]` in plain strings given to `notify()`, `Static` and tables.
   `markup_safe()` escapes it, for the few widget APIs that only take markup strings; prefer handing
   widgets a `rich.text.Text` built from `inert()` text.
 
-Lone surrogates (from JSON `\\ud800` escapes) cannot be encoded to the terminal; they become U+FFFD.
+Lone surrogates (from JSON `\ud800` escapes) cannot be encoded to the terminal; they become U+FFFD.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _show(m: re.Match[str]) -> str:
 
 
 def inert(text: str, *, keep_newlines: bool = True) -> str:
-    """`text` with escape sequences removed and other controls shown as `\\xNN`; never raises.
+    r"""`text` with escape sequences removed and other controls shown as `\xNN`; never raises.
 
     With `keep_newlines=False`, newlines and tabs become spaces too (one-line contexts: status lines,
     notifications, table cells, stderr decision lines).
