@@ -18,6 +18,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Tab, Tabs
@@ -49,6 +50,8 @@ from wrapper.safetext import inert, markup_safe
 from wrapper.settings import Settings
 
 EXIT_INTERNAL = 70
+PANEL_PERIOD_S = 0.2
+OUTPUT_BACKLOG_CHARS = 65536  # child output kept per frame; the pane shows the newest
 
 
 class Inbox(Message):
@@ -79,6 +82,10 @@ class BreakerApp(App[int]):
         self._inbox: deque[tuple[Item, float]] = deque()
         self._inbox_posted = False
         self._last_paint = 0.0
+        self._last_panels = 0.0
+        self._out: deque[str] = deque()
+        self._out_chars = 0
+        self._out_skipped = 0
         self._paint_due = False
         self._approvals: dict[int, ApprovalScreen] = {}
         self._tabs_added: set[str] = set()
@@ -167,7 +174,9 @@ class BreakerApp(App[int]):
         if now - self._last_paint < 1 / self.settings.ui.refresh_hz * 0.9:
             return
         self._last_paint = now
-        self.refresh_view()
+        # the stream paints every frame; the panels (scores, window, status) a few times a second
+        with contextlib.suppress(NoMatches):  # the screen is being torn down while a timer fires
+            self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S)
 
     def _on_item(self, item: Item, at: float) -> None:
         stream = self.w_stream
@@ -198,10 +207,26 @@ class BreakerApp(App[int]):
             self._status_item(item)
 
     def _output(self, text: str) -> None:
-        clean = inert(text).rstrip("\n")
+        """Child output is buffered (bounded) and written once per frame, like the stream."""
+        self._out.append(text)
+        self._out_chars += len(text)
+        while self._out_chars > OUTPUT_BACKLOG_CHARS and len(self._out) > 1:
+            self._out_skipped += len(self._out[0])
+            self._out_chars -= len(self._out.popleft())
+
+    def _flush_output(self) -> None:
+        if not self._out:
+            return
+        text = "".join(self._out)
+        self._out.clear()
+        self._out_chars = 0
+        clean = inert(text[-OUTPUT_BACKLOG_CHARS:]).rstrip("\n")
+        if self._out_skipped:
+            self.w_output.write(Text(f"… {self._out_skipped:,} characters skipped (output flood)", "italic"))
+            self._out_skipped = 0
         if not clean.strip():
             return
-        self.w_output.write(Text(clean[-20000:]))
+        self.w_output.write(Text(clean))
         if not self.output_toggled and not self.w_output.display:
             self.w_output.display = True
 
@@ -209,6 +234,8 @@ class BreakerApp(App[int]):
         if item.kind == "rewind":  # a replay went back: the screen starts over
             self.w_stream.clear()
             self.w_output.clear()
+            self._out.clear()
+            self._out_chars = 0
             self._clear_banner()
             return
         self.w_stream.status(item)
@@ -246,11 +273,17 @@ class BreakerApp(App[int]):
         self.w_banner.add_class("tripped")
         self._notify(f"{t.rule}: {t.evidence()} → {item.sent}", "loop detected", "error", 6)
 
-    def refresh_view(self) -> None:
-        """Coalesced repaint: stream text, scores, window, tabs, status line."""
+    def refresh_view(self, panels: bool = True) -> None:
+        """Coalesced repaint: stream text; with `panels`, also scores, window, tabs and the status line."""
         if not hasattr(self, "w_stream") or not self.w_stream.is_attached:
             return
         self.w_stream.flush()
+        self._flush_output()
+        if panels:
+            self._last_panels = time.perf_counter()
+            self._paint_panels()
+
+    def _paint_panels(self) -> None:
         info = self.source.info
         tabs = self.w_tabs
         if tabs.query("#tabs-list"):  # gone while the app tears down, when the timer may still fire

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,20 @@ Approver = Callable[[Question], Awaitable[Answer]]
 
 async def _decline(_: Question) -> Answer:
     return "deny"
+
+
+class Breather:
+    """Yields to the event loop every few milliseconds while a backlog is drained, so the screen paints."""
+
+    def __init__(self, every_s: float = 0.008) -> None:
+        self.every = every_s
+        self.last = time.perf_counter()
+
+    async def __call__(self) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.every:
+            await asyncio.sleep(0)
+            self.last = time.perf_counter()
 
 
 class Source:
@@ -128,8 +143,10 @@ class LiveSource(Source):
             return
         if self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
+        breathe = Breather()
         async for item in self.session:
             emit(item)
+            await breathe()
 
     async def _first_prompt(self) -> None:
         if self.session.info.runner and await self.session.wait_ready(90):
@@ -325,11 +342,13 @@ class ScriptedSource(Source):
         for raw in self.messages:
             await self._one(raw, emit)
         self.drained.set()
+        breathe = Breather()
         while True:
             more = await self.more.get()
             if more is None:
                 return
             await self._one(more, emit)
+            await breathe()
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor

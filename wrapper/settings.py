@@ -50,12 +50,10 @@ class UiSettings(BaseModel):
     """How many lines the stream pane keeps."""
     max_output_lines: int = Field(2000, ge=100, le=200000)
     """How many lines the child-output pane keeps."""
-    refresh_hz: float = Field(30.0, ge=1, le=120)
+    refresh_hz: float = Field(20.0, ge=1, le=120)
     """How often streamed text and scores are repainted (at most; a quiet stream costs nothing)."""
     narrow_below: int = Field(100, ge=0, le=1000)
     """Below this many columns the scores and window collapse to a one-line summary (ctrl+b shows them)."""
-    max_backlog_chars: int = Field(2_000_000, ge=10_000, le=1 << 30)
-    """Undisplayed text kept while the screen catches up with a flood; older text is dropped and counted."""
 
 
 KeyMap = dict[str, str]

@@ -13,9 +13,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, RichLog, Static, Tabs
+from textual.widgets import Footer, Header, Input, RichLog, Tabs
 
 from tui import keys
+from tui.widgets.line import Line
 from tui.widgets.scores import ScoresPanel
 from tui.widgets.stream import StreamView
 from tui.widgets.window import WindowTable
@@ -39,7 +40,7 @@ class MainScreen(Screen[None]):
         ui = self.settings.ui
         th = self.settings.engine.thinking
         yield Header(show_clock=False)
-        yield Static("", id="banner")
+        yield Line("", id="banner")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
@@ -49,8 +50,8 @@ class MainScreen(Screen[None]):
                 yield Tabs(id="agents")
                 yield ScoresPanel(th.degMeaningRatioMax, th.toolFailureDenyAfter, id="scores")
                 yield WindowTable(id="window")
-        yield Static("", id="summary")
-        yield Static("", id="status")
+        yield Line("", id="summary")
+        yield Line("", id="status")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -102,7 +103,7 @@ class MainScreen(Screen[None]):
             "tabs": self.query_one("#agents", Tabs),
             "scores": self.query_one("#scores", ScoresPanel),
             "window": self.query_one("#window", WindowTable),
-            "banner": self.query_one("#banner", Static),
-            "status": self.query_one("#status", Static),
-            "summary": self.query_one("#summary", Static),
+            "banner": self.query_one("#banner", Line),
+            "status": self.query_one("#status", Line),
+            "summary": self.query_one("#summary", Line),
         }

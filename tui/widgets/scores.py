@@ -8,9 +8,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label, Static
 
 from engine.scores import AgentScores
+from tui.widgets.line import Line
 from wrapper.safetext import inert
 
 
@@ -45,6 +45,7 @@ class ScoresPanel(Vertical):
     DEFAULT_CSS = """
     ScoresPanel { height: auto; padding: 0 1; }
     ScoresPanel .title { text-style: bold; color: $primary; }
+    ScoresPanel #rep, ScoresPanel #deg, ScoresPanel #misc { height: 3; }
     """
 
     def __init__(self, meaning_max: float = 0.08, failure_limit: int = 3, **kw: Any) -> None:
@@ -56,10 +57,11 @@ class ScoresPanel(Vertical):
         self._last: tuple[Any, ...] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("scores", classes="title", id="scores-title")
-        yield Static("", id="rep")
-        yield Static("", id="deg")
-        yield Static("", id="misc")
+        # fixed-height lines: a new score repaints them without a layout pass of the whole screen
+        yield Line("scores", classes="title", id="scores-title")
+        yield Line("", id="rep")
+        yield Line("", id="deg")
+        yield Line("", id="misc")
 
     def show(self, s: AgentScores | None, width: int = 16) -> None:
         """Repaint from a snapshot (skipped when nothing changed)."""
@@ -87,12 +89,12 @@ class ScoresPanel(Vertical):
             return
         self._last = key
         if s is None:
-            self.query_one("#rep", Static).update(Text("waiting for the agent…", "dim"))
-            self.query_one("#deg", Static).update("")
-            self.query_one("#misc", Static).update("")
+            self.query_one("#rep", Line).update(Text("waiting for the agent…", "dim"))
+            self.query_one("#deg", Line).update("")
+            self.query_one("#misc", Line).update("")
             return
         c = self.colours
-        self.query_one("#scores-title", Label).update(f"scores · turn {max(s.turn, 0)}")
+        self.query_one("#scores-title", Line).update(f"scores · turn {max(s.turn, 0)}")
         rep = Table.grid(padding=(0, 1))
         rep.add_column(width=11)
         rep.add_column()
@@ -110,7 +112,7 @@ class ScoresPanel(Vertical):
             Text(f"novelty {s.novelty_streak}/{s.novelty_limit}", col),
         )
         rep.add_row("", spark(s.overlap_history, width, c[0]), Text("history", "dim"))
-        self.query_one("#rep", Static).update(rep)
+        self.query_one("#rep", Line).update(rep)
         deg = Table.grid(padding=(0, 1))
         deg.add_column(width=11)
         deg.add_column()
@@ -125,7 +127,7 @@ class ScoresPanel(Vertical):
         gate = heat(1 - s.meaning_ratio, 1 - self.meaning_max, c)
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
-        self.query_one("#deg", Static).update(deg)
+        self.query_one("#deg", Line).update(deg)
         misc = Table.grid(padding=(0, 1))
         misc.add_column(width=11)
         misc.add_column()
@@ -145,7 +147,7 @@ class ScoresPanel(Vertical):
         for sig, n in s.failures[-4:]:
             sig_text = inert(sig, keep_newlines=False)[:60]
             misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, self.failure_limit, c)))
-        self.query_one("#misc", Static).update(misc)
+        self.query_one("#misc", Line).update(misc, height=3 + min(4, len(s.failures)))
 
 
 def summary(s: AgentScores | None) -> Text:

@@ -16,15 +16,19 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import RichLog, Static
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.widgets import RichLog
 
 from engine import events as ev
 from engine.breaker import Verdict
 from themes import Palette
+from tui.widgets.line import Line
 from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
 from wrapper.safetext import inert
 
 LONG_LINE = 4000
+FRAME_CHARS = 65536  # the most text one frame paints; older text in a flood is skipped and counted
 DEFAULT_PALETTE = Palette(
     "#5fafd7", "#d7af5f", "#ff5f5f", "#7f8793", "#5fafd7", "#87d787", "#d7af5f", "#ff5f5f", "#888"
 )
@@ -55,6 +59,13 @@ def _short(value: Any, limit: int = 160) -> str:
     return clip(text, limit)
 
 
+def _pieces(line: str) -> list[str]:
+    """A line cut into pieces of at most `LONG_LINE` characters (wrapping a huge line costs too much)."""
+    if len(line) <= LONG_LINE:
+        return [line]
+    return [line[i : i + LONG_LINE] for i in range(0, len(line), LONG_LINE)]
+
+
 def _cap(c: float) -> str:
     return "∞" if c == float("inf") else (str(int(c)) if float(c).is_integer() else str(c))
 
@@ -72,13 +83,31 @@ def verdict_text(v: Verdict, p: Palette = DEFAULT_PALETTE) -> Text:
     return Text(f"  ⛔ DENIED ({what})" + (f": {hits}" if hits else ""), f"bold {p.error}")
 
 
+class StreamLog(RichLog):
+    """A `RichLog` whose growth repaints it without re-laying-out the whole screen.
+
+    Every write changes a log's virtual size, which for a plain `RichLog` asks for a layout of the
+    whole screen (and so a re-render of every widget) once per frame. The log's own box never changes
+    size, and its vertical scrollbar is always shown, so a repaint is enough.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        """Keep the scrollbar's thumb in step with the content."""
+        bar = self.vertical_scrollbar
+        bar.window_virtual_size = size.height
+        bar.window_size = self.scrollable_content_region.height
+        bar.refresh()
+
+
 class StreamView(Vertical):
     """A bounded log of committed lines plus a live tail for the text still streaming."""
 
     DEFAULT_CSS = """
     StreamView { height: 1fr; }
-    StreamView > RichLog { height: 1fr; background: $surface; }
-    StreamView > #tail { height: auto; max-height: 4; padding: 0 1; background: $surface; }
+    StreamView > RichLog { height: 1fr; background: $surface; overflow-y: scroll; }
+    StreamView > #tail { height: 2; padding: 0 1; background: $surface; }
     """
 
     def __init__(self, max_lines: int = 4000, show_reasoning: bool = True, **kw: Any) -> None:
@@ -98,8 +127,8 @@ class StreamView(Vertical):
         self.lines_written = 0
 
     def compose(self) -> ComposeResult:
-        self._log = RichLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
-        self._tail = Static("", id="tail")
+        self._log = StreamLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
+        self._tail = Line("", id="tail")
         yield self._log
         yield self._tail
 
@@ -162,7 +191,7 @@ class StreamView(Vertical):
         if self._kind == "reasoning" and not self.show_reasoning:
             return
         style = f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""
-        lines = done.split("\n")
+        lines = [piece for ln in done.split("\n") for piece in _pieces(ln)]
         if len(lines) > self.max_lines:
             self.skipped += len(lines) - self.max_lines
             lines = lines[-self.max_lines :]
@@ -173,6 +202,13 @@ class StreamView(Vertical):
         """Paint what arrived since the last frame: one write for all of it."""
         if self._kind is not None:
             self._commit_text(final=False)
+        budget, keep = FRAME_CHARS, len(self._pending)
+        while keep > 0 and budget > 0:  # a flood paints only its newest text: the rest is counted
+            keep -= 1
+            budget -= len(self._pending[keep])
+        if keep:
+            self.skipped += keep
+            del self._pending[:keep]
         if self.skipped:
             self._pending.insert(0, Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic"))
             self.skipped = 0
