@@ -173,7 +173,12 @@ class LiveSource(Source):
     @property
     def recording(self) -> str:
         rec = self.session.recorder
-        return "" if rec is None or not rec.lines else f"recording: {rec.path}"
+        if rec is None or not rec.lines:
+            return ""
+        agents = self.monitor.breaker.snapshot().agents
+        denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
+        summary = f"{self.session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
+        return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
 
     async def close(self) -> None:
         if self.session.info.child == "running":
