@@ -184,7 +184,7 @@ async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stack
         await settle(app, src, pilot)
         assert not app.query_one("#right").display or app.query_one("#right").region.width == 0
         summary = app.query_one("#summary")
-        assert summary.region.width and "window" in text_of(summary) and "HIT" in text_of(summary)
+        assert summary.region.width and "win " in text_of(summary) and "HIT" in text_of(summary)
         for wid in ("#stream", "#status", "#summary", "#prompt"):
             r = app.query_one(wid).region
             assert r.right <= 60 and r.bottom <= 20, (wid, r)

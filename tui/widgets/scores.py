@@ -98,7 +98,7 @@ class ScoresPanel(Vertical):
         rep = Table.grid(padding=(0, 1))
         rep.add_column(width=11)
         rep.add_column()
-        rep.add_column()
+        rep.add_column(no_wrap=True, overflow="ellipsis")
         col = heat(s.overlap, s.overlap_threshold, c)
         rep.add_row(
             Text("repetition", "bold"),
@@ -116,7 +116,7 @@ class ScoresPanel(Vertical):
         deg = Table.grid(padding=(0, 1))
         deg.add_column(width=11)
         deg.add_column()
-        deg.add_column()
+        deg.add_column(no_wrap=True, overflow="ellipsis")
         col = heat(s.deg_streak, s.deg_streak_limit, c)
         flags = inert(" ".join(s.deg_flags), keep_newlines=False) if s.deg_flags else "no flags"
         deg.add_row(
@@ -130,7 +130,7 @@ class ScoresPanel(Vertical):
         self.query_one("#deg", Line).update(deg)
         misc = Table.grid(padding=(0, 1))
         misc.add_column(width=11)
-        misc.add_column()
+        misc.add_column(no_wrap=True, overflow="ellipsis")
         cap = s.max_reasoning_chars
         col = heat(s.reasoning_chars, cap, c) if cap else c[0]
         misc.add_row(
@@ -153,14 +153,16 @@ class ScoresPanel(Vertical):
 def summary(s: AgentScores | None) -> Text:
     """The one-line form of the scores and window, for terminals too narrow for the side panel."""
     if s is None:
-        return Text("scores: waiting for the agent…   ctrl+b shows the panel", "dim")
+        return Text("scores: waiting for the agent… · ctrl+b panel", "dim", no_wrap=True, overflow="ellipsis")
     hits = sum(1 for r in s.window if r.hit)
     parts = [
         f"rep {s.overlap:.2f}/{s.overlap_threshold:.2f}",
         f"nov {s.novelty_streak}/{s.novelty_limit}",
         f"deg {s.deg_streak}/{s.deg_streak_limit}",
-        f"window {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""),
+        f"win {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""),
         f"denied {s.denials}",
         f"trips {s.trips}",
     ]
-    return Text(" · ".join(parts) + "   ctrl+b panel", "bold" if hits or s.trips else "")
+    return Text(
+        " · ".join(parts) + " · ctrl+b panel", "bold" if hits or s.trips else "", no_wrap=True, overflow="ellipsis"
+    )

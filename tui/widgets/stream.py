@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Size
@@ -121,6 +123,8 @@ class StreamView(Vertical):
         self._buf_chars = 0
         self._block_chars = 0
         self._pending: list[Text] = []
+        self._history: deque[Text] = deque(maxlen=max_lines)  # what the log shows, to re-wrap on a resize
+        self._width = 0
         self.skipped = 0  # lines dropped in a flood (more per frame than the log keeps)
         self.arrivals: list[float] = []  # arrival times of text not yet displayed (for the lag benchmark)
         self.lags: list[float] = []
@@ -214,6 +218,7 @@ class StreamView(Vertical):
             self.skipped = 0
         if self._pending:
             log = self._log
+            self._history.extend(self._pending)
             block = Text("\n").join(self._pending)
             log.write(block)
             self.lines_written += len(self._pending)
@@ -300,8 +305,18 @@ class StreamView(Vertical):
         style = {"error": f"bold {p.error}", "warning": p.warning, "exited": "bold"}.get(item.kind, p.muted)
         self.line(Text(f"· {inert(item.text)}", style))
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A log keeps lines wrapped at the width they were written: re-wrap them at the new one."""
+        if event.size.width == self._width:
+            return
+        self._width = event.size.width
+        if self._history:
+            self._log.clear()
+            self._log.write(Text("\n").join(self._history), scroll_end=True)
+
     def clear(self) -> None:
         """Forget everything shown (a replay going back starts the screen over)."""
+        self._history.clear()
         self._log.clear()
         self._buf.clear()
         self._buf_chars = 0
