@@ -129,7 +129,7 @@ class ScoresPanel(Vertical):
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
         self.query_one("#deg", Line).update(deg)
         misc = Table.grid(padding=(0, 1))
-        misc.add_column(width=11)
+        misc.add_column(width=11, min_width=11, no_wrap=True)
         misc.add_column(no_wrap=True, overflow="ellipsis")
         cap = s.max_reasoning_chars
         col = heat(s.reasoning_chars, cap, c) if cap else c[0]
