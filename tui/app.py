@@ -395,9 +395,9 @@ class BreakerApp(App[int]):
         self.refresh_view()
 
     def action_toggle_reasoning(self) -> None:
-        """Show or fold reasoning (from the next block on)."""
+        """Show or fold reasoning, the blocks already shown included."""
         stream = self.w_stream
-        stream.show_reasoning = not stream.show_reasoning
+        stream.set_reasoning(not stream.show_reasoning)
         self.notify("reasoning shown" if stream.show_reasoning else "reasoning folded")
 
     def action_next_agent(self) -> None:

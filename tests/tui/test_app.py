@@ -34,7 +34,7 @@ async def test_trip_shows_a_banner_with_rule_evidence_and_action() -> None:
     app, src = make(scripts.reasoning_loop())
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, src, pilot)
-        banner = app.query_one("#banner", Static)
+        banner = app.w_banner
         assert banner.has_class("tripped")
         text = text_of(banner)
         assert "TRIP" in text and "abort, then retry with thinking off" in text

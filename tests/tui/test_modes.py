@@ -195,3 +195,21 @@ async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stack
         right = app.query_one("#right").region
         assert right.width == 60 and right.bottom <= 20, right
         assert "ctrl+q" in footer(app.screen).values()
+
+
+async def test_ctrl_t_folds_and_unfolds_reasoning_already_shown() -> None:
+    from tests.tui.conftest import stream_text
+
+    app, src = _make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, src, pilot)
+        assert "notes.txt again (attempt 3)" in stream_text(app)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = stream_text(app)
+        assert "notes.txt again (attempt 3)" not in text and "chars of reasoning (ctrl+t shows them)" in text
+        assert "⚙ bash  cat notes.txt" in text, "only reasoning is folded"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = stream_text(app)
+        assert "notes.txt again (attempt 3)" in text and "chars of reasoning" not in text

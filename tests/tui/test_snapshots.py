@@ -24,6 +24,7 @@ THEMES = ("breaker-dark", "breaker-light")
 
 def _before(app: Any, ready: Any) -> Any:
     """Wait (bounded) for `ready()`, then drop toasts and paint once: no clock in the picture."""
+    app.animation_level = "none"  # the tab underline slides otherwise: a clock
 
     async def before(pilot: Any) -> None:
         await wait_until(ready, 10, "the scripted feed")

@@ -122,8 +122,9 @@ class StreamView(Vertical):
         self._buf: list[str] = []
         self._buf_chars = 0
         self._block_chars = 0
-        self._pending: list[Text] = []
-        self._history: deque[Text] = deque(maxlen=max_lines)  # what the log shows, to re-wrap on a resize
+        # entries are (kind, line): "" always shown, "r" a reasoning line, "m" the marker of a folded block
+        self._pending: list[tuple[str, Text]] = []
+        self._history: deque[tuple[str, Text]] = deque(maxlen=max_lines)  # to re-wrap, fold and unfold
         self._width = 0
         self.skipped = 0  # lines dropped in a flood (more per frame than the log keeps)
         self.arrivals: list[float] = []  # arrival times of text not yet displayed (for the lag benchmark)
@@ -159,8 +160,8 @@ class StreamView(Vertical):
         self._close_block()
         self._add(text if isinstance(text, Text) else Text(inert(text), style))
 
-    def _add(self, text: Text) -> None:
-        self._pending.append(text)
+    def _add(self, text: Text, kind: str = "") -> None:
+        self._pending.append((kind, text))
         if len(self._pending) > self.max_lines:
             drop = len(self._pending) - self.max_lines
             del self._pending[:drop]
@@ -170,14 +171,19 @@ class StreamView(Vertical):
         if self._kind is None:
             return
         self._commit_text(final=True)
-        if self._kind == "reasoning" and not self.show_reasoning:
-            self._add(
-                Text(
-                    f"│ ▸ {self._block_chars:,} chars of reasoning (ctrl+t shows them)", f"italic {self.palette.muted}"
-                )
-            )
+        if self._kind == "reasoning" and self._block_chars:
+            marker = f"│ ▸ {self._block_chars:,} chars of reasoning (ctrl+t shows them)"
+            self._add(Text(marker, f"italic {self.palette.muted}"), "m")
         self._kind = None
         self._block_chars = 0
+
+    def _visible(self, kind: str) -> bool:
+        return not kind or (kind == "r") == self.show_reasoning
+
+    def set_reasoning(self, show: bool) -> None:
+        """Show or fold every reasoning block, those already shown included."""
+        self.show_reasoning = show
+        self._rewrite()
 
     def _commit_text(self, final: bool, force: bool = False) -> None:
         text = "".join(self._buf)
@@ -192,15 +198,14 @@ class StreamView(Vertical):
             done, rest = text[:cut], text[cut + 1 :]
         self._buf = [rest] if rest else []
         self._buf_chars = len(rest)
-        if self._kind == "reasoning" and not self.show_reasoning:
-            return
         style = f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""
         lines = [piece for ln in done.split("\n") for piece in _pieces(ln)]
         if len(lines) > self.max_lines:
             self.skipped += len(lines) - self.max_lines
             lines = lines[-self.max_lines :]
+        kind = "r" if self._kind == "reasoning" else ""
         for ln in lines:
-            self._add(Text("│ " + ln, style))
+            self._add(Text("│ " + ln, style), kind)
 
     def flush(self) -> None:
         """Paint what arrived since the last frame: one write for all of it."""
@@ -209,18 +214,20 @@ class StreamView(Vertical):
         budget, keep = FRAME_CHARS, len(self._pending)
         while keep > 0 and budget > 0:  # a flood paints only its newest text: the rest is counted
             keep -= 1
-            budget -= len(self._pending[keep])
+            budget -= len(self._pending[keep][1])
         if keep:
             self.skipped += keep
             del self._pending[:keep]
         if self.skipped:
-            self._pending.insert(0, Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic"))
+            skipped = Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic")
+            self._pending.insert(0, ("", skipped))
             self.skipped = 0
         if self._pending:
             log = self._log
             self._history.extend(self._pending)
-            block = Text("\n").join(self._pending)
-            log.write(block)
+            shown = [t for k, t in self._pending if self._visible(k)]
+            if shown:
+                log.write(Text("\n").join(shown))
             self.lines_written += len(self._pending)
             self._pending.clear()
         tail = "".join(self._buf)
@@ -310,9 +317,13 @@ class StreamView(Vertical):
         if event.size.width == self._width:
             return
         self._width = event.size.width
-        if self._history:
-            self._log.clear()
-            self._log.write(Text("\n").join(self._history), scroll_end=True)
+        self._rewrite()
+
+    def _rewrite(self) -> None:
+        self._log.clear()
+        shown = [t for k, t in self._history if self._visible(k)]
+        if shown:
+            self._log.write(Text("\n").join(shown), scroll_end=True)
 
     def clear(self) -> None:
         """Forget everything shown (a replay going back starts the screen over)."""
