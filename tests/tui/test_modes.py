@@ -213,3 +213,32 @@ async def test_ctrl_t_folds_and_unfolds_reasoning_already_shown() -> None:
         await pilot.pause()
         text = stream_text(app)
         assert "notes.txt again (attempt 3)" in text and "chars of reasoning" not in text
+
+
+async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_internal_error() -> None:
+    from wrapper.child import ExitInfo
+    from wrapper.items import StatusItem
+
+    app, src = _make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        src.info.exit = ExitInfo(4, None, None)  # it ended by itself
+        app._receive(StatusItem("exited", "child exited with status 4", {"code": 4}))
+        await pilot.pause()
+        assert app.exit_status() == 4
+        app._receive(StatusItem("started", "started again"))
+        src.info.exit = ExitInfo(130, None, "SIGINT")  # we stopped it
+        app._receive(StatusItem("exited", "child exited with status 130", {"code": 130}))
+        await pilot.pause()
+        assert app.exit_status() == 0
+
+    class Broken(ScriptedSource):
+        async def run(self, emit: Any) -> None:
+            raise RuntimeError("a bug")
+
+    s = Settings()
+    app = create_app(Broken([], s), s)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(lambda: bool(app.internal_error), 5, "the failure")
+        await pilot.pause()
+    assert app.exit_status() == 70
