@@ -14,7 +14,8 @@ import sys
 from typing import TextIO
 
 from tui.app import create_app
-from tui.sources import LiveSource, ReplaySource
+from tui.player import ReplaySource
+from tui.sources import LiveSource
 from wrapper.launch import is_dsh
 from wrapper.provision import child_env, find_dsh
 from wrapper.safetext import inert

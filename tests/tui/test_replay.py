@@ -11,7 +11,7 @@ from tests.tui.conftest import stream_text, text_of
 from tests.tui.test_modes import footer
 from tests.tui.test_snapshots import _recording
 from tui.app import create_app
-from tui.sources import ReplaySource
+from tui.player import ReplaySource
 from wrapper.replay import Replayer
 from wrapper.settings import Settings
 from wrapper.sources import load

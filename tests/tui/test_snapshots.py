@@ -12,8 +12,8 @@ from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make
 from tui.app import create_app
+from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
-from tui.sources import ReplaySource
 from wrapper.recorder import FORMAT
 from wrapper.settings import Settings
 from wrapper.sources import load
