@@ -192,6 +192,7 @@ def _scan(args: list[str]) -> int:
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
     from wrapper.replay import Replayer, finding
+    from wrapper.safetext import inert
 
     loaded = _load_source(a.file)
     if loaded is None:
@@ -207,14 +208,16 @@ def _scan(args: list[str]) -> int:
         if f["kind"] == "trip" or (f["kind"] == "verdict" and f["verdict"] != "allow"):
             loops += 1
         if a.json:
-            print(json.dumps(f, ensure_ascii=False, default=str))
+            print(json.dumps(f, default=str))  # ASCII-escaped: no control character reaches the terminal
         elif f["kind"] == "verdict":
             hits = ", ".join(f"{h[0]} {h[1]}/{h[2]}" for h in f["hits"])
-            print(f"{step.t:8.2f}s  {f['verdict'].upper():5} {f['tool']} {f['callId']} {hits}".rstrip())
+            print(
+                inert(f"{step.t:8.2f}s  {f['verdict'].upper():5} {f['tool']} {f['callId']} {hits}", keep_newlines=False)
+            )
         elif f["kind"] == "trip":
-            print(f"{step.t:8.2f}s  TRIP  {f['stream']} {f['rule']} ({f['evidence']}) -> {f['action_sent']}")
+            print(inert(f"{step.t:8.2f}s  TRIP  {f['stream']} {f['rule']} ({f['evidence']}) -> {f['action_sent']}"))
         else:
-            print(f"{step.t:8.2f}s  APPROVAL {f['callId']}: {f['answer']}")
+            print(inert(f"{step.t:8.2f}s  APPROVAL {f['callId']}: {f['answer']}"))
     summary = f"{loaded.kind}: {count} decisions, {loops} loop finding(s)"
     if r.bad_messages:
         summary += f", {r.bad_messages} unreadable line(s) skipped"
@@ -343,7 +346,7 @@ def _toml(value: object) -> str:
         return "{ " + inner + " }" if inner else "{}"
     if isinstance(value, list | tuple | set | frozenset):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return json.dumps(str(value), ensure_ascii=False)
+    return json.dumps(str(value))  # \uXXXX escapes are valid TOML, and keep controls off the terminal
 
 
 def _init_profile(args: list[str]) -> int:

@@ -135,7 +135,8 @@ class Printer:
         if self.json:
             obj = as_json(item)
             if obj is not None:
-                self.out.write(inert(json.dumps(obj, default=str, ensure_ascii=False), keep_newlines=False) + "\n")
+                # ASCII-escaped JSON: valid, and no control character can reach the terminal
+                self.out.write(json.dumps(obj, default=str) + "\n")
             return
         line = human(item)
         if line:

@@ -110,3 +110,28 @@ def test_the_dev_profile_and_dsh_headless_share_one_dsh_home(
             p = _run(["--no-tui", "--", "dsh", "--profile", "headless", "Say hello"], env, w.workspace, timeout=180)
         assert p.returncode == 0, (profile, p.stdout[-1500:], p.stderr[-1500:])
         assert "compression" not in p.stdout + p.stderr, profile
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_scan_prints_hostile_fingerprints_inert(tmp_path: Path, as_json: bool) -> None:
+    import json
+
+    from tests.tui import scripts
+    from wrapper.recorder import FORMAT
+
+    cmd = "cat '\x1b]0;TITLE\x07\x1b[2J[/]\x9b31m'"
+    msgs = [scripts.ready(), *scripts.turn(1, "x")]
+    for i in range(6):
+        msgs += scripts.call(i, "bash", {"command": cmd})
+    rec = tmp_path / "hostile.jsonl"
+    lines = [{"at": 0, "k": "meta", "format": FORMAT, "version": 1}]
+    lines += [{"at": n * 0.01, "k": "in", **m} for n, m in enumerate(msgs)]
+    rec.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BREAKER_TUI_STATE_DIR": str(tmp_path)}
+    p = _run(["scan", str(rec), *(["--json"] if as_json else [])], env, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert "DENY" in p.stdout or '"deny"' in p.stdout
+    for ch in ("\x1b", "\x07", "\x9b"):
+        assert ch not in p.stdout and ch not in p.stderr
+    if as_json:
+        assert all(json.loads(ln) for ln in p.stdout.splitlines())
