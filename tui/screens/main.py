@@ -7,10 +7,12 @@ columns the side panel collapses to a one-line summary (`ctrl+b` stacks it under
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, RichLog, Tabs
@@ -21,6 +23,25 @@ from tui.widgets.scores import ScoresPanel
 from tui.widgets.stream import StreamView
 from tui.widgets.window import WindowTable
 from wrapper.settings import Settings
+
+
+def _without_taken_keys(bindings: list[Any]) -> list[Binding]:
+    """The prompt's editing bindings minus the keys the live mode's emergency actions use."""
+    taken = {p.strip() for k in keys.KEYS if k.priority and keys.LIVE in k.modes for p in k.key.split(",")}
+    out = []
+    for b in bindings:
+        if not isinstance(b, Binding):
+            continue
+        left = [p.strip() for p in b.key.split(",") if p.strip() not in taken]
+        if left:
+            out.append(replace(b, key=",".join(left)))
+    return out
+
+
+class PromptInput(Input, inherit_bindings=False):
+    """The prompt box, without the editing keys the emergency keys take (ctrl+k, ctrl+e, ctrl+w)."""
+
+    BINDINGS = _without_taken_keys(Input.BINDINGS)  # type: ignore[assignment]
 
 
 class MainScreen(Screen[None]):
@@ -45,7 +66,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="left"):
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
                 yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
-                yield Input(placeholder=self.placeholder, id="prompt", compact=True)
+                yield PromptInput(placeholder=self.placeholder, id="prompt", compact=True)
             with Vertical(id="right"):
                 yield Tabs(id="agents")
                 yield ScoresPanel(th.degMeaningRatioMax, th.toolFailureDenyAfter, id="scores")
