@@ -333,6 +333,7 @@ class BreakerApp(Actions):
                 fut.set_result(answer or "deny")
 
         self._approvals[id(screen)] = screen
+        self.refresh_view()  # what led to the question is painted under the modal first
         self.push_screen(screen, done)
         self.bell()
         return await fut

@@ -36,6 +36,11 @@ def _before(app: Any, ready: Any) -> Any:
         await pilot.pause()
         app.clear_notifications()
         app.refresh_view()
+        await wait_until(lambda: bool(app.w_stream._log.lines), 10, "the stream's lines")
+        app.w_stream._log.refresh()  # under a modal the screen below is painted from its last frame
+        app.screen.refresh()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         await pilot.pause()
 
     return before

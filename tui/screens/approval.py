@@ -88,6 +88,10 @@ class ApprovalScreen(ModalScreen[Answer]):
                     yield Static(Text(inert(q.reason)), id="reason")
         yield Footer(compact=True, show_command_palette=False)
 
+    def on_mount(self) -> None:
+        """The body has the focus (arrows scroll it); an answer is always a deliberate key or click."""
+        self.query_one("#body").focus()
+
     def action_answer(self, answer: str) -> None:
         """Answer and close (nothing, once the bridge has given up)."""
         if self.closed:
