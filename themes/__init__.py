@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual.theme import Theme
@@ -54,6 +55,39 @@ BREAKER_LIGHT = Theme(
 )
 
 THEMES = (BREAKER_DARK, BREAKER_LIGHT)
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """The colours widgets paint Rich text with, all taken from the current theme."""
+
+    cool: str
+    warm: str
+    hot: str
+    reasoning: str
+    tool: str
+    ok: str
+    warning: str
+    error: str
+    muted: str
+
+
+def palette(theme: Theme) -> Palette:
+    """A theme's colours for the stream, scores and banners (any Textual theme works)."""
+    cool, warm, hot = score_colours(theme)
+    v = theme.variables
+    muted = v.get("reasoning", "#808080")
+    return Palette(
+        cool=cool,
+        warm=warm,
+        hot=hot,
+        reasoning=muted,
+        tool=theme.primary,
+        ok=theme.success or "green",
+        warning=theme.warning or "yellow",
+        error=theme.error or "red",
+        muted=muted,
+    )
 
 
 def score_colours(theme: Theme) -> tuple[str, str, str]:

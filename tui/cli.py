@@ -13,11 +13,11 @@ from pathlib import Path
 from engine.errors import ConfigError
 from wrapper.paths import config_file
 
-EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START = 0, 1, 2, 3
+EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 70
 
 USAGE = """\
 breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
-breaker-tui replay FILE                        play a recording or a dsh session log on the screen
+breaker-tui replay FILE [--speed X] [--paused] play a recording or a dsh session log on the screen
 breaker-tui scan FILE [--json] [--from NAME]   print every intervention in a trace, recording or dsh log
 breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of labelled traces
 breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
@@ -28,15 +28,50 @@ breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
 breaker-tui config show                        print the effective config and where each value came from
-breaker-tui init-profile [NAME]                write an interactive dsh profile (default: dev)
+breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile (default: dev)
+breaker-tui --version                          print the version
+"""
+
+HELP_TAIL = """
+options (before `--`):
+  --config FILE        use this config file (default: {config})
+  --theme NAME         breaker-dark, breaker-light, or any Textual theme
+  --observe            start with enforcement paused (observe only)
+  --no-tui             no screen: the answer on stdout, decisions and turn outcomes on stderr
+  --json               with --no-tui: JSON lines on stdout instead
+  --prompt TEXT        with --no-tui: send TEXT to an interactive profile (repeatable; - reads stdin)
+  --approvals deny|allow   with --no-tui: how approvals are answered (default: deny)
+
+keys: F1 on the screen lists the keys of the current mode; ctrl+q quits.
+
+exit status: the child's own status when it ended by itself (with --no-tui and an interactive
+profile: 0 when the last turn completed, 1 otherwise); 0 after quit, kill or restart;
+scan: 0 clean, 1 loop found; 2 bad usage, config or input; 3 nothing could be started
+(`breaker-tui doctor`); 70 internal error.
 """
 
 
+def full_help() -> str:
+    """The usage, the run options, themes, exit codes and the config path."""
+    return USAGE + HELP_TAIL.format(config=config_file())
+
+
+def version() -> str:
+    """`breaker-tui X.Y.Z` from the installed package."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as v
+
+    try:
+        return f"breaker-tui {v('breaker-tui')}"
+    except PackageNotFoundError:
+        return "breaker-tui (not installed)"
+
+
 def _run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="breaker-tui", usage=USAGE, add_help=True)
+    p = argparse.ArgumentParser(prog="breaker-tui", usage=USAGE, add_help=False)
     p.add_argument("--config", type=Path, help="config file (default: $BREAKER_TUI_CONFIG or the platform path)")
     p.add_argument("--no-tui", action="store_true", help="no screen: decisions to stderr, approvals by policy")
-    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stderr")
+    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout")
     p.add_argument("--prompt", action="append", default=[], help="with --no-tui: send this prompt (repeatable)")
     p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
     p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
@@ -47,11 +82,14 @@ def _run_parser() -> argparse.ArgumentParser:
 
 def load_settings(path: Path | None):  # type: ignore[no-untyped-def]
     """The effective settings: `--config`, else `$BREAKER_TUI_CONFIG`, else the platform file."""
+    from tui.keys import validate_keymap
     from wrapper import settings as S
 
-    if path is not None:
-        return S.load(path, must_exist=True)
-    return S.load(config_file())
+    s = S.load(path, must_exist=True) if path is not None else S.load(config_file())
+    problems = validate_keymap(s.keys)
+    if problems:
+        raise ConfigError(f"{s.source}: [keys] {problems[0]}")
+    return s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         if args and args[0] in COMMANDS:
             return COMMANDS[args[0]](args[1:])
         if args and args[0] in ("-h", "--help"):
-            print(USAGE)
+            print(full_help())
+            return EXIT_OK
+        if args and args[0] == "--version":
+            print(version())
             return EXIT_OK
         if not args:
             print(USAGE)
@@ -77,16 +118,34 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `breaker-tui scan f | head`
+    except BrokenPipeError:  # `breaker-tui scan f | head`: the reader left; nothing more to say
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return EXIT_OK
+    except Exception:  # a bug in the monitor: say so, never exit 0
+        import traceback
+
+        with contextlib.suppress(OSError, ValueError):
+            traceback.print_exc()
+            print("breaker-tui: internal error (a bug: please report it with the lines above)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def _run(opts: list[str], command: list[str]) -> int:
+    if "-h" in opts or "--help" in opts:
+        print(full_help())
+        return EXIT_OK
     a = _run_parser().parse_args(opts)
     if not command:
         print("breaker-tui: nothing to run after `--` (try: breaker-tui -- dsh --profile dev)", file=sys.stderr)
+        return EXIT_USAGE
+    needs_no_tui = [o for o, on in (("--json", a.json), ("--prompt", a.prompt), ("--approvals", a.approvals)) if on]
+    if needs_no_tui and not a.no_tui:
+        print(
+            f"breaker-tui: {', '.join(needs_no_tui)} only work(s) with --no-tui (on the screen you type prompts"
+            " in the box and answer approvals in the modal); add --no-tui or drop it",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     settings = load_settings(a.config)
     if a.approvals:
@@ -106,10 +165,10 @@ def _run(opts: list[str], command: list[str]) -> int:
             print("breaker-tui: an ACP agent takes its task from --prompt TEXT with --no-tui", file=sys.stderr)
             return EXIT_USAGE
     if a.no_tui:
-        from wrapper.headless import run
+        from wrapper.headless import read_prompts, run
 
-        return asyncio.run(run(command, settings, a.prompt, a.json, acp=a.acp))
-    from tui.app import run_app
+        return asyncio.run(run(command, settings, read_prompts(a.prompt, sys.stdin), a.json, acp=a.acp))
+    from tui.run import run_app
 
     return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp)
 
@@ -135,7 +194,7 @@ def _replay(args: list[str]) -> int:
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
-    from tui.app import run_replay
+    from tui.run import run_replay
 
     return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
 
@@ -244,28 +303,59 @@ def _config(args: list[str]) -> int:
     s = load_settings(a.config)
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
     dump = {
-        "repeat": s.engine.repeat.model_dump(mode="json"),
-        "thinking": s.engine.thinking.model_dump(mode="json"),
-        "wrapper": s.wrapper.model_dump(mode="json"),
-        "ui": s.ui.model_dump(mode="json"),
-        "acp": s.acp.model_dump(mode="json"),
+        "repeat": s.engine.repeat.model_dump(mode="python"),
+        "thinking": s.engine.thinking.model_dump(mode="python"),
+        "engine": s.engine.engine.model_dump(mode="python"),
+        "wrapper": s.wrapper.model_dump(mode="python"),
+        "ui": s.ui.model_dump(mode="python"),
+        "acp": s.acp.model_dump(mode="python"),
+        "keys": dict(s.keys),
     }
     for section, values in dump.items():
         print(f"\n[{section}]")
         for key, value in values.items():
             origin = s.origins.get(f"{section}.{key}", "default")
-            print(f"{key} = {json.dumps(value)}    # {origin}")
+            if value is None:
+                print(f"# {_toml_key(key)} is not set    # {origin}")
+            else:
+                print(f"{_toml_key(key)} = {_toml(value)}    # {origin}")
     return EXIT_OK
 
 
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
+
+
+def _toml(value: object) -> str:
+    """A value as TOML (what `config show` prints can be pasted back into the file)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "inf" if value == float("inf") else ("-inf" if value == float("-inf") else repr(value))
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(str(k))} = {_toml(v)}" for k, v in value.items() if v is not None)
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, list | tuple | set | frozenset):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value))  # \uXXXX escapes are valid TOML, and keep controls off the terminal
+
+
 def _init_profile(args: list[str]) -> int:
-    from wrapper.profiles import write_dev_profile
+    from wrapper.profiles import ProfileError, write_dev_profile
+    from wrapper.safetext import inert
 
     p = argparse.ArgumentParser(prog="breaker-tui init-profile")
-    p.add_argument("name", nargs="?", default="dev")
+    p.add_argument("name", nargs="?", default="dev", help="a plain name: letters, digits, - and _")
+    p.add_argument("--force", action="store_true", help="replace an existing profile of that name")
     a = p.parse_args(args)
     home = Path(os.environ.get("DSH_HOME", Path.home() / ".dsh"))
-    d = write_dev_profile(home, a.name)
+    try:
+        d = write_dev_profile(home, a.name, overwrite=a.force)
+    except ProfileError as e:
+        print(f"breaker-tui init-profile: {inert(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"wrote the dsh profile {a.name!r} at {d}\nrun it with: breaker-tui -- dsh --profile {a.name}")
     return EXIT_OK
 

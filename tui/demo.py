@@ -50,7 +50,7 @@ def run_demo(
             from wrapper.headless import run
 
             return asyncio.run(run(argv, settings, [prompt], env=world.env, cwd=str(world.workspace)))
-        from tui.app import run_app
+        from tui.run import run_app
 
         return run_app(
             argv,

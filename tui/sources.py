@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wrapper import protocol as P
-from wrapper.harness.registry import open_session, replayer_for
-from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem, TripItem
+from wrapper.harness.capabilities import DSH, Capabilities
+from wrapper.harness.registry import open_session
+from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem
 from wrapper.monitor import Info, Monitor
 from wrapper.replay import describe_command
 from wrapper.settings import Settings
-from wrapper.sources import Loaded
 
 Emit = Callable[[Item], None]
 Approver = Callable[[Question], Awaitable[Answer]]
@@ -23,10 +24,25 @@ async def _decline(_: Question) -> Answer:
     return "deny"
 
 
+class Breather:
+    """Yields to the event loop every few milliseconds while a backlog is drained, so the screen paints."""
+
+    def __init__(self, every_s: float = 0.008) -> None:
+        self.every = every_s
+        self.last = time.perf_counter()
+
+    async def __call__(self) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.every:
+            await asyncio.sleep(0)
+            self.last = time.perf_counter()
+
+
 class Source:
     """The interface the app drives; actions a source cannot take say so and return False."""
 
     kind = "live"
+    capabilities: Capabilities = DSH
 
     def __init__(self, settings: Settings, title: str = "") -> None:
         self.settings = settings
@@ -38,6 +54,16 @@ class Source:
     def monitor(self) -> Monitor:
         """The engine and the status info."""
         raise NotImplementedError
+
+    @property
+    def mode(self) -> str:
+        """`replay` or `live`: which keys exist (see `tui.keys`)."""
+        return "replay" if self.kind == "replay" else "live"
+
+    @property
+    def recording(self) -> str:
+        """`recording: PATH — summary` for the exit message, or "" when nothing was recorded."""
+        return ""
 
     @property
     def info(self) -> Info:
@@ -97,7 +123,9 @@ class LiveSource(Source):
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
         self.session = open_session(argv, settings, self._ask, cwd=cwd, env=env, acp=acp)
+        self.capabilities = self.session.capabilities
         self.first_prompt = first_prompt
+        self.start_error = ""
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
@@ -109,13 +137,16 @@ class LiveSource(Source):
     async def run(self, emit: Emit) -> None:
         try:
             await self.session.start()
-        except (OSError, FileNotFoundError) as e:
-            emit(StatusItem("error", f"could not start: {e}"))
+        except OSError as e:
+            self.start_error = f"could not start {self.session.argv[0]}: {e}"
+            emit(StatusItem("error", self.start_error, {"cannot_start": True}))
             return
         if self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
+        breathe = Breather()
         async for item in self.session:
             emit(item)
+            await breathe()
 
     async def _first_prompt(self) -> None:
         if self.session.info.runner and await self.session.wait_ready(90):
@@ -139,94 +170,21 @@ class LiveSource(Source):
     def reset_windows(self) -> None:
         self.session.reset_windows()
 
+    @property
+    def recording(self) -> str:
+        rec = self.session.recorder
+        if rec is None or not rec.lines:
+            return ""
+        agents = self.monitor.breaker.snapshot().agents
+        denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
+        summary = f"{self.session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
+        return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
+
     async def close(self) -> None:
         if self.session.info.child == "running":
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.session.quit(0), 8)
         await self.session.close()
-
-
-class ReplaySource(Source):
-    """A recording or a dsh log played through the same engine, with play / pause / step / speed."""
-
-    kind = "replay"
-
-    def __init__(self, loaded: Loaded, settings: Settings, speed: float = 1.0, paused: bool = False) -> None:
-        super().__init__(settings, f"replay: {loaded.path.name}")
-        self.replayer = replayer_for(loaded, settings)
-        self.replayer.monitor.info.child = "recorded"
-        self.speed = speed
-        self._play = asyncio.Event()
-        if not paused:
-            self._play.set()
-        self._steps_allowed = 0
-        self._skip_to_trip = False
-        self.position = 0
-        self.total = 0
-        self.done = False
-
-    @property
-    def monitor(self) -> Monitor:
-        return self.replayer.monitor
-
-    @property
-    def paused(self) -> bool:
-        """Whether playback is paused."""
-        return not self._play.is_set()
-
-    def toggle_pause(self) -> None:
-        """Play or pause."""
-        if self._play.is_set():
-            self._play.clear()
-        else:
-            self._play.set()
-
-    def step(self) -> None:
-        """While paused: let exactly one more item through."""
-        self._steps_allowed += 1
-        self._play.set()
-
-    def faster(self) -> None:
-        """Double the speed."""
-        self.speed = min(64.0, (self.speed or 1.0) * 2)
-
-    def slower(self) -> None:
-        """Halve the speed."""
-        self.speed = max(0.125, (self.speed or 1.0) / 2)
-
-    def next_trip(self) -> None:
-        """Run at full speed to the next trip or denial, then pause."""
-        self._skip_to_trip = True
-        self._play.set()
-
-    async def run(self, emit: Emit) -> None:
-        steps = list(self.replayer.steps())
-        self.total = len(steps)
-        last_t = 0.0
-        for n, step in enumerate(steps):
-            await self._play.wait()
-            if self.speed > 0 and not self._skip_to_trip and not self._steps_allowed:
-                gap = (step.t - last_t) / self.speed
-                if gap > 0:
-                    await asyncio.sleep(min(gap, 2.0))
-            last_t = step.t
-            self.position = n + 1
-            emit(step.item)
-            notable = isinstance(step.item, TripItem) or (
-                getattr(getattr(step.item, "verdict", None), "kind", "allow") != "allow"
-            )
-            if self._skip_to_trip and notable:
-                self._skip_to_trip = False
-                self._play.clear()
-            if self._steps_allowed:
-                self._steps_allowed -= 1
-                if not self._steps_allowed:
-                    self._play.clear()
-        self.done = True
-        mism = self.replayer.mismatches
-        emit(
-            StatusItem("notice", f"replay finished: {self.total} items" + (f"; {len(mism)} mismatches" if mism else ""))
-        )
 
 
 class ScriptedSource(Source):
@@ -239,15 +197,21 @@ class ScriptedSource(Source):
     kind = "scripted"
 
     def __init__(
-        self, messages: list[dict[str, Any]], settings: Settings | None = None, title: str = "scripted"
+        self,
+        messages: list[dict[str, Any]],
+        settings: Settings | None = None,
+        title: str = "scripted",
+        capabilities: Capabilities = DSH,
     ) -> None:
         super().__init__(settings or Settings(), title)
+        self.capabilities = capabilities
         self._monitor = Monitor(self.settings, Info(dsh=True, runner=True, child="running", bridge="connected"))
         self.messages = list(messages)
         self.actions: list[str] = []
         self.answers: list[Answer] = []
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.drained = asyncio.Event()  # set once the initial messages are processed
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def monitor(self) -> Monitor:
@@ -262,14 +226,19 @@ class ScriptedSource(Source):
         for raw in self.messages:
             await self._one(raw, emit)
         self.drained.set()
+        breathe = Breather()
         while True:
             more = await self.more.get()
             if more is None:
                 return
             await self._one(more, emit)
+            await breathe()
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
         m = self._monitor
+        if raw.get("t") == "approval_closed":  # what the session emits when the bridge gives up
+            emit(ApprovalClosed(str(raw.get("id", "")), str(raw.get("reason", ""))))
+            return
         r = m.handle(P.parse_inbound(raw))
         for item in r.items:
             emit(item)
@@ -278,12 +247,17 @@ class ScriptedSource(Source):
         if r.approval is not None:
             q = m.question(r.approval)
             emit(ApprovalItem(q))
-            answer = await self.approver(q)
-            self.answers.append(answer)
-            m.answer(r.approval, q, answer)
-            if answer == "cancel-turn":
-                await self.cancel()
-            emit(ApprovalItem(q, answer, "operator"))
+            task = asyncio.ensure_future(self._approval(r.approval, q, emit))  # as the session does: the feed goes on
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _approval(self, msg: P.ApprovalRequest, q: Question, emit: Emit) -> None:
+        answer = await self.approver(q)
+        self.answers.append(answer)
+        self._monitor.answer(msg, q, answer)
+        if answer == "cancel-turn":
+            await self.cancel()
+        emit(ApprovalItem(q, answer, "operator"))
 
     async def prompt(self, text: str) -> bool:
         self.actions.append(f"prompt:{text}")
@@ -313,3 +287,5 @@ class ScriptedSource(Source):
 
     async def close(self) -> None:
         self.more.put_nowait(None)
+        for t in list(self._tasks):
+            t.cancel()

@@ -1,9 +1,19 @@
-"""`--no-tui`: the whole loop without a screen. Decisions to stderr, approvals by policy, exact exit codes."""
+"""`--no-tui`: the whole loop without a screen, for scripts and CI.
+
+What goes where: the agent's answer on stdout (a plain command's output, as it printed it); one
+line per turn outcome and every decision on stderr (`--json`: everything as JSON lines on stdout,
+the shape `scan --json` prints). The exit status comes from the last turn of an interactive
+profile (0 completed, 1 error or aborted), from the child for anything else, 3 when nothing could
+be started, 2 when an interactive profile gets no prompt. A closed stdout or stderr (`| head -1`)
+stops the printing, never the run, and never changes the status. All text is made inert first.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import sys
 from typing import Any, TextIO
 
@@ -21,19 +31,50 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.replay import finding
+from wrapper.safetext import inert
 from wrapper.session import allow_all, deny_all
 from wrapper.settings import Settings
 
+EXIT_TURN_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CANNOT_START = 3
 EXIT_INTERNAL = 70
+NO_PROMPT = (
+    "this dsh profile is interactive and waits for prompts: give --prompt TEXT (repeatable), "
+    "or --prompt - to read one from stdin"
+)
+
+
+class Out:
+    """A stream that stops writing once its reader has gone (a closed pipe), without raising."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.closed = False
+
+    def write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True
+            # point the descriptor at /dev/null, so the interpreter's last flush cannot fail (status 120)
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self.stream.fileno())
+                os.close(null)
 
 
 def human(item: Item) -> str | None:
-    """One stderr line for a decision worth a person's attention (None for routine items)."""
-    if (isinstance(item, VerdictItem) and item.verdict.kind != "allow") or (
-        isinstance(item, VerdictItem) and item.verdict.would
-    ):
+    """One stderr line for a decision worth a person's attention (None for routine items); inert."""
+    line = _human(item)
+    return None if line is None else inert(line, keep_newlines=False)
+
+
+def _human(item: Item) -> str | None:
+    if isinstance(item, VerdictItem) and (item.verdict.kind != "allow" or item.verdict.would):
         v = item.verdict
         hits = ", ".join(f"{h.fp} {h.next}/{int(h.cap) if h.cap.is_integer() else h.cap}" for h in v.hits)
         what = v.would.upper() + " (observed only)" if v.would else v.kind.upper()
@@ -56,15 +97,79 @@ def human(item: Item) -> str | None:
 
 
 def as_json(item: Item) -> dict[str, Any] | None:
-    """One JSON object per decision or status change."""
+    """One JSON object per decision, turn outcome or status change."""
     f = finding(item)
     if f is not None:
         return f
     if isinstance(item, ResultItem) and item.rewrite is not None:
         return {"kind": item.rewrite.reason, "agent": item.agent, "callId": item.call_id, "tool": item.tool}
+    if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnEnd):
+        e = item.event
+        return {"kind": "turn", "agent": e.agent, "turn": e.turn, "outcome": e.reason}
     if isinstance(item, StatusItem) and item.kind not in ("agent-status",):
         return {"kind": "status", "status": item.kind, "text": item.text, **item.data}
     return None
+
+
+class Printer:
+    """Routes items to stdout and stderr as the module docstring says."""
+
+    def __init__(
+        self, out: TextIO, err: TextIO, as_json_lines: bool, runner: bool, main_agent: Any, acp: bool = False
+    ) -> None:
+        self.out, self.err = Out(out), Out(err)
+        self.acp = acp  # an ACP agent's output is its stderr (its stdout is the protocol)
+        self.json = as_json_lines
+        self.runner = runner
+        self.main_agent = main_agent  # a callable: the main session id once known
+        self.answer: list[str] = []
+        self.outcomes: list[str] = []
+        self.loops = 0
+
+    def show(self, item: Item) -> None:
+        if isinstance(item, TripItem) or (isinstance(item, VerdictItem) and item.verdict.kind != "allow"):
+            self.loops += 1
+        if isinstance(item, OutputItem):
+            if self.acp:
+                self.err.write(inert(item.text))
+            elif not self.runner:  # a plain command or a one-task profile: its output is the answer
+                self.out.write(item.text if not self.json else "")
+            return
+        if isinstance(item, EngineItem):
+            self._engine(item)
+        if self.json:
+            obj = as_json(item)
+            if obj is not None:
+                # ASCII-escaped JSON: valid, and no control character can reach the terminal
+                self.out.write(json.dumps(obj, default=str) + "\n")
+            return
+        line = human(item)
+        if line:
+            self.err.write(line + "\n")
+
+    def _engine(self, item: EngineItem) -> None:
+        e = item.event
+        main = self.main_agent()
+        if isinstance(e, ev.AnswerDelta) and e.agent in (main, ""):
+            self.answer.append(e.text)
+            if not self.json:
+                self.out.write(inert(e.text))
+        elif isinstance(e, ev.TurnEnd) and e.agent in (main, ""):
+            self.outcomes.append(e.reason)
+            if self.json:
+                self.out.write(
+                    json.dumps({"kind": "answer", "turn": e.turn, "text": inert("".join(self.answer))}) + "\n"
+                )
+            else:
+                if self.answer and not "".join(self.answer).endswith("\n"):
+                    self.out.write("\n")
+                self.err.write(inert(f"breaker: turn {e.turn}: {e.reason}", keep_newlines=False) + "\n")
+            self.answer.clear()
+
+
+def read_prompts(prompts: list[str], stdin: TextIO) -> list[str]:
+    """`-` stands for the whole of stdin, as one prompt."""
+    return [stdin.read().strip() if p == "-" else p for p in prompts]
 
 
 async def run(
@@ -89,53 +194,36 @@ async def run(
     try:
         session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp)
     except FileNotFoundError as e:
-        err.write(f"breaker-tui: {e}\n")
+        err.write(inert(f"breaker-tui: {e}") + "\n")
         return EXIT_CANNOT_START
-    found = {"loops": 0}
-
-    # an ACP agent's answer arrives as message chunks and its own stdout is the protocol: the answer
-    # goes to stdout, the agent's stderr to stderr
-    acp = session.capabilities.name == "acp"
-
-    def show(item: Item) -> None:
-        if acp and isinstance(item, EngineItem) and isinstance(item.event, ev.AnswerDelta):
-            out.write(item.event.text)
-            out.flush()
-            return
-        if isinstance(item, OutputItem):
-            (err if acp else out).write(item.text)
-            (err if acp else out).flush()
-            return
-        line = None
-        if as_json_lines:
-            obj = as_json(item)
-            line = json.dumps(obj, default=str) if obj is not None else None
-        else:
-            line = human(item)
-        if isinstance(item, (TripItem, VerdictItem)) and (isinstance(item, TripItem) or item.verdict.kind != "allow"):
-            found["loops"] += 1
-        if line:
-            err.write(line + "\n")
-            err.flush()
-
+    # an ACP agent's own stdout is the protocol: its stderr goes to stderr, its answer to stdout
+    is_acp = session.capabilities.name == "acp"
+    printer = Printer(out, err, as_json_lines, session.info.runner, lambda: session.info.session_id, is_acp)
+    if session.info.runner and not prompts:
+        printer.err.write(f"breaker-tui: {NO_PROMPT}\n")
+        if session.recorder is not None:
+            session.recorder.close()
+            with contextlib.suppress(OSError):
+                session.recorder.path.unlink()
+        return EXIT_USAGE
     # SIGINT, SIGTERM and SIGHUP stop the child's group and clean up alike (wrapper.signals)
     uninstall = signals.install(session)
     try:
         await session.start()
     except FileNotFoundError as e:
-        err.write(f"breaker-tui: {e}\n")
+        printer.err.write(inert(f"breaker-tui: {e}") + "\n")
         return EXIT_CANNOT_START
     except OSError as e:
-        err.write(f"breaker-tui: could not start {argv[0]}: {e}\n")
+        printer.err.write(inert(f"breaker-tui: could not start {argv[0]}: {e}") + "\n")
         return EXIT_CANNOT_START
 
     async def pump() -> None:
         async for item in session:
-            show(item)
+            printer.show(item)
 
     pump_task = asyncio.create_task(pump())
     try:
-        if prompts and session.info.runner:
+        if session.info.runner:
             for text in prompts:
                 before = session.turns_done
                 if not await session.prompt(text):
@@ -147,8 +235,16 @@ async def run(
         await session.close()
         await asyncio.wait_for(pump_task, 10)
         uninstall()
-    if session.recorder is not None and not as_json_lines:
-        err.write(f"breaker: recording: {session.recorder.path}\n")
+    rec = session.recorder
+    if rec is not None and not as_json_lines:
+        turns = len(printer.outcomes)
+        summary = f"{turns} turn(s), {printer.loops} loop finding(s)" + (f"; {rec.error}" if rec.error else "")
+        printer.err.write(inert(f"breaker: recording: {rec.path} — {summary}", keep_newlines=False) + "\n")
     if info is None:
         return EXIT_INTERNAL
+    if session.info.runner:
+        if not printer.outcomes:
+            return EXIT_TURN_FAILED  # no turn ended: the model or dsh failed before answering
+        # dsh ends a good turn "completed", an ACP agent "end_turn"
+        return 0 if printer.outcomes[-1] in ("completed", "end_turn") else EXIT_TURN_FAILED
     return info.code

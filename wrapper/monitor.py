@@ -232,6 +232,7 @@ class Monitor:
             hits=asked.hits if asked else (),
             local=bool(asked and asked.local),
             from_breaker=asked is not None,
+            id=msg.id,
         )
 
     def question_for(self, agent: str, call_id: str, tool: str, args: Any, v: Verdict, reason: str) -> Question:

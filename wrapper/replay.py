@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,3 +245,81 @@ def finding(item: Item) -> dict[str, Any] | None:
             "answer": item.answer,
         }
     return None
+
+
+def notable(item: Item) -> bool:
+    """A moment a person jumps to: a trip, or a verdict that is not a plain allow."""
+    return isinstance(item, TripItem) or (isinstance(item, VerdictItem) and item.verdict.kind != "allow")
+
+
+class Player:
+    """A recording as a seekable position: the engine state shown is always the state at `position`.
+
+    Going forward feeds the next steps through the engine; going back starts a fresh engine and feeds
+    it up to the target (an engine cannot run backwards), so the window and the scores at step N are
+    exactly what the live monitor showed at step N.
+    """
+
+    def __init__(
+        self, loaded: Loaded, settings: Settings | None = None, make: Callable[..., Any] | None = None
+    ) -> None:
+        self.loaded = loaded
+        self.settings = settings
+        # which replayer reads this file (dsh recordings and logs here; ACP ones from the harness registry)
+        self.make: Callable[..., Any] = make or Replayer
+        probe = self.make(loaded, settings)
+        self.times: list[float] = []
+        self.marks: list[int] = []  # positions (1-based) right after a notable step
+        for n, step in enumerate(probe.steps(), 1):
+            self.times.append(step.t)
+            if notable(step.item):
+                self.marks.append(n)
+        self.mismatches = probe.mismatches
+        self.bad_messages = probe.bad_messages
+        self.total = len(self.times)
+        self._restart()
+
+    def _restart(self) -> None:
+        self.replayer = self.make(self.loaded, self.settings)
+        self.replayer.monitor.info.child = "recorded"
+        self._steps = self.replayer.steps()
+        self.position = 0
+
+    @property
+    def monitor(self) -> Monitor:
+        """The engine at the current position."""
+        m: Monitor = self.replayer.monitor
+        return m
+
+    def forward(self, n: int = 1) -> list[Item]:
+        """Play up to `n` steps; the items they showed."""
+        items: list[Item] = []
+        for _ in range(max(0, min(n, self.total - self.position))):
+            step = next(self._steps, None)
+            if step is None:
+                self.total = self.position
+                break
+            self.position += 1
+            items.append(step.item)
+        return items
+
+    def seek(self, target: int) -> tuple[bool, list[Item]]:
+        """Go to `target` (clamped): (whether the engine was rewound, the items to show from there)."""
+        target = max(0, min(self.total, target))
+        rewound = target < self.position
+        if rewound:
+            self._restart()
+        return rewound, self.forward(target - self.position)
+
+    def gap(self) -> float:
+        """Recorded seconds between the current step and the next one."""
+        if self.position >= self.total:
+            return 0.0
+        before = self.times[self.position - 1] if self.position else self.times[0]
+        return max(0.0, self.times[self.position] - before)
+
+    def mark(self, direction: int) -> int | None:
+        """The position of the next (1) or previous (-1) notable step, or None."""
+        if direction > 0:
+            return next((m for m in self.marks if m > self.position), None)
+        return next((m for m in reversed(self.marks) if m < self.position), None)

@@ -1,4 +1,4 @@
-"""The `[wrapper]` and `[ui]` sections of the config file, and loading the whole file."""
+"""The `[wrapper]`, `[ui]` and `[keys]` sections of the config file, and loading the whole file."""
 
 from __future__ import annotations
 
@@ -71,10 +71,16 @@ class UiSettings(BaseModel):
     max_output_lines: int = Field(2000, ge=100, le=200000)
     """How many lines the child-output pane keeps."""
     refresh_hz: float = Field(20.0, ge=1, le=120)
-    """How often streamed text and scores are repainted."""
+    """How often streamed text and scores are repainted (at most; a quiet stream costs nothing)."""
+    narrow_below: int = Field(100, ge=0, le=1000)
+    """Below this many columns the scores and window collapse to a one-line summary (ctrl+b shows them)."""
 
 
-SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui", "acp")
+KeyMap = dict[str, str]
+"""`[keys]`: binding id -> key (`kill = "ctrl+x"`, several keys comma-separated); ids as in the help screen."""
+
+
+SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui", "acp", "keys")
 MAX_CONFIG_BYTES = 1 << 20
 
 
@@ -87,6 +93,8 @@ class Settings(BaseModel):
     wrapper: WrapperSettings = Field(default_factory=lambda: WrapperSettings())
     ui: UiSettings = Field(default_factory=lambda: UiSettings())
     acp: AcpSettings = Field(default_factory=lambda: AcpSettings())
+    keys: KeyMap = Field(default_factory=dict)
+    """`[keys]`: remapped bindings by id."""
     source: str = "defaults"
     """Where the values came from."""
     origins: dict[str, str] = Field(default_factory=dict)
@@ -138,5 +146,16 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
         acp = AcpSettings.model_validate(data.get("acp", {}))
     except ValidationError as e:
         raise ConfigError(f"{where}: {describe(e, 'acp', tuple(AcpSettings.model_fields))}") from None
+    keys = _keys(data.get("keys", {}), where)
     origins = {f"{sec}.{k}": where for sec in SECTIONS for k in (data.get(sec) or {})}
-    return Settings(engine=engine, wrapper=wrapper, ui=ui, acp=acp, source=where, origins=origins)
+    return Settings(engine=engine, wrapper=wrapper, ui=ui, acp=acp, keys=keys, source=where, origins=origins)
+
+
+def _keys(table: Any, where: str) -> KeyMap:
+    """`[keys]` must map binding ids to non-empty key strings (the ids are checked by the app)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f'{where}: [keys] must be a table of binding id = "key" (got {type(table).__name__})')
+    for name, key in table.items():
+        if not isinstance(key, str) or not key.strip():
+            raise ConfigError(f'{where}: [keys] `{name}` must be a key name such as "ctrl+x" (got {key!r})')
+    return {str(k): str(v) for k, v in table.items()}

@@ -43,7 +43,8 @@ def test_headless_json_mode_and_approval_policy(world_factory: Any, tmp_path: Pa
     env = {**w.env, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
     p = _run(["--no-tui", "--json", "--prompt", "poll", "--", "dsh", "--profile", "dev"], env, w.workspace)
     assert p.returncode == 0, p.stderr
-    lines = [json.loads(ln) for ln in p.stderr.splitlines() if ln.startswith("{")]
+    lines = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    assert any(ln["kind"] == "turn" for ln in lines) and any(ln["kind"] == "answer" for ln in lines)
     approvals = [ln for ln in lines if ln["kind"] == "approval"]
     assert approvals and approvals[0]["answer"] == "deny", "headless fails closed by default"
 

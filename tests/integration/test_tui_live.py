@@ -79,3 +79,19 @@ async def test_cancel_kill_and_restart_from_the_keyboard(world_factory: Any) -> 
         assert s.info.session_id == sid
         app.refresh_view()
         assert "turn 1 ended: aborted" in stream_text(app)
+        assert app.exit_status() == 0, "a kill and a restart are not failures"
+        await pilot.press("ctrl+q")
+    assert app.exit_status() == 0, "quitting after a kill and a restart exits 0"
+
+
+async def test_prompt_is_focused_and_kill_works_while_typing(world_factory: Any) -> None:
+    world = world_factory("hang")
+    app, src = _app(world, "Think hard")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: src.session.info.child == "running", 60, "the child")
+        await pilot.press(*"half typed")
+        assert app.w_prompt.value == "half typed", "the prompt has the focus from the start"
+        await pilot.press("ctrl+k")
+        await wait_until(lambda: src.session.info.child == "exited", 30, "the kill")
+        assert app.w_prompt.value == "half typed"
+    assert app.exit_status() == 0

@@ -12,10 +12,12 @@ from tui.sources import ScriptedSource
 from wrapper.settings import Settings
 
 
-def make(messages: list[dict[str, Any]], settings: Settings | None = None) -> tuple[BreakerApp, ScriptedSource]:
+def make(
+    messages: list[dict[str, Any]], settings: Settings | None = None, theme: str | None = None
+) -> tuple[BreakerApp, ScriptedSource]:
     s = settings or Settings()
     src = ScriptedSource(messages, s, title="scripted")
-    return create_app(src, s), src
+    return create_app(src, s, theme=theme), src
 
 
 async def settle(app: BreakerApp, src: ScriptedSource, pilot: Any) -> None:

@@ -1,45 +1,109 @@
-"""Replay drives the same screen: play, pause, step, speed and jump to the next trip."""
+"""Replay as a player: the window and the scores are those at the current step, both ways."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import wait_until
-from tests.tui.conftest import stream_text
+from tests.tui.conftest import stream_text, text_of
+from tests.tui.test_modes import footer
 from tests.tui.test_snapshots import _recording
 from tui.app import create_app
-from tui.sources import ReplaySource
-from wrapper.items import VerdictItem
+from tui.player import ReplaySource
+from wrapper.replay import Replayer
 from wrapper.settings import Settings
 from wrapper.sources import load
 
 
-async def test_paused_replay_steps_and_jumps_to_the_next_denial(tmp_path: Path) -> None:
+def _expected(path: Path, position: int) -> list[tuple[str, int, bool]]:
+    """The window a fresh engine holds after `position` steps: what the live monitor showed then."""
+    r = Replayer(load(path), Settings())
+    it = r.steps()
+    for _ in range(position):
+        next(it)
+    snap = r.monitor.breaker.snapshot()
+    return [] if not snap.agents else [(w.fingerprint, w.count, w.hit) for w in snap.agents[0].window]
+
+
+def _shown(app: Any) -> list[tuple[str, int, bool]]:
+    snap = app.source.monitor.breaker.snapshot()
+    return [] if not snap.agents else [(w.fingerprint, w.count, w.hit) for w in snap.agents[0].window]
+
+
+def _table(app: Any) -> list[list[str]]:
+    t = app.w_window
+    return [[str(c) for c in t.get_row_at(i)] for i in range(t.row_count)]
+
+
+async def _at(app: Any, src: ReplaySource, pilot: Any, position: int) -> None:
+    await wait_until(lambda: src.position == position and not src._wake.is_set(), 5, f"step {position}")
+    await pilot.pause()
+    app.refresh_view()
+    await pilot.pause()
+
+
+async def test_stepping_moves_the_window_and_scores_both_ways(tmp_path: Path) -> None:
+    path = _recording(tmp_path)
+    settings = Settings()
+    src = ReplaySource(load(path), settings, speed=1.0, paused=True)
+    app = create_app(src, settings)
+    async with app.run_test(size=(130, 38)) as pilot:
+        await asyncio.sleep(0.1)
+        assert src.position == 0 and src.paused
+        app.refresh_view()
+        assert _table(app) == [], "at the start nothing has happened yet"
+        await pilot.press("n")  # the first denial
+        first = src.player.marks[0]
+        await _at(app, src, pilot, first)
+        assert _shown(app) == _expected(path, first)
+        assert any(row[1] == "HIT" for row in _table(app)), "the cap is hit at the first denial"
+        assert stream_text(app).count("DENIED") == 1
+        scores_at_denial = app.source.monitor.breaker.snapshot().agents[0].denials
+        assert scores_at_denial == 1
+        await pilot.press("left", "left", "left")
+        await _at(app, src, pilot, first - 3)
+        assert _shown(app) == _expected(path, first - 3)
+        assert not any(row[1] == "HIT" for row in _table(app)), "stepping back un-hits the cap"
+        assert "DENIED" not in stream_text(app), "the screen started over"
+        assert app.source.monitor.breaker.snapshot().agents[0].denials == 0
+        await pilot.press("right")
+        await _at(app, src, pilot, first - 2)
+        assert _shown(app) == _expected(path, first - 2)
+        await pilot.press("end")
+        await _at(app, src, pilot, src.total)
+        assert stream_text(app).count("DENIED") == 2
+        await pilot.press("p")
+        await _at(app, src, pilot, src.player.marks[-1])
+        assert stream_text(app).count("DENIED") == 2, "at the second denial"
+        await pilot.press("p")
+        await _at(app, src, pilot, src.player.marks[-2])
+        assert stream_text(app).count("DENIED") == 1
+        await pilot.press("home")
+        await _at(app, src, pilot, 0)
+        assert _table(app) == []
+        assert "REPLAY 0/" in text_of(app.w_status) and "paused" in text_of(app.w_status)
+
+
+async def test_replay_has_player_keys_not_live_ones(tmp_path: Path) -> None:
     settings = Settings()
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=1.0, paused=True)
     app = create_app(src, settings)
-    async with app.run_test(size=(130, 38)) as pilot:
-        await asyncio.sleep(0.2)
-        assert src.position == 0 and src.paused
-        await pilot.press("full_stop")
-        await wait_until(lambda: src.position == 1)
-        await asyncio.sleep(0.1)
-        assert src.position == 1 and src.paused, "one step, then paused again"
-        await pilot.press("n")
-        await wait_until(lambda: src.paused and src.position > 1)
-        denied = [v for v in (s.item for s in src.replayer.steps()) if isinstance(v, VerdictItem)]
-        assert denied  # the recording has verdicts
-        app.refresh_view()
+    async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert "DENIED" in stream_text(app)
-        assert "DENIED" not in stream_text(app).split("DENIED", 1)[1], "stopped at the first denial"
+        shown = footer(app.screen)
+        assert {"play", "step", "back", "next trip", "help", "quit"} <= set(shown), shown
+        assert not {"kill", "restart", "cancel", "pause"} & set(shown)
+        assert not app.w_prompt.display
         await pilot.press("plus")
         assert src.speed == 2.0
         await pilot.press("minus", "minus")
         assert src.speed == 0.5
         await pilot.press("space")
         assert not src.paused
+        app.refresh_view()
+        assert "ENFORCING" not in text_of(app.w_status)
 
 
 async def test_replay_runs_to_the_end_at_full_speed(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screen, a trip, the approval modal and a replay (no subprocess, no clock)."""
+"""SVG snapshots at 80x24 and 120x40, both themes: main screen, approval modal, replay (no subprocess, no clock)."""
 
 from __future__ import annotations
 
@@ -6,49 +6,64 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make
 from tui.app import create_app
+from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
-from tui.sources import ReplaySource
 from wrapper.recorder import FORMAT
 from wrapper.settings import Settings
 from wrapper.sources import load
 
-SIZE = (130, 38)
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+THEMES = ("breaker-dark", "breaker-light")
 
 
 def _before(app: Any, ready: Any) -> Any:
     """Wait (bounded) for `ready()`, then drop toasts and paint once: no clock in the picture."""
+    app.animation_level = "none"  # the tab underline slides otherwise: a clock
 
     async def before(pilot: Any) -> None:
         await wait_until(ready, 10, "the scripted feed")
-        app.refresh_view()  # adds the agent tab if the 20 Hz repaint has not yet
-        # a new tab's underline is placed after a later refresh: picture it settled, not in between
-        await wait_until(lambda: app.w_tabs.query_one("Underline").highlight_end > 0, 10, "the tab underline")
+        app.w_prompt.cursor_blink = False  # a blinking cursor is a clock
+        app.refresh_view()  # adds the agent tab if the periodic repaint has not yet
+        if not app.main.narrow:
+            # a new tab's underline is placed after a later refresh: picture it settled, not in between
+            await wait_until(lambda: app.w_tabs.query_one("Underline").highlight_end > 0, 10, "the tab underline")
         await pilot.pause()
         app.clear_notifications()
         app.refresh_view()
+        await wait_until(lambda: bool(app.w_stream._log.lines), 10, "the stream's lines")
+        app.w_stream._log.refresh()  # under a modal the screen below is painted from its last frame
+        app.screen.refresh()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         await pilot.pause()
 
     return before
 
 
-def test_main_screen(snap_compare: Any) -> None:
-    app, src = make(scripts.tool_loop())
-    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, src.drained.is_set))
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_main_screen(snap_compare: Any, size: str, theme: str) -> None:
+    app, src = make(scripts.tool_loop(), theme=theme)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, src.drained.is_set))
 
 
 def test_trip(snap_compare: Any) -> None:
     app, src = make(scripts.reasoning_loop())
-    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, src.drained.is_set))
+    assert snap_compare(app, terminal_size=SIZES["120x40"], run_before=_before(app, src.drained.is_set))
 
 
-def test_approval_modal(snap_compare: Any) -> None:
-    app, _ = make(scripts.local_loop())
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_approval_modal(snap_compare: Any, size: str, theme: str) -> None:
+    app, _ = make(scripts.local_loop(), theme=theme)
     assert snap_compare(
-        app, terminal_size=SIZE, run_before=_before(app, lambda: isinstance(app.screen, ApprovalScreen))
+        app, terminal_size=SIZES[size], run_before=_before(app, lambda: isinstance(app.screen, ApprovalScreen))
     )
 
 
@@ -60,8 +75,10 @@ def _recording(tmp: Path) -> Path:
     return path
 
 
-def test_replay(snap_compare: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_replay(snap_compare: Any, tmp_path: Path, size: str, theme: str) -> None:
     settings = Settings()
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=0)
-    app = create_app(src, settings)
-    assert snap_compare(app, terminal_size=SIZE, run_before=_before(app, lambda: src.done))
+    app = create_app(src, settings, theme=theme)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, lambda: src.done))

@@ -8,9 +8,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label, Static
 
 from engine.scores import AgentScores
+from tui.widgets.line import Line
+from wrapper.safetext import inert
 
 
 def heat(value: float, limit: float, colours: tuple[str, str, str]) -> str:
@@ -44,18 +45,23 @@ class ScoresPanel(Vertical):
     DEFAULT_CSS = """
     ScoresPanel { height: auto; padding: 0 1; }
     ScoresPanel .title { text-style: bold; color: $primary; }
+    ScoresPanel #rep, ScoresPanel #deg, ScoresPanel #misc { height: 3; }
     """
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, meaning_max: float = 0.08, failure_limit: int = 3, **kw: Any) -> None:
+        """`meaning_max` and `failure_limit`: [thinking] degMeaningRatioMax and toolFailureDenyAfter."""
         super().__init__(**kw)
         self.colours = ("#5fafd7", "#d7af5f", "#ff5f5f")
+        self.meaning_max = meaning_max
+        self.failure_limit = failure_limit
         self._last: tuple[Any, ...] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("scores", classes="title", id="scores-title")
-        yield Static("", id="rep")
-        yield Static("", id="deg")
-        yield Static("", id="misc")
+        # fixed-height lines: a new score repaints them without a layout pass of the whole screen
+        yield Line("scores", classes="title", id="scores-title")
+        yield Line("", id="rep")
+        yield Line("", id="deg")
+        yield Line("", id="misc")
 
     def show(self, s: AgentScores | None, width: int = 16) -> None:
         """Repaint from a snapshot (skipped when nothing changed)."""
@@ -83,16 +89,16 @@ class ScoresPanel(Vertical):
             return
         self._last = key
         if s is None:
-            self.query_one("#rep", Static).update(Text("waiting for the agent…", "dim"))
-            self.query_one("#deg", Static).update("")
-            self.query_one("#misc", Static).update("")
+            self.query_one("#rep", Line).update(Text("waiting for the agent…", "dim"))
+            self.query_one("#deg", Line).update("")
+            self.query_one("#misc", Line).update("")
             return
         c = self.colours
-        self.query_one("#scores-title", Label).update(f"scores · turn {max(s.turn, 0)}")
+        self.query_one("#scores-title", Line).update(f"scores · turn {max(s.turn, 0)}")
         rep = Table.grid(padding=(0, 1))
         rep.add_column(width=11)
         rep.add_column()
-        rep.add_column()
+        rep.add_column(no_wrap=True, overflow="ellipsis")
         col = heat(s.overlap, s.overlap_threshold, c)
         rep.add_row(
             Text("repetition", "bold"),
@@ -106,25 +112,25 @@ class ScoresPanel(Vertical):
             Text(f"novelty {s.novelty_streak}/{s.novelty_limit}", col),
         )
         rep.add_row("", spark(s.overlap_history, width, c[0]), Text("history", "dim"))
-        self.query_one("#rep", Static).update(rep)
+        self.query_one("#rep", Line).update(rep)
         deg = Table.grid(padding=(0, 1))
         deg.add_column(width=11)
         deg.add_column()
-        deg.add_column()
+        deg.add_column(no_wrap=True, overflow="ellipsis")
         col = heat(s.deg_streak, s.deg_streak_limit, c)
-        flags = " ".join(s.deg_flags) if s.deg_flags else "no flags"
+        flags = inert(" ".join(s.deg_flags), keep_newlines=False) if s.deg_flags else "no flags"
         deg.add_row(
             Text("degeneracy", "bold"),
             bar(s.deg_streak, s.deg_streak_limit, width, col),
             Text(f"streak {s.deg_streak}/{s.deg_streak_limit}", col),
         )
-        gate = heat(1 - s.meaning_ratio, 1 - 0.08, c)
+        gate = heat(1 - s.meaning_ratio, 1 - self.meaning_max, c)
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
-        self.query_one("#deg", Static).update(deg)
+        self.query_one("#deg", Line).update(deg)
         misc = Table.grid(padding=(0, 1))
-        misc.add_column(width=11)
-        misc.add_column()
+        misc.add_column(width=11, min_width=11, no_wrap=True)
+        misc.add_column(no_wrap=True, overflow="ellipsis")
         cap = s.max_reasoning_chars
         col = heat(s.reasoning_chars, cap, c) if cap else c[0]
         misc.add_row(
@@ -139,5 +145,24 @@ class ScoresPanel(Vertical):
             Text(f"denied {s.denials} · asked {s.asks} · local {local}", c[2] if s.denials else c[0]),
         )
         for sig, n in s.failures[-4:]:
-            misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig[:60]}", heat(n, 3, c)))
-        self.query_one("#misc", Static).update(misc)
+            sig_text = inert(sig, keep_newlines=False)[:60]
+            misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, self.failure_limit, c)))
+        self.query_one("#misc", Line).update(misc, height=3 + min(4, len(s.failures)))
+
+
+def summary(s: AgentScores | None) -> Text:
+    """The one-line form of the scores and window, for terminals too narrow for the side panel."""
+    if s is None:
+        return Text("scores: waiting for the agent… · ctrl+b panel", "dim", no_wrap=True, overflow="ellipsis")
+    hits = sum(1 for r in s.window if r.hit)
+    parts = [
+        f"rep {s.overlap:.2f}/{s.overlap_threshold:.2f}",
+        f"nov {s.novelty_streak}/{s.novelty_limit}",
+        f"deg {s.deg_streak}/{s.deg_streak_limit}",
+        f"win {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""),
+        f"denied {s.denials}",
+        f"trips {s.trips}",
+    ]
+    return Text(
+        " · ".join(parts) + " · ctrl+b panel", "bold" if hits or s.trips else "", no_wrap=True, overflow="ellipsis"
+    )

@@ -1,19 +1,53 @@
-"""The live stream: reasoning (dimmed, foldable), answers, tool calls with verdicts and results."""
+"""The live stream: reasoning (dimmed, foldable), answers, tool calls with verdicts and results.
+
+Feeding is cheap and painting is per frame: `delta()`/`line()` only buffer, `flush()` (called at most
+once per frame) writes what arrived since the last frame in one go. Every buffer is bounded, so an
+output flood costs a fixed amount of memory: a line longer than `LONG_LINE` is cut into pieces, and
+when more lines arrive in a frame than the log keeps, the oldest are skipped and counted.
+Every piece of agent text is passed through `inert()` before it becomes a `Text`.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import RichLog, Static
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.widgets import RichLog
 
 from engine import events as ev
 from engine.breaker import Verdict
+from themes import Palette
+from tui.widgets.line import Line
 from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
+from wrapper.safetext import inert
+
+LONG_LINE = 4000
+FRAME_CHARS = 65536  # the most text one frame paints; older text in a flood is skipped and counted
+DEFAULT_PALETTE = Palette(
+    "#5fafd7", "#d7af5f", "#ff5f5f", "#7f8793", "#5fafd7", "#87d787", "#d7af5f", "#ff5f5f", "#888"
+)
+
+
+def short_id(agent: str) -> str:
+    """One way to show a session id everywhere: its last 8 characters."""
+    return "…" + inert(agent, keep_newlines=False)[-8:] if agent else "—"
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, cut at a word boundary with an ellipsis when longer than `limit`."""
+    text = " ".join(inert(text, keep_newlines=False).split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    return text[: cut if cut > limit // 2 else limit - 1] + "…"
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -24,28 +58,49 @@ def _short(value: Any, limit: int = 160) -> str:
             text = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError):
             text = str(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
-def verdict_text(v: Verdict) -> Text:
-    """`allowed` / `DENIED (hits)` / `asking` / `would deny (observing)`."""
-    if v.would:
-        return Text(
-            f"  ◌ would {v.would} (observing only): " + ", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits),
-            "italic $warning",
-        )
-    if v.kind == "allow":
-        return Text("  ✓ allowed", "green")
-    hits = ", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits)
-    if v.kind == "ask":
-        return Text(f"  ? asking the operator (local-only repeat): {hits}", "bold yellow")
-    what = "repeat" if v.source == "repeat" else "keeps failing"
-    return Text(f"  ⛔ DENIED ({what})" + (f": {hits}" if hits else ""), "bold red")
+def _pieces(line: str) -> list[str]:
+    """A line cut into pieces of at most `LONG_LINE` characters (wrapping a huge line costs too much)."""
+    if len(line) <= LONG_LINE:
+        return [line]
+    return [line[i : i + LONG_LINE] for i in range(0, len(line), LONG_LINE)]
 
 
 def _cap(c: float) -> str:
     return "∞" if c == float("inf") else (str(int(c)) if float(c).is_integer() else str(c))
+
+
+def verdict_text(v: Verdict, p: Palette = DEFAULT_PALETTE) -> Text:
+    """`allowed` / `DENIED (hits)` / `asking` / `would deny (observing)`."""
+    hits = inert(", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits), keep_newlines=False)
+    if v.would:
+        return Text(f"  ◌ would {v.would} (observing only): {hits}", f"italic {p.warning}")
+    if v.kind == "allow":
+        return Text("  ✓ allowed", p.ok)
+    if v.kind == "ask":
+        return Text(f"  ? asking the operator (local-only repeat): {hits}", f"bold {p.warning}")
+    what = "repeat" if v.source == "repeat" else "keeps failing"
+    return Text(f"  ⛔ DENIED ({what})" + (f": {hits}" if hits else ""), f"bold {p.error}")
+
+
+class StreamLog(RichLog):
+    """A `RichLog` whose growth repaints it without re-laying-out the whole screen.
+
+    Every write changes a log's virtual size, which for a plain `RichLog` asks for a layout of the
+    whole screen (and so a re-render of every widget) once per frame. The log's own box never changes
+    size, and its vertical scrollbar is always shown, so a repaint is enough.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        """Keep the scrollbar's thumb in step with the content."""
+        bar = self.vertical_scrollbar
+        bar.window_virtual_size = size.height
+        bar.window_size = self.scrollable_content_region.height
+        bar.refresh()
 
 
 class StreamView(Vertical):
@@ -53,26 +108,32 @@ class StreamView(Vertical):
 
     DEFAULT_CSS = """
     StreamView { height: 1fr; }
-    StreamView > RichLog { height: 1fr; background: $surface; }
-    StreamView > #tail { height: auto; max-height: 6; padding: 0 1; background: $surface; }
+    StreamView > RichLog { height: 1fr; background: $surface; overflow-y: scroll; }
+    StreamView > #tail { height: 2; padding: 0 1; background: $surface; }
     """
 
     def __init__(self, max_lines: int = 4000, show_reasoning: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.max_lines = max_lines
         self.show_reasoning = show_reasoning
+        self.palette = DEFAULT_PALETTE
         self._kind: str | None = None  # "reasoning" | "answer" | None
         self._agent = ""
         self._buf: list[str] = []
+        self._buf_chars = 0
         self._block_chars = 0
-        self._pending: list[Text] = []
+        # entries are (kind, line): "" always shown, "r" a reasoning line, "m" the marker of a folded block
+        self._pending: list[tuple[str, Text]] = []
+        self._history: deque[tuple[str, Text]] = deque(maxlen=max_lines)  # to re-wrap, fold and unfold
+        self._width = 0
+        self.skipped = 0  # lines dropped in a flood (more per frame than the log keeps)
         self.arrivals: list[float] = []  # arrival times of text not yet displayed (for the lag benchmark)
         self.lags: list[float] = []
         self.lines_written = 0
 
     def compose(self) -> ComposeResult:
-        self._log = RichLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
-        self._tail = Static("", id="tail")
+        self._log = StreamLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
+        self._tail = Line("", id="tail")
         yield self._log
         yield self._tail
 
@@ -83,32 +144,52 @@ class StreamView(Vertical):
             self._close_block()
             self._kind, self._agent = kind, agent
             label = "thinking" if kind == "reasoning" else "answer"
-            self._pending.append(Text(f"┌ {label}" + (f" · {agent[:16]}" if agent else ""), "dim"))
+            self._add(Text(f"┌ {label} · {short_id(agent)}", self.palette.muted))
+        text = inert(text)
         self._buf.append(text)
+        self._buf_chars += len(text)
         self._block_chars += len(text)
+        if self._buf_chars > LONG_LINE:
+            self._commit_text(final=False, force=True)
         self.arrivals.append(arrived if arrived is not None else time.perf_counter())
+        if len(self.arrivals) > 100_000:  # nobody flushes (no screen): keep the timing buffer bounded
+            del self.arrivals[:-50_000]
 
     def line(self, text: Text | str, style: str = "") -> None:
-        """A whole line (tool call, verdict, status)."""
+        """A whole line (tool call, verdict, status); plain strings are made inert here."""
         self._close_block()
-        self._pending.append(text if isinstance(text, Text) else Text(text, style))
+        self._add(text if isinstance(text, Text) else Text(inert(text), style))
+
+    def _add(self, text: Text, kind: str = "") -> None:
+        self._pending.append((kind, text))
+        if len(self._pending) > self.max_lines:
+            drop = len(self._pending) - self.max_lines
+            del self._pending[:drop]
+            self.skipped += drop
 
     def _close_block(self) -> None:
         if self._kind is None:
             return
         self._commit_text(final=True)
-        if self._kind == "reasoning" and not self.show_reasoning:
-            self._pending.append(
-                Text(f"│ ▸ {self._block_chars:,} chars of reasoning (ctrl+t shows them)", "dim italic")
-            )
+        if self._kind == "reasoning" and self._block_chars:
+            marker = f"│ ▸ {self._block_chars:,} chars of reasoning (ctrl+t shows them)"
+            self._add(Text(marker, f"italic {self.palette.muted}"), "m")
         self._kind = None
         self._block_chars = 0
 
-    def _commit_text(self, final: bool) -> None:
+    def _visible(self, kind: str) -> bool:
+        return not kind or (kind == "r") == self.show_reasoning
+
+    def set_reasoning(self, show: bool) -> None:
+        """Show or fold every reasoning block, those already shown included."""
+        self.show_reasoning = show
+        self._rewrite()
+
+    def _commit_text(self, final: bool, force: bool = False) -> None:
         text = "".join(self._buf)
         if not text:
             return
-        if final:
+        if final or force:
             done, rest = text, ""
         else:
             cut = text.rfind("\n")
@@ -116,26 +197,43 @@ class StreamView(Vertical):
                 return
             done, rest = text[:cut], text[cut + 1 :]
         self._buf = [rest] if rest else []
-        if self._kind == "reasoning" and not self.show_reasoning:
-            return
-        style = "italic #8a919c" if self._kind == "reasoning" else ""
-        for ln in done.split("\n"):
-            self._pending.append(Text("│ " + ln, style))
+        self._buf_chars = len(rest)
+        style = f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""
+        lines = [piece for ln in done.split("\n") for piece in _pieces(ln)]
+        if len(lines) > self.max_lines:
+            self.skipped += len(lines) - self.max_lines
+            lines = lines[-self.max_lines :]
+        kind = "r" if self._kind == "reasoning" else ""
+        for ln in lines:
+            self._add(Text("│ " + ln, style), kind)
 
     def flush(self) -> None:
-        """Paint what arrived since the last frame (called at the refresh rate)."""
+        """Paint what arrived since the last frame: one write for all of it."""
         if self._kind is not None:
             self._commit_text(final=False)
+        budget, keep = FRAME_CHARS, len(self._pending)
+        while keep > 0 and budget > 0:  # a flood paints only its newest text: the rest is counted
+            keep -= 1
+            budget -= len(self._pending[keep][1])
+        if keep:
+            self.skipped += keep
+            del self._pending[:keep]
+        if self.skipped:
+            skipped = Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic")
+            self._pending.insert(0, ("", skipped))
+            self.skipped = 0
         if self._pending:
             log = self._log
-            for t in self._pending:
-                log.write(t)
+            self._history.extend(self._pending)
+            shown = [t for k, t in self._pending if self._visible(k)]
+            if shown:
+                log.write(Text("\n").join(shown))
             self.lines_written += len(self._pending)
             self._pending.clear()
         tail = "".join(self._buf)
         if self._kind == "reasoning" and not self.show_reasoning:
             tail = f"thinking… {self._block_chars:,} chars"
-        self._tail.update(Text(tail[-600:], "italic #8a919c" if self._kind == "reasoning" else ""))
+        self._tail.update(Text(tail[-400:], f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""))
         if self.arrivals:
             now = time.perf_counter()
             self.lags.extend(now - a for a in self.arrivals)
@@ -145,67 +243,94 @@ class StreamView(Vertical):
     # -- items ---------------------------------------------------------------------------------
     def event(self, e: ev.Event, arrived: float | None = None) -> None:
         """Show an engine event."""
+        p = self.palette
         if isinstance(e, ev.ReasoningDelta):
             self.delta("reasoning", e.agent, e.text, arrived)
         elif isinstance(e, ev.AnswerDelta):
             self.delta("answer", e.agent, e.text, arrived)
         elif isinstance(e, ev.UserMessage) and e.source == "user":
-            self.line(Text("▶ you: " + e.text[:2000], "bold"))
+            self.line(Text("▶ you: " + inert(e.text[:2000]), "bold"))
         elif isinstance(e, ev.UserMessage) and e.source == "plugin" and "repeat-tool-reminder" in e.text[:200]:
-            self.line(Text("· dsh reminder: " + e.text[:200], "dim"))
+            self.line(Text("· dsh reminder: " + clip(e.text, 200), p.muted))
         elif isinstance(e, ev.ToolCall):
-            self.line(Text(f"⚙ {e.tool}  {_short(e.args)}", "bold cyan"))
+            self.line(Text(f"⚙ {clip(e.tool, 40)}  {_short(e.args)}", f"bold {p.tool}"))
         elif isinstance(e, ev.TurnEnd):
-            self.line(Text(f"└ turn {e.turn} ended: {e.reason}", "dim"))
+            style = p.muted if e.reason == "completed" else p.error
+            self.line(Text(f"└ turn {e.turn} ended: {clip(e.reason, 60)}", style))
         elif isinstance(e, ev.RequestStart):
             self._close_block()
 
     def verdict(self, item: VerdictItem) -> None:
         """The verdict under its call."""
-        self.line(verdict_text(item.verdict))
+        self.line(verdict_text(item.verdict, self.palette))
 
     def result(self, item: ResultItem) -> None:
         """The first line of a result, and what the breaker did to it."""
-        first = item.text.strip().split("\n", 1)[0] if item.text.strip() else "(no output)"
+        p = self.palette
+        body = item.text.strip()
+        first = body.split("\n", 1)[0] if body else "(no output)"
         n = item.text.count("\n") + 1 if item.text else 0
-        style = "red" if item.is_error else "green"
-        self.line(Text(f"  → {first[:200]}" + (f"  (+{n - 1} lines)" if n > 1 else ""), style))
+        self.line(
+            Text(
+                f"  → {clip(first, 200)}" + (f"  (+{n - 1} lines)" if n > 1 else ""), p.error if item.is_error else p.ok
+            )
+        )
         if item.rewrite is not None:
             what = (
                 "result replaced with guidance (call keeps failing)"
                 if item.rewrite.reason == "steer"
                 else "post-trip hint added"
             )
-            self.line(Text(f"  ↺ {what}", "yellow"))
+            self.line(Text(f"  ↺ {what}", p.warning))
 
     def trip(self, item: TripItem) -> None:
         """A stream trip, in the stream where it happened."""
         t = item.trip
-        self.line(Text(f"⚡ TRIP {t.rule} on the {t.stream} stream · {t.evidence()} → {item.sent}", "bold red"))
+        self.line(
+            Text(
+                f"⚡ TRIP {clip(t.rule, 40)} on the {t.stream} stream · {clip(t.evidence(), 200)}"
+                f" → {clip(item.sent, 80)}",
+                f"bold {self.palette.error}",
+            )
+        )
 
     def approval(self, item: ApprovalItem) -> None:
         """An approval asked or answered."""
         q = item.question
+        p = self.palette
         if item.answer is None:
-            self.line(
-                Text(
-                    f"  ? approval needed for {q.tool} ({q.reason.splitlines()[0][:120] if q.reason else 'dsh asks'})",
-                    "yellow",
-                )
-            )
+            why = clip(q.reason.splitlines()[0], 120) if q.reason.strip() else "dsh asks"
+            self.line(Text(f"  ? approval needed for {clip(q.tool, 40)} ({why})", p.warning))
         else:
-            self.line(Text(f"  ✔ approval: {item.answer} ({item.by})", "yellow"))
+            self.line(Text(f"  ✔ approval: {item.answer} ({clip(item.by, 60)})", p.warning))
 
     def status(self, item: StatusItem) -> None:
         """Lifecycle lines."""
         if item.kind in ("agent-status",):
             return
-        style = {"error": "bold red", "warning": "yellow", "exited": "bold"}.get(item.kind, "dim")
-        self.line(Text(f"· {item.text}", style))
+        p = self.palette
+        style = {"error": f"bold {p.error}", "warning": p.warning, "exited": "bold"}.get(item.kind, p.muted)
+        self.line(Text(f"· {inert(item.text)}", style))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A log keeps lines wrapped at the width they were written: re-wrap them at the new one."""
+        if event.size.width == self._width:
+            return
+        self._width = event.size.width
+        self._rewrite()
+
+    def _rewrite(self) -> None:
+        self._log.clear()
+        shown = [t for k, t in self._history if self._visible(k)]
+        if shown:
+            self._log.write(Text("\n").join(shown), scroll_end=True)
 
     def clear(self) -> None:
-        """Forget everything shown."""
+        """Forget everything shown (a replay going back starts the screen over)."""
+        self._history.clear()
         self._log.clear()
         self._buf.clear()
+        self._buf_chars = 0
         self._pending.clear()
         self._kind = None
+        self._block_chars = 0

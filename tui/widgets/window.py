@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from engine.scores import AgentScores
+from wrapper.safetext import inert
 
 
 class WindowTable(DataTable[Any]):
@@ -42,6 +43,10 @@ class WindowTable(DataTable[Any]):
             nxt = count + 1
             colour = hot if hit else warm if capped and nxt >= cap else cool if capped else "dim"
             cap_s = (str(int(cap)) if float(cap).is_integer() else str(cap)) if capped else "∞"
-            self.add_row(Text(f"{count}/{cap_s}", colour), Text("HIT" if hit else "", hot), Text(fp, colour))
+            self.add_row(
+                Text(f"{count}/{cap_s}", colour),
+                Text("HIT" if hit else "", hot),
+                Text(inert(fp, keep_newlines=False), colour),
+            )
         if s is not None:
             self.border_subtitle = f"{s.window_calls}/{s.window_size} calls"

@@ -26,6 +26,7 @@ class HarnessSession(Protocol):
         """Which controls work for this harness."""
         ...
 
+    argv: list[str]
     monitor: Monitor
     breaker: Breaker
     info: Info

@@ -1,0 +1,244 @@
+"""Each mode's keys, with the prompt focused and not: the footer, the help and the keys agree."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
+
+from tests.conftest import wait_until
+from tests.tui import scripts
+from tests.tui.conftest import settle, text_of
+from tui.app import create_app
+from tui.screens.approval import ApprovalScreen
+from tui.screens.help import HelpScreen
+from tui.sources import ScriptedSource
+from wrapper.harness.capabilities import DSH, PLAIN
+from wrapper.settings import Settings
+
+
+def _make(caps: Any = DSH, settings: Settings | None = None, msgs: list[Any] | None = None) -> Any:
+    s = settings or Settings()
+    src = ScriptedSource(msgs if msgs is not None else scripts.tool_loop(), s, capabilities=caps)
+    return create_app(src, s), src
+
+
+def footer(screen: Any) -> dict[str, str]:
+    """description -> key of every footer entry the person can see (inside the screen)."""
+    out = {}
+    for fk in screen.query(FooterKey):
+        r = fk.region
+        if r.width and r.right <= screen.size.width:
+            out[fk.description] = fk.key
+    return out
+
+
+async def test_the_prompt_has_the_focus_at_start() -> None:
+    app, src = _make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        assert isinstance(app.focused, Input) and app.focused.id == "prompt"
+        await pilot.press(*"hello")
+        assert app.w_prompt.value == "hello"
+
+
+@pytest.mark.parametrize("focused", [True, False])
+@pytest.mark.parametrize(
+    ("key", "expect"),
+    [
+        ("escape", "cancel"),
+        ("ctrl+k", "kill"),
+        ("ctrl+r", "restart"),
+        ("ctrl+e", "enforcing:False"),
+        ("ctrl+w", "reset-windows"),
+    ],
+)
+async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool, key: str, expect: str) -> None:
+    app, src = _make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, src, pilot)
+        if focused:
+            app.w_prompt.focus()
+            await pilot.press(*"half a message")
+        else:
+            app.set_focus(None)
+        await pilot.pause()
+        await pilot.press(key)
+        await wait_until(lambda: expect in src.actions, 5, f"{key} to reach the source")
+        if focused:
+            assert app.w_prompt.value == "half a message", "the key did not edit the prompt"
+
+
+async def test_footer_shows_the_live_keys_and_quit_within_80_columns() -> None:
+    app, src = _make()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        shown = footer(app.screen)
+        assert {"cancel", "kill", "restart", "pause", "help", "quit"} <= set(shown), shown
+        assert not {"play", "step", "back"} & set(shown), "no replay keys in a live session"
+
+
+async def test_a_plain_command_offers_only_what_it_can_do() -> None:
+    app, src = _make(PLAIN)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        shown = footer(app.screen)
+        assert "cancel" not in shown and "kill" in shown and "quit" in shown
+        assert not app.w_prompt.display, "no prompt box: a plain command takes no messages"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "cancel" not in src.actions
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert not any(t.startswith("Cancel the agent") for t in titles)
+
+
+@pytest.mark.parametrize("how", ["f1-focused", "question-unfocused"])
+async def test_help_lists_the_keys_of_the_mode(how: str) -> None:
+    app, src = _make(PLAIN if how == "question-unfocused" else DSH)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        if how == "f1-focused":
+            app.w_prompt.focus()
+            await pilot.press("f1")
+        else:
+            app.set_focus(None)
+            await pilot.press("question_mark")
+        await wait_until(lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")
+        await pilot.pause()
+        text = text_of(app.screen.query_one("#help-keys"))
+        assert "ctrl+k" in text and "ctrl+q" in text and "ctrl+p" in text
+        assert ("cancel the agent's current turn" in text) == (how == "f1-focused")
+        assert "play / pause" not in text
+        assert set(footer(app.screen)) == {"close"}, "the help has its own footer"
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, HelpScreen), 5, "the help to close")
+
+
+async def test_keys_are_remapped_by_binding_id_from_the_config() -> None:
+    app, src = _make(settings=Settings(keys={"kill": "ctrl+x"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press("ctrl+x")
+        await wait_until(lambda: "kill" in src.actions, 5, "the remapped kill key")
+        assert footer(app.screen)["kill"] == "ctrl+x"
+
+
+async def test_enter_after_the_child_exited_keeps_what_was_typed() -> None:
+    app, src = _make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        src.info.child = "exited"
+        app.w_prompt.focus()
+        await pilot.press(*"try again", "enter")
+        await pilot.pause()
+        assert app.w_prompt.value == "try again"
+        assert not any(a.startswith("prompt:") for a in src.actions)
+
+
+async def _modal(app: Any) -> ApprovalScreen:
+    for _ in range(250):
+        if isinstance(app.screen, ApprovalScreen):
+            return app.screen
+        await asyncio.sleep(0.02)
+    raise AssertionError("the modal did not appear")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_modal_fits_small_terminals_and_its_buttons_work(size: tuple[int, int]) -> None:
+    app, src = _make(msgs=scripts.local_loop())
+    async with app.run_test(size=size) as pilot:
+        modal = await _modal(app)
+        await pilot.pause()
+        w, h = size
+        for b in modal.query("Button"):
+            r = b.region
+            assert r.width and r.y >= 0 and r.bottom <= h and r.right <= w, (b.id, r)
+        shown = footer(modal)
+        assert "allow once" in shown and "deny" in shown and "kill" not in shown, shown
+        await pilot.click("#allow-turn")
+        await wait_until(lambda: src.answers == ["allow-turn"], 5, "the button's answer")
+
+
+async def test_the_modal_closes_when_the_bridge_gives_up_and_a_late_key_does_nothing() -> None:
+    app, src = _make(msgs=scripts.local_loop())
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await _modal(app)
+        src.feed({"t": "approval_closed", "id": modal.question.id, "reason": "the bridge timed out"})
+        await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal to close")
+        await pilot.pause()
+        assert any("timed out" in n.message for n in app._notifications)
+        await wait_until(lambda: src.answers == ["deny"], 5, "the fail-closed answer")
+        modal.action_answer("allow-once")  # a key press that arrives after the close
+        await pilot.press("a")
+        await pilot.pause()
+        assert src.answers == ["deny"]
+        assert not src.monitor.breaker.snapshot().agents[0].local_exempt
+
+
+async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stacks_it() -> None:
+    app, src = _make()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, src, pilot)
+        assert not app.query_one("#right").display or app.query_one("#right").region.width == 0
+        summary = app.query_one("#summary")
+        assert summary.region.width and "win " in text_of(summary) and "HIT" in text_of(summary)
+        for wid in ("#stream", "#status", "#summary", "#prompt"):
+            r = app.query_one(wid).region
+            assert r.right <= 60 and r.bottom <= 20, (wid, r)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        app.refresh_view()
+        await pilot.pause()
+        right = app.query_one("#right").region
+        assert right.width == 60 and right.bottom <= 20, right
+        assert "ctrl+q" in footer(app.screen).values()
+
+
+async def test_ctrl_t_folds_and_unfolds_reasoning_already_shown() -> None:
+    from tests.tui.conftest import stream_text
+
+    app, src = _make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, src, pilot)
+        assert "notes.txt again (attempt 3)" in stream_text(app)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = stream_text(app)
+        assert "notes.txt again (attempt 3)" not in text and "chars of reasoning (ctrl+t shows them)" in text
+        assert "⚙ bash  cat notes.txt" in text, "only reasoning is folded"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        text = stream_text(app)
+        assert "notes.txt again (attempt 3)" in text and "chars of reasoning" not in text
+
+
+async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_internal_error() -> None:
+    from wrapper.child import ExitInfo
+    from wrapper.items import StatusItem
+
+    app, src = _make()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        src.info.exit = ExitInfo(4, None, None)  # it ended by itself
+        app._receive(StatusItem("exited", "child exited with status 4", {"code": 4}))
+        await pilot.pause()
+        assert app.exit_status() == 4
+        app._receive(StatusItem("started", "started again"))
+        src.info.exit = ExitInfo(130, None, "SIGINT")  # we stopped it
+        app._receive(StatusItem("exited", "child exited with status 130", {"code": 130}))
+        await pilot.pause()
+        assert app.exit_status() == 0
+
+    class Broken(ScriptedSource):
+        async def run(self, emit: Any) -> None:
+            raise RuntimeError("a bug")
+
+    s = Settings()
+    app = create_app(Broken([], s), s)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(lambda: bool(app.internal_error), 5, "the failure")
+        await pilot.pause()
+    assert app.exit_status() == 70

@@ -1,0 +1,218 @@
+"""The person's actions, in one place: what each key, palette entry and button does.
+
+`Actions` is the app minus the feed: the methods behind the bindings in `tui.keys`, the command
+palette (built from the same table), `check_action` (which hides what the current source cannot do)
+and the help screen. `BreakerApp` adds the source, the inbox and the painting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+from textual.widgets import Input, RichLog, Tabs
+
+from themes import THEMES
+from tui import keys
+from tui.player import ReplaySource
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.sources import Source
+from tui.widgets.stream import StreamView
+from wrapper.harness.capabilities import Capabilities
+from wrapper.safetext import inert
+from wrapper.settings import Settings
+
+
+class Actions(App[int]):
+    """Every action a person can take; the state it acts on is set up by `BreakerApp`."""
+
+    source: Source
+    settings: Settings
+    mode: str
+    caps: Capabilities
+    main: MainScreen
+    w_stream: StreamView
+    w_output: RichLog
+    w_tabs: Tabs
+    selected_agent: str
+    output_toggled: bool
+
+    def _notify(self, text: str, title: str, severity: Any, timeout: float) -> None:
+        """A toast with agent text in it: inert, never parsed as markup."""
+        self.notify(inert(text, keep_newlines=False), title=title, severity=severity, timeout=timeout, markup=False)
+
+    def refresh_view(self, panels: bool = True) -> None:
+        """Repaint (the app's painting)."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys of the current mode and capabilities exist (footer, help and palette agree)."""
+        allowed = keys.action_allowed(action, self.mode, self.caps)
+        return True if allowed is None else allowed
+
+    def _refused(self, what: str) -> None:
+        note = self.source.notes.pop() if self.source.notes else f"{what} is not available here"
+        self._notify(note, "", "warning", 4)
+
+    async def action_cancel_turn(self) -> None:
+        """Cancel the agent's current turn (the child keeps running)."""
+        if await self.source.cancel():
+            self.notify("cancel sent")
+        else:
+            self._refused("cancel")
+
+    async def action_kill(self) -> None:
+        """Kill the child (SIGINT, then SIGKILL after the grace period)."""
+        self.notify("stopping the child…")
+        if not await self.source.kill():
+            self._refused("kill")
+
+    async def action_restart(self) -> None:
+        """Restart the child on the same session."""
+        if await self.source.restart():
+            self.notify("restarted")
+        else:
+            self._refused("restart")
+
+    def action_toggle_enforcing(self) -> None:
+        """Pause enforcement (observe only) or resume it."""
+        on = not self.source.monitor.breaker.enforcing
+        self.source.set_enforcing(on)
+        self.notify(
+            "enforcement resumed" if on else "enforcement paused: observing only",
+            severity="information" if on else "warning",
+        )
+        self.refresh_view()
+
+    def action_reset_windows(self) -> None:
+        """Forget every agent's sliding window."""
+        self.source.reset_windows()
+        self.notify("sliding windows reset")
+        self.refresh_view()
+
+    def action_toggle_reasoning(self) -> None:
+        """Show or fold reasoning, the blocks already shown included."""
+        stream = self.w_stream
+        stream.set_reasoning(not stream.show_reasoning)
+        self.notify("reasoning shown" if stream.show_reasoning else "reasoning folded")
+
+    def action_next_agent(self) -> None:
+        """Switch the scores and window to the next agent."""
+        agents = self.source.info.agents
+        if not agents:
+            return
+        i = agents.index(self.selected_agent) if self.selected_agent in agents else -1
+        self.selected_agent = agents[(i + 1) % len(agents)]
+        self.w_tabs.active = f"agent-{(i + 1) % len(agents)}"
+
+    @on(Tabs.TabActivated, "#agents")
+    def _tab(self, event: Tabs.TabActivated) -> None:
+        tid = str(event.tab.id or "")
+        if tid.startswith("agent-"):
+            n = int(tid.split("-", 1)[1])
+            if n < len(self.source.info.agents):
+                self.selected_agent = self.source.info.agents[n]
+
+    def action_toggle_output(self) -> None:
+        """Show or hide the child's raw output pane."""
+        self.output_toggled = True
+        self.w_output.display = not self.w_output.display
+
+    def action_toggle_panels(self) -> None:
+        """Show or hide the side panel (stacked under the stream on narrow terminals)."""
+        self.main.toggle_panels()
+        self.refresh_view()
+
+    def action_cycle_theme(self) -> None:
+        """Switch between the bundled themes."""
+        names = [t.name for t in THEMES]
+        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
+
+    def action_help(self) -> None:
+        """The keys of the current mode."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        about = (
+            "A recording plays through a fresh engine: the scores and the window are those at the current step."
+            if self.mode == keys.REPLAY
+            else f"Source: {self.caps.name}. Actions it cannot take are not offered."
+        )
+        self.push_screen(HelpScreen(self.mode, keys.help_rows(self.mode, self.caps, self.settings.keys), about))
+
+    def _player(self) -> ReplaySource | None:
+        return self.source if isinstance(self.source, ReplaySource) else None
+
+    def action_replay_pause(self) -> None:
+        """Replay: play or pause."""
+        if p := self._player():
+            p.toggle_pause()
+
+    def action_replay_step(self, n: int = 1) -> None:
+        """Replay: `n` steps forward (negative: back)."""
+        if p := self._player():
+            p.step(n)
+
+    def action_replay_trip(self, direction: int = 1) -> None:
+        """Replay: to the next (1) or previous (-1) trip or denial."""
+        if (p := self._player()) and not p.jump(direction):
+            self._refused("jump")
+
+    def action_replay_seek(self, target: int) -> None:
+        """Replay: to a step (-1: the end)."""
+        if p := self._player():
+            p.seek(target)
+
+    def action_replay_speed(self, factor: float) -> None:
+        """Replay: multiply the speed."""
+        if p := self._player():
+            p.change_speed(factor)
+
+    @on(Input.Submitted, "#prompt")
+    async def _submit(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if self.source.info.child == "exited":  # keep what was typed: nothing can take it now
+            self._notify("the child has exited: ctrl+r restarts it, ctrl+q quits", "", "warning", 6)
+            return
+        event.input.value = ""
+        if not await self.source.prompt(text):
+            self._refused("prompting")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every action of the current mode in the command palette (the same table as the keys)."""
+        yield from super().get_system_commands(screen)
+        for k in keys.KEYS:
+            if k.id in ("help.char", "quit") or not keys.available(k, self.mode, self.caps):
+                continue
+            name, _, arg = k.action.partition("(")
+            method = getattr(self, f"action_{name}")
+            args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]
+            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {k.key}", _bind(method, args))
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """Screenshots go to the downloads folder when there is one, else next to the recordings."""
+        if path is None:
+            from platformdirs import user_downloads_dir
+
+            from wrapper.paths import state_dir
+
+            downloads = Path(user_downloads_dir())
+            target = downloads if downloads.is_dir() else state_dir() / "screenshots"
+            target.mkdir(parents=True, exist_ok=True)
+            path = str(target)
+        self.notify(f"screenshot saved in {inert(path, keep_newlines=False)}", markup=False)
+        return super().deliver_screenshot(filename, path, time_format)
+
+
+def _bind(method: Any, args: list[Any]) -> Any:
+    def call() -> Any:
+        return method(*args)
+
+    return call

@@ -1,0 +1,130 @@
+"""Which keys exist in which mode: the one table the bindings, the footer, the palette and the help read.
+
+The monitor has two modes. **live**: a harness runs under the monitor (dsh, an ACP agent or a plain
+command); what it offers depends on the source's `Capabilities` (a plain command has no turns to
+cancel, no prompts). **replay**: a recording plays through the same screen; nothing can be sent to a
+child, and the player keys exist instead.
+
+Emergency keys (cancel, kill, restart, pause, reset) are *priority* bindings: they fire while the
+person types in the prompt box, whose own editing keys (ctrl+k, ctrl+e, ctrl+w) would otherwise take
+them. Printable keys (`?`, the replay letters) are not: typing them in the prompt types them.
+Every binding has an id, so `[keys]` in the config file can remap it (`kill = "ctrl+x"`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+from wrapper.harness.capabilities import Capabilities
+
+LIVE, REPLAY = "live", "replay"
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One action: its binding id, default key, footer label, help text and when it exists."""
+
+    id: str
+    key: str
+    action: str
+    label: str
+    help: str
+    modes: tuple[str, ...] = (LIVE,)
+    needs: str = ""  # a `Capabilities` flag that must be true, or "" for none
+    footer: bool = False
+    priority: bool = True
+
+
+KEYS: tuple[Key, ...] = (
+    Key("cancel", "escape", "cancel_turn", "cancel", "cancel the agent's current turn (it keeps running)",
+        needs="cancel_turn", footer=True),
+    Key("kill", "ctrl+k", "kill", "kill", "kill the child (SIGINT, then SIGKILL after kill_grace_s)",
+        needs="kill", footer=True),
+    Key("restart", "ctrl+r", "restart", "restart", "restart the child on the same session",
+        needs="restart", footer=True),
+    Key("enforce", "ctrl+e", "toggle_enforcing", "pause", "pause / resume enforcement (observe only)",
+        footer=True),
+    Key("reset", "ctrl+w", "reset_windows", "reset", "reset the sliding windows"),
+    Key("reasoning", "ctrl+t", "toggle_reasoning", "reasoning", "show / fold reasoning (also what is shown)",
+        modes=(LIVE, REPLAY)),
+    Key("agent", "ctrl+n", "next_agent", "agent", "switch agent (scores and window of the next one)",
+        modes=(LIVE, REPLAY)),
+    Key("output", "ctrl+o", "toggle_output", "output", "show / hide the child's raw output",
+        modes=(LIVE, REPLAY)),
+    Key("panels", "ctrl+b", "toggle_panels", "panels", "show / hide the scores and window panel",
+        modes=(LIVE, REPLAY)),
+    Key("theme", "ctrl+y", "cycle_theme", "theme", "next bundled theme", modes=(LIVE, REPLAY)),
+    Key("replay.pause", "space", "replay_pause", "play", "play / pause", modes=(REPLAY,), footer=True),
+    Key("replay.step", "right,full_stop", "replay_step(1)", "step", "one step forward", modes=(REPLAY,),
+        footer=True),
+    Key("replay.back", "left,comma", "replay_step(-1)", "back", "one step back", modes=(REPLAY,), footer=True),
+    Key("replay.next", "n", "replay_trip(1)", "next trip", "run to the next trip or denial", modes=(REPLAY,),
+        footer=True),
+    Key("replay.prev", "p", "replay_trip(-1)", "prev trip", "back to the previous trip or denial",
+        modes=(REPLAY,)),
+    Key("replay.start", "home", "replay_seek(0)", "start", "back to the start", modes=(REPLAY,)),
+    Key("replay.end", "end", "replay_seek(-1)", "end", "to the end", modes=(REPLAY,)),
+    Key("replay.faster", "plus", "replay_speed(2)", "faster", "double the speed", modes=(REPLAY,)),
+    Key("replay.slower", "minus", "replay_speed(0.5)", "slower", "halve the speed", modes=(REPLAY,)),
+    Key("help", "f1", "help", "help", "this help (also ? when the prompt box is not focused)",
+        modes=(LIVE, REPLAY), footer=True),
+    Key("help.char", "question_mark", "help", "help", "this help", modes=(LIVE, REPLAY), priority=False),
+    Key("quit", "ctrl+q", "quit", "quit", "quit (stops the child; the recording is kept)", modes=(LIVE, REPLAY),
+        footer=True),
+)  # fmt: skip
+
+BY_ACTION = {k.action.split("(", 1)[0]: k for k in KEYS}
+PROMPT_KEYS = (("enter", "send the prompt box to the agent"),)
+MODAL_KEYS = (
+    ("a", "allow once"),
+    ("t", "allow for the rest of the turn"),
+    ("d / esc", "deny"),
+    ("c", "cancel the turn"),
+)
+
+
+def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
+    """The main screen's bindings, every mode's (`available` decides which are active)."""
+    return [
+        Binding(k.key, "app." + k.action, k.label, show=k.footer, priority=k.priority, id=k.id, tooltip=k.help)
+        for k in KEYS
+    ]
+
+
+def available(key: Key, mode: str, caps: Capabilities) -> bool:
+    """Whether `key` is offered in `mode` with a source that can do `caps`."""
+    return mode in key.modes and (not key.needs or bool(getattr(caps, key.needs)))
+
+
+def action_allowed(action: str, mode: str, caps: Capabilities) -> bool | None:
+    """`check_action` for the main screen: True to offer it, False to hide it; None for unknown actions."""
+    key = BY_ACTION.get(action)
+    return None if key is None else available(key, mode, caps)
+
+
+def shown_key(key: Key, keymap: dict[str, str]) -> str:
+    """The key a person presses, as the help shows it (after `[keys]` remapping)."""
+    raw = keymap.get(key.id, key.key)
+    names = {"full_stop": ".", "comma": ",", "question_mark": "?", "plus": "+", "minus": "-", "escape": "esc"}
+    return " / ".join(names.get(part.strip(), part.strip()) for part in raw.split(","))
+
+
+def help_rows(mode: str, caps: Capabilities, keymap: dict[str, str]) -> list[tuple[str, str]]:
+    """(key, what it does) for every key of the current mode, in table order."""
+    rows: list[tuple[str, str]] = []
+    if mode == LIVE and caps.prompt:
+        rows += list(PROMPT_KEYS)
+    for k in KEYS:
+        if k.id == "help.char" or not available(k, mode, caps):
+            continue
+        rows.append((shown_key(k, keymap), k.help))
+    rows.append(("ctrl+p", "command palette: every action by name"))
+    return rows
+
+
+def validate_keymap(keymap: dict[str, str]) -> list[str]:
+    """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids)."""
+    known = {k.id for k in KEYS}
+    return [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]

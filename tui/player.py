@@ -1,0 +1,140 @@
+"""Replay as a player: a recording played through the same screen, with seek both ways.
+
+The engine state shown is always the state at the current step (`wrapper.replay.Player` rebuilds it
+when going back); timing follows the recording at the chosen speed, and any key interrupts a wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from tui.sources import Emit, Source
+from wrapper.harness.capabilities import REPLAY
+from wrapper.harness.registry import replayer_for
+from wrapper.items import StatusItem
+from wrapper.monitor import Monitor
+from wrapper.replay import Player
+from wrapper.settings import Settings
+from wrapper.sources import Loaded
+
+
+class ReplaySource(Source):
+    """A recording or a dsh log as a player: play / pause, step and seek both ways, jump between trips.
+
+    The engine state shown is the state at `position` (see `wrapper.replay.Player`). A backward move
+    emits `StatusItem("rewind")` first, then the items up to the new position: the screen starts over.
+    """
+
+    kind = "replay"
+    capabilities = REPLAY
+
+    def __init__(self, loaded: Loaded, settings: Settings, speed: float = 1.0, paused: bool = False) -> None:
+        super().__init__(settings, f"replay: {loaded.path.name}")
+        self.player = Player(loaded, settings, replayer_for)
+        self.speed = speed
+        self.paused = paused
+        self.done = False
+        self._target: int | None = None
+        self._wake = asyncio.Event()
+        self._closed = False
+
+    @property
+    def monitor(self) -> Monitor:
+        return self.player.monitor
+
+    @property
+    def position(self) -> int:
+        """Steps played so far."""
+        return self.player.position
+
+    @property
+    def total(self) -> int:
+        """Steps in the recording."""
+        return self.player.total
+
+    def _poke(self) -> None:
+        self._wake.set()
+
+    def toggle_pause(self) -> None:
+        """Play or pause (playing at the end starts over)."""
+        self.paused = not self.paused
+        if not self.paused and self.position >= self.total:
+            self._target = 0
+        self._poke()
+
+    def step(self, n: int = 1) -> None:
+        """Pause and move `n` steps (negative: back)."""
+        self.seek((self._target if self._target is not None else self.position) + n)
+
+    def seek(self, target: int) -> None:
+        """Pause at `target` (-1: the end)."""
+        self.paused = True
+        self._target = self.total if target < 0 else max(0, min(self.total, target))
+        self._poke()
+
+    def jump(self, direction: int) -> bool:
+        """Pause at the next (1) or previous (-1) trip or denial; False when there is none."""
+        mark = self.player.mark(direction)
+        if mark is None:
+            self.notes.append("no further trip or denial" if direction > 0 else "no earlier trip or denial")
+            return False
+        self.seek(mark)
+        return True
+
+    def next_trip(self) -> None:
+        """Run to the next trip or denial, then pause."""
+        self.jump(1)
+
+    def change_speed(self, factor: float) -> None:
+        """Multiply the speed (between 1/8 and 64)."""
+        self.speed = max(0.125, min(64.0, (self.speed or 1.0) * factor))
+
+    def faster(self) -> None:
+        """Double the speed."""
+        self.change_speed(2)
+
+    def slower(self) -> None:
+        """Halve the speed."""
+        self.change_speed(0.5)
+
+    async def run(self, emit: Emit) -> None:
+        while not self._closed:
+            if self._target is not None:
+                target, self._target = self._target, None
+                rewound, items = self.player.seek(target)
+                if rewound:
+                    emit(StatusItem("rewind", f"back to step {target}"))
+                for item in items:
+                    emit(item)
+                continue
+            if self.paused or self.position >= self.total:
+                if self.position >= self.total and not self.done:
+                    self.done = True
+                    mism = self.player.mismatches
+                    emit(
+                        StatusItem(
+                            "notice",
+                            f"replay finished: {self.total} steps"
+                            + (f"; {len(mism)} live decisions not reproduced" if mism else ""),
+                        )
+                    )
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            self.done = False
+            gap = self.player.gap() / self.speed if self.speed > 0 else 0.0
+            if gap > 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), min(gap, 2.0))
+                if self._wake.is_set():  # a key was pressed meanwhile: obey it first
+                    continue
+            for item in self.player.forward(1):
+                emit(item)
+            if self.speed <= 0 and self.position % 64 == 0:
+                await asyncio.sleep(0)  # full speed still lets the screen breathe
+
+    async def close(self) -> None:
+        self._closed = True
+        self._poke()

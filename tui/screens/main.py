@@ -1,0 +1,130 @@
+"""The main screen: what the person watches (stream, scores, window, status) and the keys of the mode.
+
+Its bindings are the table in `tui.keys`; the app's `check_action` decides which are live for the
+current source, so the footer, the help and the keys always agree. Below `[ui] narrow_below`
+columns the side panel collapses to a one-line summary (`ctrl+b` stacks it under the stream).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, RichLog, Tabs
+
+from tui import keys
+from tui.widgets.line import Line
+from tui.widgets.scores import ScoresPanel
+from tui.widgets.stream import StreamView
+from tui.widgets.window import WindowTable
+from wrapper.settings import Settings
+
+
+def _without_taken_keys(bindings: list[Any]) -> list[Binding]:
+    """The prompt's editing bindings minus the keys the live mode's emergency actions use."""
+    taken = {p.strip() for k in keys.KEYS if k.priority and keys.LIVE in k.modes for p in k.key.split(",")}
+    out = []
+    for b in bindings:
+        if not isinstance(b, Binding):
+            continue
+        left = [p.strip() for p in b.key.split(",") if p.strip() not in taken]
+        if left:
+            out.append(replace(b, key=",".join(left)))
+    return out
+
+
+class PromptInput(Input, inherit_bindings=False):
+    """The prompt box, without the editing keys the emergency keys take (ctrl+k, ctrl+e, ctrl+w)."""
+
+    BINDINGS = _without_taken_keys(Input.BINDINGS)  # type: ignore[assignment]
+
+
+class MainScreen(Screen[None]):
+    """The monitor's one screen; modals (approval, help) go on top of it."""
+
+    BINDINGS = keys.bindings()
+
+    def __init__(self, settings: Settings, mode: str, prompt: bool, placeholder: str) -> None:
+        super().__init__(id="main-screen")
+        self.settings = settings
+        self.mode = mode
+        self.has_prompt = prompt
+        self.placeholder = placeholder
+        self.panels_toggled = False  # the person's choice overrides the automatic layout
+
+    def compose(self) -> ComposeResult:
+        ui = self.settings.ui
+        th = self.settings.engine.thinking
+        yield Header(show_clock=False)
+        yield Line("", id="banner")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
+                yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
+                yield PromptInput(placeholder=self.placeholder, id="prompt", compact=True)
+            with Vertical(id="right"):
+                yield Tabs(id="agents")
+                yield ScoresPanel(th.degMeaningRatioMax, th.toolFailureDenyAfter, id="scores")
+                yield WindowTable(id="window")
+        yield Line("", id="summary")
+        yield Line("", id="status")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        """Titles, the prompt's focus, and the layout for the current width."""
+        self.query_one("#window").border_title = "window"
+        self.query_one("#output").border_title = "child output"
+        self.query_one("#stream").border_title = "stream"
+        output = self.query_one("#output")
+        output.display = False  # shown once the child prints something
+        prompt = self.query_one("#prompt", Input)
+        if not self.has_prompt:
+            prompt.display = False
+            prompt.disabled = True
+            self.query_one("#stream #log").focus()
+        else:
+            prompt.focus()
+        self.set_class(self.mode == keys.REPLAY, "replay")
+        self._layout(self.size.width)
+        attach = getattr(self.app, "attach", None)
+        if attach is not None:
+            attach(self)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrow terminals collapse the side panel."""
+        self._layout(event.size.width)
+
+    @property
+    def narrow(self) -> bool:
+        """Whether the side panel is collapsed by width."""
+        return self.has_class("narrow")
+
+    def _layout(self, width: int) -> None:
+        narrow = 0 < width < self.settings.ui.narrow_below
+        self.set_class(narrow, "narrow")
+        self.set_class(narrow and self.panels_toggled, "stacked")
+        self.set_class(not narrow and self.panels_toggled, "no-panel")
+
+    def toggle_panels(self) -> None:
+        """Narrow: stack the panel under the stream (or collapse it again); wide: hide or show it."""
+        self.panels_toggled = not self.panels_toggled
+        self._layout(self.size.width)
+
+    def widgets(self) -> dict[str, Any]:
+        """The widgets the app updates, by name."""
+        return {
+            "stream": self.query_one("#stream", StreamView),
+            "output": self.query_one("#output", RichLog),
+            "prompt": self.query_one("#prompt", Input),
+            "tabs": self.query_one("#agents", Tabs),
+            "scores": self.query_one("#scores", ScoresPanel),
+            "window": self.query_one("#window", WindowTable),
+            "banner": self.query_one("#banner", Line),
+            "status": self.query_one("#status", Line),
+            "summary": self.query_one("#summary", Line),
+        }
