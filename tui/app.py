@@ -128,6 +128,8 @@ class BreakerApp(Actions):
     @work(exclusive=True, group="source")
     async def drive(self) -> None:
         """Pull items from the source into the inbox, in order."""
+        # a signal shuts the session down (wrapper.signals), then the app exits with 128 + its number
+        self.source.on_signal = lambda sig: self.exit(return_code=0)
         try:
             await self.source.run(self._receive)
         except Exception as e:  # the monitor never crashes because the agent misbehaves
@@ -354,6 +356,8 @@ class BreakerApp(Actions):
         """0 after quit, kill or restart; the child's own status when it ended by itself; 3 / 70 on failure."""
         if self.start_error:
             return 3
+        if self.source.signalled is not None:
+            return 128 + int(self.source.signalled)
         if self.internal_error or self.return_code not in (None, 0, 3):
             return EXIT_INTERNAL
         return self.child_status or 0

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wrapper import protocol as P
+from wrapper import signals
 from wrapper.harness.capabilities import DSH, Capabilities
 from wrapper.harness.registry import open_session
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem
@@ -105,6 +107,11 @@ class Source:
     async def close(self) -> None:
         """Release everything."""
 
+    signalled: signal.Signals | None = None
+    """The signal (SIGINT, SIGTERM, SIGHUP) that ended the run, if one did."""
+    on_signal: Callable[[signal.Signals], None] | None = None
+    """Set by the app: called once the session has shut down after a signal."""
+
 
 class LiveSource(Source):
     """A real child under a `Session`."""
@@ -126,6 +133,7 @@ class LiveSource(Source):
         self.capabilities = self.session.capabilities
         self.first_prompt = first_prompt
         self.start_error = ""
+        self._uninstall_signals: Callable[[], None] | None = None
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
@@ -141,12 +149,20 @@ class LiveSource(Source):
             self.start_error = f"could not start {self.session.argv[0]}: {e}"
             emit(StatusItem("error", self.start_error, {"cannot_start": True}))
             return
+        # SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the child's group, remove the run
+        # directory and close the recording before the app exits, as in every other mode
+        self._uninstall_signals = signals.install(self.session, after=self._signalled)
         if self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
         breathe = Breather()
         async for item in self.session:
             emit(item)
             await breathe()
+
+    def _signalled(self, sig: signal.Signals) -> None:
+        self.signalled = sig
+        if self.on_signal is not None:
+            self.on_signal(sig)
 
     async def _first_prompt(self) -> None:
         if self.session.info.runner and await self.session.wait_ready(90):
@@ -181,6 +197,8 @@ class LiveSource(Source):
         return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
 
     async def close(self) -> None:
+        if self._uninstall_signals is not None:
+            self._uninstall_signals()
         if self.session.info.child == "running":
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.session.quit(0), 8)
