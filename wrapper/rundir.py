@@ -20,6 +20,16 @@ PREFIX = "breaker-tui-"
 OWNER_FILE = "owner.pid"
 # a directory without an owner file is only removed once it is clearly abandoned
 ORPHAN_AGE_S = 3600.0
+# A unix socket path holds at most 107 bytes; `<base>/breaker-tui-XXXXXXXX/bridge.sock` needs 33 of them.
+MAX_BASE_LEN = 107 - 33
+
+
+def run_base() -> Path:
+    """Where run directories go: the temp dir, or `/tmp` when the temp dir's path is too long for a socket."""
+    base = Path(tempfile.gettempdir())
+    if len(os.fsencode(str(base))) > MAX_BASE_LEN and os.access("/tmp", os.W_OK | os.X_OK):
+        return Path("/tmp")
+    return base
 
 
 def _alive(pid: int) -> bool:
@@ -47,7 +57,7 @@ def _owner(d: Path) -> int | None:
 
 def clean_stale(base: Path | None = None) -> list[Path]:
     """Remove run directories of monitors that are no longer running; return what was removed."""
-    root = Path(base or tempfile.gettempdir())
+    root = Path(base or run_base())
     removed: list[Path] = []
     uid = os.getuid()
     try:
@@ -76,7 +86,7 @@ class RunDir:
     """A fresh 0700 directory owned by this process; `remove()` deletes it and all it holds."""
 
     def __init__(self, base: Path | None = None) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
+        self.path = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base or run_base()))
         os.chmod(self.path, 0o700)
         (self.path / OWNER_FILE).write_text(f"{os.getpid()}\n")
         self.tmp = self.path / "tmp"

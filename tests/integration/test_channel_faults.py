@@ -198,7 +198,9 @@ def _deep_then_normal(turn: Any) -> Any:
     from wrapper.scenarios import Reply, ToolCallSpec
 
     if turn.index == 0:
-        return Reply(reasoning=["Nesting."], tool_calls=[ToolCallSpec("bash", _RawArgs())])
+        # the dict view holds the raw text's top-level keys, so the mock sends the call as written
+        deep = _RawArgs(command="echo deep", description="Deep", context=[])
+        return Reply(reasoning=["Nesting."], tool_calls=[ToolCallSpec("bash", deep)])
     if turn.index == 1:
         args = {"command": "echo after >> after.log", "description": "After"}
         return Reply(reasoning=["Again."], tool_calls=[ToolCallSpec("bash", args)])
@@ -212,6 +214,7 @@ async def test_a_1500_deep_argument_from_the_model_does_not_drop_the_bridge(
 
     monkeypatch.setitem(scenarios.SCENARIOS, "deep", (_deep_then_normal, "Go.", "test only"))
     monkeypatch.setattr(mockllm, "json", _JsonShim)
+    monkeypatch.setattr(mockllm, "fit_reply", lambda reply, body, workspace="": reply)  # send it as written
     run = await run_factory("deep")
     ch = run.session.channel
     await run.turn("Go", timeout=60)
