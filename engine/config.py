@@ -75,31 +75,6 @@ class ThinkingConfig(BaseModel):
     noveltyStreak: int = Field(10, ge=1)
     """Consecutive low-novelty blocks that trip."""
 
-    def repetition_options(self) -> dict[str, Any]:
-        """Options for lens A."""
-        return {
-            "blockChars": self.blockChars,
-            "historyBlocks": self.historyBlocks,
-            "minRepeatGap": self.minRepeatGap,
-            "noveltyOverlap": self.noveltyOverlap,
-            "noveltyStreak": self.noveltyStreak,
-        }
-
-    def degeneracy_options(self) -> dict[str, Any]:
-        """Options for lens A2."""
-        return {
-            "blockChars": self.blockChars,
-            "evidenceMin": self.degEvidenceMin,
-            "streak": self.degStreak,
-            "meaningRatioMax": self.degMeaningRatioMax,
-            "noiseRatioMin": self.degNoiseRatioMin,
-            "varietyRatioMax": self.degVarietyRatioMax,
-            "runLenMin": self.degRunLenMin,
-            "runCountMin": self.degRunCountMin,
-            "emojiMin": self.degEmojiMin,
-            "emojiRatioMin": self.degEmojiRatioMin,
-        }
-
 
 REPEAT_KEYS = tuple(RepeatConfig.model_fields)
 
