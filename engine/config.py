@@ -41,7 +41,7 @@ class ThinkingConfig(BaseModel):
     toolFailureHistory: int = Field(64, ge=8)
     """How many failure signatures per agent are remembered."""
     toolFailureSignatures: Literal["text", "code"] = "text"
-    """Kept for seed compatibility; signatures are the normalised arguments (fix D8) either way."""
+    """Kept for seed compatibility; a signature is the tool name plus its normalised arguments either way."""
     degeneracyGuard: bool = True
     """Watch reasoning for symbol and emoji floods (lens A2)."""
     degeneracyOnAnswer: bool = False

@@ -1,4 +1,8 @@
-"""The tool-failure arm: steer after repeated failures of one call shape, then deny it before dispatch (D8)."""
+"""The tool-failure arm: steer after repeated failures of one call shape, then deny it before dispatch.
+
+A call shape (signature) is the tool name plus the canonical JSON of its arguments without the
+decoy keys, with hex and digit runs folded to `#`, so `print(1)` and `print(2)` fail as one shape.
+"""
 
 from __future__ import annotations
 

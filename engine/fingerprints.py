@@ -80,7 +80,12 @@ def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
 
 
 def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None) -> CallPrint:
-    """Every fingerprint of one call, and its local flag, as seed §A5 with the deviations D1–D7.
+    """Every fingerprint of one call, and its local flag, as the seed computes them, with seven fixes.
+
+    Bracketed IPv6 loopback, unique-local and link-local hosts count as local; a backslash-dot in a URL
+    in shell text is a dot; non-default ports stay in `net:`; volatile flags are dropped only for HTTP
+    clients; leading `cd`/`pushd`/`export` segments are ignored; sinks come from operator-aware tokens;
+    URL schemes match in any case.
 
     `body` is `exact_body(name, args, cfg.ignoreArgs)` when the caller already has it.
     """

@@ -91,7 +91,6 @@ async def run(
     except FileNotFoundError as e:
         err.write(f"breaker-tui: {e}\n")
         return EXIT_CANNOT_START
-    found = {"loops": 0}
 
     # an ACP agent's answer arrives as message chunks and its own stdout is the protocol: the answer
     # goes to stdout, the agent's stderr to stderr
@@ -112,8 +111,6 @@ async def run(
             line = json.dumps(obj, default=str) if obj is not None else None
         else:
             line = human(item)
-        if isinstance(item, (TripItem, VerdictItem)) and (isinstance(item, TripItem) or item.verdict.kind != "allow"):
-            found["loops"] += 1
         if line:
             err.write(line + "\n")
             err.flush()
