@@ -48,11 +48,8 @@ class FailureSettings:
     enabled: bool
     guard: bool
     steer_after: float
-    """Steer from this many failures of one signature (at least 1)."""
     deny_after: float
-    """Deny from this many failures of one signature (at least 1)."""
     history: int
-    """How many signatures per agent are remembered (at least 8)."""
 
     @classmethod
     def from_config(cls, th: ThinkingConfig | None = None) -> FailureSettings:

@@ -14,6 +14,8 @@ from engine.shell import HTTP_VERBS, is_generic_sink
 from engine.shellfacts import analyze
 from engine.urls import is_local_host, norm_url
 
+# The repeat breaker fingerprints a command (`cmd:`, `verb:`, `sink:`) only for the seed's three shell tool
+# names, so its fingerprints match the seed's; `engine.progress.SHELL_TOOLS` is the wider set the default rules use.
 SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
 _URL_TOOL = re.compile(r"fetch|search|browse|web_", re.I)
 RELAXABLE = frozenset({"net", "site", "sink", "family", "verb"})
