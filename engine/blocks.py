@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from engine.units import to_units
-
-
-def num(v: Any, default: int) -> int:
-    """The seeds' integer sanitiser: floor of a finite positive number, else the default."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
-        return math.floor(v)
-    return default
-
-
-def ratio(v: Any, default: float) -> float:
-    """The seeds' ratio sanitiser: clamp a finite number to [0, 1], else the default."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-        return min(1.0, max(0.0, float(v)))
-    return default
 
 
 def block_key(units: str, base: int, end: int) -> str:

@@ -63,17 +63,9 @@ class Breaker:
         self.config = config or BreakerConfig()
         th = self.config.thinking
         self.repeat = RepeatGuard(self.config.repeat)
-        self.failures = FailureGuard(
-            FailureSettings(
-                th.enabled,
-                th.toolFailureGuard,
-                th.toolFailureSteerAfter,
-                th.toolFailureDenyAfter,
-                th.toolFailureHistory,
-            )
-        )
-        self._rep = RepetitionSettings.from_options(th.repetition_options())
-        self._deg = DegeneracySettings.from_options(th.degeneracy_options())
+        self.failures = FailureGuard(FailureSettings.from_config(th))
+        self._rep = RepetitionSettings.from_config(th)
+        self._deg = DegeneracySettings.from_config(th)
         self.agents: dict[str, _Agent] = {}
         self.enforcing = True
         self.seed = self.config.engine.seed

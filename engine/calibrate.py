@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings
+from engine import seedopts
+from engine.degeneracy import DegeneracyDetector
 from engine.repetition import overlap, shingles
 from engine.textgen import expand
 from engine.units import round3, to_units
@@ -74,7 +75,7 @@ def lens_a_separation(inp: Mapping[str, Any]) -> dict[str, Any]:
 
 def trips(text: str, chunk: int, opts: Mapping[str, Any]) -> bool:
     """Whether a fresh degeneracy detector with these options trips on the text fed in chunks."""
-    det = DegeneracyDetector(DegeneracySettings.from_options(dict(opts)))
+    det = DegeneracyDetector(seedopts.degeneracy_settings(dict(opts)))
     units = to_units(text)
     return any(det.push(units[i : i + chunk]) is not None for i in range(0, len(units), chunk))
 

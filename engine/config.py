@@ -41,7 +41,7 @@ class ThinkingConfig(BaseModel):
     toolFailureHistory: int = Field(64, ge=8)
     """How many failure signatures per agent are remembered."""
     toolFailureSignatures: Literal["text", "code"] = "text"
-    """Kept for seed compatibility; signatures are the normalised arguments (fix D8) either way."""
+    """Kept for seed compatibility; a signature is the tool name plus its normalised arguments either way."""
     degeneracyGuard: bool = True
     """Watch reasoning for symbol and emoji floods (lens A2)."""
     degeneracyOnAnswer: bool = False
@@ -74,31 +74,6 @@ class ThinkingConfig(BaseModel):
     """A block whose best shingle overlap reaches this is low-novelty."""
     noveltyStreak: int = Field(10, ge=1)
     """Consecutive low-novelty blocks that trip."""
-
-    def repetition_options(self) -> dict[str, Any]:
-        """Options for lens A."""
-        return {
-            "blockChars": self.blockChars,
-            "historyBlocks": self.historyBlocks,
-            "minRepeatGap": self.minRepeatGap,
-            "noveltyOverlap": self.noveltyOverlap,
-            "noveltyStreak": self.noveltyStreak,
-        }
-
-    def degeneracy_options(self) -> dict[str, Any]:
-        """Options for lens A2."""
-        return {
-            "blockChars": self.blockChars,
-            "evidenceMin": self.degEvidenceMin,
-            "streak": self.degStreak,
-            "meaningRatioMax": self.degMeaningRatioMax,
-            "noiseRatioMin": self.degNoiseRatioMin,
-            "varietyRatioMax": self.degVarietyRatioMax,
-            "runLenMin": self.degRunLenMin,
-            "runCountMin": self.degRunCountMin,
-            "emojiMin": self.degEmojiMin,
-            "emojiRatioMin": self.degEmojiRatioMin,
-        }
 
 
 REPEAT_KEYS = tuple(RepeatConfig.model_fields)

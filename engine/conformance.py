@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import calibrate, shell
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings, features
+from engine import calibrate, seedopts, shell
+from engine.degeneracy import DegeneracyDetector, features
 from engine.errors import ConfigError
-from engine.failures import FailureGuard, FailureSettings, normalized_args, signature
+from engine.failures import FailureGuard, normalized_args, signature
 from engine.fingerprints import fingerprints, is_tracked
 from engine.repeat import RepeatGuard
 from engine.repeat_config import effective, merge_repeat
-from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.repetition import RepetitionDetector
 from engine.textgen import expand
 from engine.units import round3, to_units
 from engine.urls import is_local_host, norm_url
@@ -99,7 +99,7 @@ def _feed(det: Any, text: Any, chunk: int, all_trips: bool = False) -> tuple[lis
 
 
 def _repetition(inp: dict[str, Any]) -> Any:
-    det = RepetitionDetector(RepetitionSettings.from_options(inp.get("config")))
+    det = RepetitionDetector(seedopts.repetition_settings(inp.get("config")))
     trips, _ = _feed(det, inp["text"], inp["chunk"], bool(inp.get("all_trips")))
     if inp.get("all_trips"):
         return {"trips": trips, "blocks": det.idx}
@@ -109,7 +109,7 @@ def _repetition(inp: dict[str, Any]) -> Any:
 
 
 def _degeneracy_block(inp: dict[str, Any]) -> Any:
-    s = DegeneracySettings.from_options(inp.get("config"))
+    s = seedopts.degeneracy_settings(inp.get("config"))
     u = to_units(inp["text"])
     f = features(u, 0, len(u), s)
     return {
@@ -131,13 +131,13 @@ def _degeneracy_block(inp: dict[str, Any]) -> Any:
 
 
 def _degeneracy_trip(inp: dict[str, Any]) -> Any:
-    det = DegeneracyDetector(DegeneracySettings.from_options(inp.get("config")))
+    det = DegeneracyDetector(seedopts.degeneracy_settings(inp.get("config")))
     trips, _ = _feed(det, inp["text"], inp["chunk"])
     return {"trip": trips[0]} if trips else {"trip": None, "blocks": det.idx}
 
 
 def _failure_sequence(inp: dict[str, Any]) -> Any:
-    g = FailureGuard(FailureSettings.from_options(inp.get("config")))
+    g = FailureGuard(seedopts.failure_settings(inp.get("config")))
     out: list[Any] = []
     for step in inp["steps"]:
         agent = step.get("agent")

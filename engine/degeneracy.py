@@ -7,7 +7,8 @@ from typing import Any
 
 import regex
 
-from engine.blocks import BlockBuffer, num, ratio
+from engine.blocks import BlockBuffer
+from engine.config import ThinkingConfig
 from engine.shell import JS_SPACE
 from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, code_points, has_surrogate, round3
 
@@ -67,34 +68,34 @@ _ASCII_ALNUM = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 @dataclass(frozen=True, slots=True)
 class DegeneracySettings:
-    """Sanitised lens-A2 thresholds."""
+    """Lens-A2 thresholds; the values and their meaning are declared once, in `ThinkingConfig`."""
 
-    block_chars: int = 128
-    evidence_min: int = 2
-    streak: int = 2
-    meaning_ratio_max: float = 0.08
-    noise_ratio_min: float = 0.65
-    variety_ratio_max: float = 0.3
-    run_len_min: int = 24
-    run_count_min: int = 3
-    emoji_min: int = 8
-    emoji_ratio_min: float = 0.4
+    block_chars: int
+    evidence_min: int
+    streak: int
+    meaning_ratio_max: float
+    noise_ratio_min: float
+    variety_ratio_max: float
+    run_len_min: int
+    run_count_min: int
+    emoji_min: int
+    emoji_ratio_min: float
 
     @classmethod
-    def from_options(cls, opts: dict[str, Any] | None) -> DegeneracySettings:
-        """Sanitise raw options as the seed does."""
-        o = opts or {}
+    def from_config(cls, th: ThinkingConfig | None = None) -> DegeneracySettings:
+        """Lens A2 as a validated `[thinking]` table configures it (the defaults when None)."""
+        th = th or ThinkingConfig()
         return cls(
-            num(o.get("blockChars"), 128),
-            num(o.get("evidenceMin"), 2),
-            num(o.get("streak"), 2),
-            ratio(o.get("meaningRatioMax"), 0.08),
-            ratio(o.get("noiseRatioMin"), 0.65),
-            ratio(o.get("varietyRatioMax"), 0.3),
-            num(o.get("runLenMin"), 24),
-            num(o.get("runCountMin"), 3),
-            num(o.get("emojiMin"), 8),
-            ratio(o.get("emojiRatioMin"), 0.4),
+            th.blockChars,
+            th.degEvidenceMin,
+            th.degStreak,
+            th.degMeaningRatioMax,
+            th.degNoiseRatioMin,
+            th.degVarietyRatioMax,
+            th.degRunLenMin,
+            th.degRunCountMin,
+            th.degEmojiMin,
+            th.degEmojiRatioMin,
         )
 
 
@@ -238,7 +239,7 @@ class DegeneracyDetector(BlockBuffer):
     """One request stream's lens A2. `push()` returns a trip descriptor or None."""
 
     def __init__(self, settings: DegeneracySettings | None = None) -> None:
-        self.s = settings or DegeneracySettings()
+        self.s = settings or DegeneracySettings.from_config()
         super().__init__(self.s.block_chars)
         self.streak = 0
         self.last_block = ""

@@ -1,12 +1,16 @@
-"""The tool-failure arm: steer after repeated failures of one call shape, then deny it before dispatch (D8)."""
+"""The tool-failure arm: steer after repeated failures of one call shape, then deny it before dispatch.
+
+A call shape (signature) is the tool name plus the canonical JSON of its arguments without the
+decoy keys, with hex and digit runs folded to `#`, so `print(1)` and `print(2)` fail as one shape.
+"""
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine.config import ThinkingConfig
 from engine.fingerprints import exact_body
 from engine.repeat_config import DEFAULT_IGNORE
 
@@ -39,39 +43,30 @@ def signature(tool: Any, args: Any) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class FailureSettings:
-    """Knobs of the tool-failure arm."""
+    """Knobs of the tool-failure arm; the values and their meaning are declared once, in `ThinkingConfig`."""
 
-    enabled: bool = True
-    guard: bool = True
-    # Raw option values: the seed accepts any JSON number (or worse) here and compares as it comes.
-    steer_after: Any = 2
-    deny_after: Any = 3
-    history: Any = 64
+    enabled: bool
+    guard: bool
+    steer_after: float
+    deny_after: float
+    history: int
 
     @classmethod
-    def from_options(cls, o: dict[str, Any] | None) -> FailureSettings:
-        """Read the seed option names (`enabled`, `toolFailure*`)."""
-        o = o or {}
-        hist = o.get("toolFailureHistory", 64)
+    def from_config(cls, th: ThinkingConfig | None = None) -> FailureSettings:
+        """The arm as a validated `[thinking]` table configures it (the defaults when None)."""
+        th = th or ThinkingConfig()
         return cls(
-            bool(o.get("enabled", True)),
-            bool(o.get("toolFailureGuard", True)),
-            o.get("toolFailureSteerAfter", 2),
-            o.get("toolFailureDenyAfter", 3),
-            hist,
+            th.enabled,
+            th.toolFailureGuard,
+            th.toolFailureSteerAfter,
+            th.toolFailureDenyAfter,
+            th.toolFailureHistory,
         )
 
     @property
     def active(self) -> bool:
         """Whether the arm does anything at all."""
         return self.enabled and self.guard
-
-    def cap(self) -> int:
-        """How many signatures are remembered."""
-        h = self.history
-        if not isinstance(h, (int, float)) or not math.isfinite(h):
-            return 64
-        return max(8, math.floor(h))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +91,7 @@ class FailureGuard:
     """Per-agent failure counts keyed by signature; a new turn clears an agent."""
 
     def __init__(self, settings: FailureSettings | None = None) -> None:
-        self.s = settings or FailureSettings()
+        self.s = settings or FailureSettings.from_config()
         self.agents: dict[str | None, _AgentFailures] = {}
 
     def gate(self, agent: str | None, tool: Any, args: Any) -> FailureVerdict | None:
@@ -110,7 +105,7 @@ class FailureGuard:
         count = st.counts.get(sig, 0)
         if sig in st.denied:
             return FailureVerdict("deny", count, True)
-        if count >= max(1, self.s.deny_after):
+        if count >= self.s.deny_after:
             st.denied.add(sig)
             return FailureVerdict("deny", count, False)
         return None
@@ -131,11 +126,10 @@ class FailureGuard:
             return DISPATCH
         n = st.counts.get(sig, 0) + 1
         st.counts[sig] = n
-        cap = self.s.cap()
-        while len(st.counts) > cap:
+        while len(st.counts) > self.s.history:
             del st.counts[next(iter(st.counts))]
         n = st.counts.get(sig, 0)
-        return FailureVerdict("steer" if n >= max(1, self.s.steer_after) else "dispatch", n)
+        return FailureVerdict("steer" if n >= self.s.steer_after else "dispatch", n)
 
     def failures(self, agent: str | None, tool: Any, args: Any) -> int:
         """The recorded failure count of this call's signature."""

@@ -14,6 +14,8 @@ from engine.shell import HTTP_VERBS, is_generic_sink
 from engine.shellfacts import analyze
 from engine.urls import is_local_host, norm_url
 
+# The repeat breaker fingerprints a command (`cmd:`, `verb:`, `sink:`) only for the seed's three shell tool
+# names, so its fingerprints match the seed's; `engine.progress.SHELL_TOOLS` is the wider set the default rules use.
 SHELL_TOOLS = frozenset({"bash", "pwsh", "shell"})
 _URL_TOOL = re.compile(r"fetch|search|browse|web_", re.I)
 RELAXABLE = frozenset({"net", "site", "sink", "family", "verb"})
@@ -80,7 +82,12 @@ def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
 
 
 def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None) -> CallPrint:
-    """Every fingerprint of one call, and its local flag, as seed §A5 with the deviations D1–D7.
+    """Every fingerprint of one call, and its local flag, as the seed computes them, with seven fixes.
+
+    Bracketed IPv6 loopback, unique-local and link-local hosts count as local; a backslash-dot in a URL
+    in shell text is a dot; non-default ports stay in `net:`; volatile flags are dropped only for HTTP
+    clients; leading `cd`/`pushd`/`export` segments are ignored; sinks come from operator-aware tokens;
+    URL schemes match in any case.
 
     `body` is `exact_body(name, args, cfg.ignoreArgs)` when the caller already has it.
     """

@@ -69,6 +69,9 @@ class RepeatConfig(BaseModel):
     """Host spellings that mean the same host (bare hostname -> canonical hostname)."""
 
 
+_R = RepeatConfig()  # the defaults `merge_repeat` fills in, as declared above
+
+
 def js_str(v: Any) -> str:
     """JavaScript's `String(value)`, for the ` (got X)` tails."""
     if v is None:
@@ -111,13 +114,13 @@ def merge_repeat(raw: Any) -> RepeatConfig:
             v = raw[key]
             if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
                 raise ConfigError(f"{PREFIX}`{key}` must be an array of strings")
-    window = raw.get("window", 12)
+    window = raw.get("window", _R.window)
     if not _is_int(window) or window < 4:
         raise ConfigError(f"{PREFIX}`window` must be an integer >= 4 (got {js_str(window)})")
-    local = raw.get("localHosts", "ask")
+    local = raw.get("localHosts", _R.localHosts)
     if local not in ("deny", "ask", "allow") or not isinstance(local, str):
         raise ConfigError(f"{PREFIX}`localHosts` must be one of deny, ask, allow (got {js_str(local)})")
-    for key, dflt in (("previewChars", 400), ("resultPreviewChars", 800)):
+    for key, dflt in (("previewChars", _R.previewChars), ("resultPreviewChars", _R.resultPreviewChars)):
         v = raw.get(key, dflt)
         if not _is_int(v) or v < 1:
             raise ConfigError(f"{PREFIX}`{key}` must be an integer >= 1 (got {js_str(v)})")
@@ -143,10 +146,10 @@ def merge_repeat(raw: Any) -> RepeatConfig:
     return RepeatConfig(
         window=int(window),
         localHosts=cast(Literal["deny", "ask", "allow"], local),
-        previewChars=int(raw.get("previewChars", 400)),
-        resultPreviewChars=int(raw.get("resultPreviewChars", 800)),
-        exclude=tuple(raw.get("exclude", ["todo_write"])),
-        include=tuple(raw.get("include", [])),
+        previewChars=int(raw.get("previewChars", _R.previewChars)),
+        resultPreviewChars=int(raw.get("resultPreviewChars", _R.resultPreviewChars)),
+        exclude=tuple(raw.get("exclude", _R.exclude)),
+        include=tuple(raw.get("include", _R.include)),
         limits=limits,
         ignoreArgs=ignore,
         hostAliases=aliases,

@@ -7,31 +7,26 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from engine.blocks import BlockBuffer, block_key, num, ratio
+from engine.blocks import BlockBuffer, block_key
+from engine.config import ThinkingConfig
 from engine.units import code_points, has_surrogate, round3
 
 
 @dataclass(frozen=True, slots=True)
 class RepetitionSettings:
-    """Sanitised lens-A options."""
+    """Lens-A settings; the values and their meaning are declared once, in `ThinkingConfig`."""
 
-    block_chars: int = 128
-    history_blocks: int = 32
-    min_repeat_gap: int = 3
-    novelty_overlap: float = 0.7
-    novelty_streak: int = 10
+    block_chars: int
+    history_blocks: int
+    min_repeat_gap: int
+    novelty_overlap: float
+    novelty_streak: int
 
     @classmethod
-    def from_options(cls, opts: dict[str, Any] | None) -> RepetitionSettings:
-        """Sanitise raw options as the seed does (bad values fall back to defaults)."""
-        o = opts or {}
-        return cls(
-            num(o.get("blockChars"), 128),
-            num(o.get("historyBlocks"), 32),
-            num(o.get("minRepeatGap"), 3),
-            ratio(o.get("noveltyOverlap"), 0.7),
-            num(o.get("noveltyStreak"), 10),
-        )
+    def from_config(cls, th: ThinkingConfig | None = None) -> RepetitionSettings:
+        """Lens A as a validated `[thinking]` table configures it (the defaults when None)."""
+        th = th or ThinkingConfig()
+        return cls(th.blockChars, th.historyBlocks, th.minRepeatGap, th.noveltyOverlap, th.noveltyStreak)
 
 
 def shingles(units: str, base: int, end: int) -> frozenset[str]:
@@ -60,7 +55,7 @@ class RepetitionDetector(BlockBuffer):
     """
 
     def __init__(self, settings: RepetitionSettings | None = None) -> None:
-        self.s = settings or RepetitionSettings()
+        self.s = settings or RepetitionSettings.from_config()
         super().__init__(self.s.block_chars)
         self.ring: deque[tuple[str, frozenset[str], int]] = deque()
         self.postings: dict[str, int] = {}

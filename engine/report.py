@@ -1,4 +1,4 @@
-"""Text tables for `breaker-tui calibrate`, laid out as the seeds' calibration output (seed §B9)."""
+"""Text tables for `breaker-tui calibrate`, laid out as the seeds' calibration output."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
 from engine.calibrate import THRESHOLDS, longest_runs, overlap_series, trips
+from engine.config import ThinkingConfig
 from engine.corpora import LENS_A, LENS_B_CLEAN, LENS_B_DEGENERATE
 from engine.degeneracy import DegeneracySettings, features
 from engine.textgen import expand
 from engine.units import to_units
 
 BLOCK_SIZES = (96, 128, 192, 256)
+_D = ThinkingConfig()
 
 
 def fixed(x: float, digits: int) -> str:
@@ -21,7 +23,10 @@ def fixed(x: float, digits: int) -> str:
 
 
 def lens_a_table(
-    block_chars: int = 128, min_gap: int = 3, history: int = 32, thresholds: Sequence[float] = THRESHOLDS
+    block_chars: int = _D.blockChars,
+    min_gap: int = _D.minRepeatGap,
+    history: int = _D.historyBlocks,
+    thresholds: Sequence[float] = THRESHOLDS,
 ) -> str:
     """Longest run per threshold and max overlap for every lens-A corpus, plus separation lines."""
     head = "case                        " + "".join(f"{t:>5g}" for t in thresholds)
@@ -41,7 +46,7 @@ def lens_a_table(
     return "\n".join(lines)
 
 
-def lens_a_sizes(min_gap: int = 3, history: int = 32, t: float = 0.7) -> str:
+def lens_a_sizes(min_gap: int = _D.minRepeatGap, history: int = _D.historyBlocks, t: float = _D.noveltyOverlap) -> str:
     """Longest run at one threshold / max overlap, per block size."""
     labels = list(LENS_A)
     lines = [f"lens A by block size (longest run at t={t:g} / max overlap)", "blockChars " + " | ".join(labels)]
@@ -56,7 +61,7 @@ def lens_a_sizes(min_gap: int = 3, history: int = 32, t: float = 0.7) -> str:
 
 def lens_b_blocks(chunk: int = 512) -> str:
     """First-block features of every lens-B corpus, and where it trips at the defaults."""
-    s = DegeneracySettings()
+    s = DegeneracySettings.from_config()
     lines = [
         "lens A2 first block, defaults",
         "case                              meaning  noise  variety  emoji  maxRun  runs  gate  flags  trip@",
@@ -118,7 +123,9 @@ def lens_b_sweep(
     return "\n".join(lines)
 
 
-def full_report(block_chars: int = 128, min_gap: int = 3, history: int = 32) -> str:
+def full_report(
+    block_chars: int = _D.blockChars, min_gap: int = _D.minRepeatGap, history: int = _D.historyBlocks
+) -> str:
     """Every calibration table, as `breaker-tui calibrate` prints them."""
     return "\n\n".join(
         [

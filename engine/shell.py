@@ -93,7 +93,7 @@ def _dq(body: str, tail: str | None) -> str:
 _QUOTEY = re.compile(r"['\"\\\\]")
 _WS_SPLIT = re.compile(_WS + "+")
 # Quote-free text: an operator with its descriptor digits, or a word. A word run consumes digits
-# glued to earlier word text, so a digit prefix can only start a word (as D6 requires).
+# glued to earlier word text, so a digit prefix can only start a word (`a2>f` is the word `a2`, then `>`).
 _REDIR_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] in "<>")  # may take a descriptor prefix
 _OTHER_OPS = "|".join(re.escape(o) for o in OPERATORS if o[0] not in "<>")
 _SIMPLE_OP = re.compile(r"([0-9]*)(" + _REDIR_OPS + r")|()(" + _OTHER_OPS + r")|([^" + JS_SPACE_CLASS + r"|&;<>]+)")
@@ -136,12 +136,13 @@ def tokenize(command: str) -> list[str]:
     return tokens
 
 
-# One token of the operator-aware tokenizer (D6): (text, is_operator, offset just past it).
+# One token of the operator-aware tokenizer (unquoted `| & ; < >` are operators):
+# (text, is_operator, offset just past it).
 Tok = tuple[str, bool, int]
 
 
 def op_tokenize(command: str) -> list[Tok]:
-    """Tokenize with unquoted, unescaped `| & ; < >` split off as operator tokens (D6)."""
+    """Tokenize with unquoted, unescaped `| & ; < >` split off as operator tokens."""
     if not _QUOTEY.search(command):
         out: list[Tok] = []
         for m in _SIMPLE_OP.finditer(command):
@@ -190,7 +191,7 @@ def has_operator(s: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _op_run(run: str) -> tuple[str, ...]:
-    """A run of operator characters cut into operators, longest first (as the D6 tokenizer does)."""
+    """A run of operator characters cut into operators, longest first (as the operator-aware tokenizer does)."""
     out = []
     i = 0
     while i < len(run):
@@ -211,7 +212,7 @@ def _next_op(word: str, start: int) -> int:
 
 
 def split_word(word: str) -> list[Tok]:
-    """One whitespace-free plain word as D6 tokens; a digit-only piece before a redirect joins it."""
+    """One whitespace-free plain word as operator-aware tokens; a digit-only piece before a redirect joins it."""
     out: list[Tok] = []
     n = len(word)
     i = 0
@@ -240,7 +241,7 @@ def split_word(word: str) -> list[Tok]:
 
 
 def words_to_tokens(words: list[str]) -> list[Tok]:
-    """The D6 tokens of plain text already split on whitespace: only words with an operator are cut."""
+    """The operator-aware tokens of plain text already split on whitespace: only words with an operator are cut."""
     out: list[Tok] = []
     for w in words:
         if has_operator(w):
@@ -256,11 +257,13 @@ def op_words(command: str) -> list[Tok]:
         return op_tokenize(command)
     if not _plain_ascii(command):
         return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP.findall(command)]
-    return words_to_tokens(command.split())  # whitespace separates tokens here exactly as in the D6 tokenizer
+    return words_to_tokens(
+        command.split()
+    )  # whitespace separates tokens here exactly as in the operator-aware tokenizer
 
 
 def drop_navigation(command: str) -> str:
-    """D5: drop leading `cd ARG`, `pushd ARG` or `export NAME=VALUE` segments joined by `&&`/`;`."""
+    """Drop leading `cd ARG`, `pushd ARG` or `export NAME=VALUE` segments joined by `&&`/`;` (navigation)."""
     while True:
         if not command.lstrip(_SPACES).startswith(("cd", "pushd", "export")):
             return command
@@ -310,7 +313,7 @@ def verb_of_tokens(tokens: list[str]) -> str:
 
 
 def first_verb(command: str) -> str:
-    """The command's verb, after the D5 navigation drop."""
+    """The command's verb, after leading `cd`/`pushd`/`export` segments are dropped."""
     return verb_of_tokens(tokenize(drop_navigation(command)))
 
 
@@ -333,7 +336,7 @@ def _strip_leading(tokens: list[str]) -> list[str]:
 
 
 def strip_volatile(command: str) -> str:
-    """The `cmd:` body: leading env/timeout dropped; HTTP-client volatile flags dropped (D4)."""
+    """The `cmd:` body: leading env/timeout dropped; volatile flags dropped only for curl, wget, http and httpie."""
     tokens = tokenize(drop_navigation(command))
     return _strip(tokens, verb_of_tokens(tokens))
 
@@ -371,7 +374,7 @@ def _strip(tokens: list[str], verb: str) -> str:
 
 
 def extract_urls(command: str) -> list[str]:
-    """Raw http(s) URLs in shell text: D2 unescaping, D7 any-case scheme, trimmed, de-duplicated."""
+    """Raw http(s) URLs in shell text: backslash-dot read as a dot, scheme in any case, trimmed, de-duplicated."""
     if "://" not in command:
         return []
     seen: dict[str, None] = {}
@@ -415,7 +418,7 @@ def _clean_sink(s: str) -> str | None:
 
 
 def extract_sink(command: str) -> str | None:
-    """Where the command writes (D6 operator-aware), before the generic-sink filter."""
+    """Where the command writes (redirects split off even when glued to words), before the generic-sink filter."""
     return _sink(drop_navigation(command))
 
 
@@ -426,7 +429,7 @@ def _sink(command: str) -> str | None:
 
 
 def sink_of_tokens(toks: list[Tok]) -> str | None:
-    """The first sink named by D6 tokens: a write redirect's target, an output option's value, `tee`'s file."""
+    """The first sink in operator-aware tokens: a write redirect's target, an output option's value, `tee`'s file."""
     n = len(toks)
     i = 0
     while i < n:

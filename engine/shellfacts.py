@@ -29,7 +29,7 @@ class ShellFacts(NamedTuple):
 
 
 def _nav_start(words: list[str]) -> int:
-    """D5 on a word list: the index of the first word after `cd X &&`-style segments, or -1 when unsure."""
+    """The index of the first word after leading `cd X &&`-style segments, or -1 when unsure."""
     k = 0
     n = len(words)
     while k < n and words[k] in _NAV:

@@ -152,7 +152,7 @@ _CACHE_MAX = 4096
 
 
 def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
-    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href` (D3).
+    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href`.
 
     Results are memoised per alias table (agents repeat URLs; that is why we are here).
     """
@@ -212,7 +212,7 @@ def _local_v6(h: str) -> bool:
 
 
 def is_local_host(host: Any) -> bool:
-    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals (D1)."""
+    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals as local."""
     if not isinstance(host, str) or not host:
         return False
     h = host

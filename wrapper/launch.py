@@ -84,11 +84,6 @@ def profile_of(argv: list[str]) -> str | None:
     return None
 
 
-def app_args(argv: list[str]) -> list[str]:
-    """What follows the launcher flags (the profile app's own arguments)."""
-    return argv[launcher_end(argv) :]
-
-
 def wants_runner(argv: list[str], dsh_home: Path) -> bool:
     """Interactive (our runner drives one persistent agent) unless the profile has its own app."""
     profile = profile_of(argv) or "default"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import events as ev
 from engine.breaker import Breaker, StreamTrip, Verdict
+from engine.progress import SHELL_TOOLS
 from wrapper import protocol as P
 from wrapper.items import (
     Answer,
@@ -26,11 +27,13 @@ if TYPE_CHECKING:
     from wrapper.child import ExitInfo
 
 _EXIT_CODE = re.compile(r"\[exit code: (-?\d+)\]\s*\Z")
-SHELL_TOOLS = ("bash", "pwsh", "shell")
 
 
 def shell_failed(tool: str, text: str) -> bool:
-    """dsh's shell tools report a non-zero exit as a normal result ending `[exit code: N]`: count it as a failure."""
+    """A shell tool reports a non-zero exit as a normal result ending `[exit code: N]` (dsh does): a failure.
+
+    The shell tool names are the engine's, so the monitor and the engine agree on what a shell call is.
+    """
     if tool not in SHELL_TOOLS:
         return False
     m = _EXIT_CODE.search(text[-200:])

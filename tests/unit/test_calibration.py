@@ -1,4 +1,4 @@
-"""`breaker-tui calibrate` reproduces the seed's calibration tables (seed §B9)."""
+"""`breaker-tui calibrate` reproduces the seed's calibration tables, row for row."""
 
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> N
     fast = shellfacts.plain_facts(cmd)
     if fast is not None:  # None: the fast path declined and the general path decides
         assert fast == shellfacts.analyze_general(cmd)
-    for word in cmd.split():  # the plain word splitter against the general D6 tokenizer
+    for word in cmd.split():  # the plain word splitter against the general operator-aware tokenizer
         assert [t[:2] for t in words_to_tokens([word])] == [t[:2] for t in op_tokenize(word + " ''")][:-1]
 
 
