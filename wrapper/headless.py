@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -206,8 +207,17 @@ async def run(
             with contextlib.suppress(OSError):
                 session.recorder.path.unlink()
         return EXIT_USAGE
-    # SIGINT, SIGTERM and SIGHUP stop the child's group and clean up alike (wrapper.signals)
-    uninstall = signals.install(session)
+    # SIGINT, SIGTERM and SIGHUP stop the child's group and clean up alike (wrapper.signals); then
+    # the run stops waiting for its turns and exits 128 + the signal's number
+    main = asyncio.current_task()
+    stopped: list[int] = []
+
+    def after(sig: signal.Signals) -> None:
+        stopped.append(signals.exit_code(sig))
+        if main is not None:
+            main.cancel()
+
+    uninstall = signals.install(session, after=after)
     try:
         await session.start()
     except FileNotFoundError as e:
@@ -231,6 +241,10 @@ async def run(
                 await session.wait_turn_end(before)
             await session.quit(0)
         info = await session.wait_exit()
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        info = None
     finally:
         await session.close()
         await asyncio.wait_for(pump_task, 10)
@@ -240,6 +254,8 @@ async def run(
         turns = len(printer.outcomes)
         summary = f"{turns} turn(s), {printer.loops} loop finding(s)" + (f"; {rec.error}" if rec.error else "")
         printer.err.write(inert(f"breaker: recording: {rec.path} — {summary}", keep_newlines=False) + "\n")
+    if stopped:
+        return stopped[0]
     if info is None:
         return EXIT_INTERNAL
     if session.info.runner:

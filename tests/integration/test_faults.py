@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -198,13 +201,74 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A private TMPDIR short enough for a socket path (a long one sends run dirs to /tmp instead)."""
+    d = Path(tempfile.mkdtemp(prefix="bt-", dir="/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+def test_a_signalled_monitor_with_its_screen_leaves_no_child_no_run_dir(
+    world_factory: Any, tmp_path: Path, short_tmp: Path, sig: signal.Signals
+) -> None:
+    """The TUI in a real terminal (a pty): a signal shuts dsh and the run dir down, then it exits 128+N."""
+    import pexpect
+
+    world = world_factory("normal")
+    private_tmp = short_tmp
+    state = tmp_path / "state"
+    env = {**world.env, "TMPDIR": str(private_tmp), "BREAKER_TUI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    code = "import sys; from tui.cli import main; sys.exit(main())"
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", code, "--", "dsh", "--profile", "dev"],
+        cwd=str(world.workspace),
+        env=env,
+        dimensions=(30, 100),
+        timeout=60,
+    )
+    try:
+        deadline = time.monotonic() + 60
+
+        def connected() -> bool:
+            # the recording is renamed once the session id is known: read whatever is there now
+            for r in state.glob("recordings/*.jsonl"):
+                with contextlib.suppress(FileNotFoundError):
+                    if '"hello"' in r.read_text():
+                        return True
+            return False
+
+        while not connected():
+            assert time.monotonic() < deadline, "the bridge never connected"
+            assert child.isalive(), "the monitor ended early"
+            with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF):
+                child.read_nonblocking(65536, timeout=0.2)  # keep the pty drained
+        kids = _children(child.pid)
+        assert kids and any(private_tmp.glob("breaker-tui-*"))
+        os.kill(child.pid, sig)
+        child.expect(pexpect.EOF, timeout=30)
+        child.wait()
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert child.exitstatus == 128 + int(sig), (child.exitstatus, child.signalstatus)
+    for kid in kids:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(kid, 0)
+    assert list(private_tmp.iterdir()) == [], "no run directory, no TMPDIR, no spill folders left"
+    (rec,) = (state / "recordings").iterdir()
+    recs = _records(rec)
+    assert recs[-1]["k"] == "end" and any(r.get("signal") == sig.name for r in recs)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
 async def test_a_signalled_headless_monitor_leaves_no_child_no_run_dir(
-    world_factory: Any, tmp_path: Path, sig: signal.Signals
+    world_factory: Any, tmp_path: Path, short_tmp: Path, sig: signal.Signals
 ) -> None:
-    world = world_factory("normal")
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
+    world = world_factory("hang")  # the turn stays open until the signal
+    private_tmp = short_tmp
     state = tmp_path / "state"
     env = {**world.env, "TMPDIR": str(private_tmp), "BREAKER_TUI_STATE_DIR": str(state)}
     proc = await asyncio.create_subprocess_exec(
@@ -212,6 +276,8 @@ async def test_a_signalled_headless_monitor_leaves_no_child_no_run_dir(
         "-c",
         "import sys; from tui.cli import main; sys.exit(main())",
         "--no-tui",
+        "--prompt",
+        "Think hard.",
         "--",
         "dsh",
         "--profile",
