@@ -92,30 +92,17 @@ class Replayer:
                 self.bad_messages += 1
                 yield Step(t, StatusItem("warning", f"unreadable recorded message: {e}"))
                 continue
-            if isinstance(msg, P.EventMsg):
-                items, trips = m.event(msg.sessionId or "main", msg.event)
-                for item in items:
-                    yield Step(t, item)
-                for trip in trips:
-                    cmd = m.trip_command(trip)
-                    yield Step(t, TripItem(trip, describe_command(cmd)))
-            elif isinstance(msg, P.VerdictRequest):
-                _, item = m.verdict(msg)
-                self._compare(msg.id, item.verdict, live_verdicts.get(msg.id))
+            reaction = m.handle(msg)  # the live session's dispatcher, decision for decision
+            for item in reaction.items:
+                if isinstance(msg, P.VerdictRequest) and isinstance(item, VerdictItem):
+                    self._compare(msg.id, item.verdict, live_verdicts.get(msg.id))
                 yield Step(t, item)
-            elif isinstance(msg, P.ApprovalRequest):
-                q = m.question(msg)
-                questions[msg.id] = (msg, q)
+            for trip in reaction.trips:
+                yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
+            if reaction.approval is not None:
+                q = m.question(reaction.approval)
+                questions[reaction.approval.id] = (reaction.approval, q)
                 yield Step(t, ApprovalItem(q))
-            elif isinstance(msg, P.ResultRequest):
-                _, ritem = m.result(msg)
-                yield Step(t, ritem)
-            elif isinstance(msg, P.RequestStart):
-                yield from (Step(t, i) for i in m.request_start(msg))
-            elif isinstance(msg, P.RequestErrorMsg):
-                yield from (Step(t, i) for i in m.request_error(msg))
-            else:
-                yield from (Step(t, i) for i in m.lifecycle(msg))
 
     def _note(self, r: dict[str, Any]) -> list[Item]:
         what = r.get("what")

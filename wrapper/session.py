@@ -321,58 +321,40 @@ class Session:
         self._emit(StatusItem(kind, text))
 
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
-        m = self.monitor
+        """One bridge message: the monitor decides (`Monitor.handle`), the session carries it out."""
         if isinstance(msg, P.Hello):
-            self.info.bridge = "connected"
             self._record("in", {k: v for k, v in raw.items() if k != "token"})
-            self._emit(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
             if self.rundir is not None:  # the bridge deleted its hand-off; make sure of it
                 for f in self.rundir.path.glob("handoff-*.json"):
                     f.unlink(missing_ok=True)
-            return
-        self._record("in", raw)
-        self.guards.activity(msg)
-        if isinstance(msg, P.EventMsg):
-            items, trips = m.event(msg.sessionId or "main", msg.event)
-            for item in items:
-                self._emit(item)
-            for trip in trips:
-                await self._on_trip(trip)
-        elif isinstance(msg, P.VerdictRequest):
-            try:
-                reply, item = m.verdict(msg)
-            except Exception as e:  # a call the engine cannot judge is not run (fail closed)
+        else:
+            self._record("in", raw)
+            self.guards.activity(msg)
+        try:
+            r = self.monitor.handle(msg)
+        except Exception as e:  # a message the engine cannot judge never crashes the monitor
+            if isinstance(msg, P.VerdictRequest):  # and a call it cannot judge is not run (fail closed)
                 why = f"breaker-tui could not judge this call ({type(e).__name__}), so it was not run (fail closed)."
                 await self._send(P.Verdict(id=msg.id, kind="deny", message=why), {"callId": msg.callId, "error": True})
-                self._emit(StatusItem("error", f"internal error judging {msg.name} {msg.callId}: {type(e).__name__}"))
-                return
-            self.guards.asked(msg.id, item.agent, item.call_id, item.tool)
-            await self._send(
-                reply, {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
-            )
+            self._emit(StatusItem("error", f"internal error on a {msg.t} message: {type(e).__name__}"))
+            return
+        if isinstance(msg, P.VerdictRequest) and r.items and isinstance(r.items[0], VerdictItem):
+            v = r.items[0]
+            self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
+        if r.reply is not None:
+            await self._send(r.reply, r.record)
+        for item in r.items:
             self._emit(item)
-        elif isinstance(msg, P.ResultRequest):
-            result_reply, ritem = m.result(msg)
-            reason = ritem.rewrite.reason if ritem.rewrite else None
-            await self._send(result_reply, {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason})
-            self._emit(ritem)
-        elif isinstance(msg, P.ApprovalRequest):
-            self.approvals.received(msg)
-        elif isinstance(msg, P.Closed):
+        for trip in r.trips:
+            await self._on_trip(trip)
+        if r.approval is not None:
+            self.approvals.received(r.approval)
+        if isinstance(msg, P.Closed):
             self.guards.closed(msg)
-        elif isinstance(msg, P.RequestStart):
-            for item in m.request_start(msg):
-                self._emit(item)
-        elif isinstance(msg, P.RequestErrorMsg):
-            for item in m.request_error(msg):
-                self._emit(item)
-        else:
-            for item in m.lifecycle(msg):
-                self._emit(item)
-            if isinstance(msg, P.Ready):
-                self._ready.set()
-                if self.recorder is not None and msg.sessionId:
-                    self.recorder.name_for(msg.sessionId)
+        if r.ready:
+            self._ready.set()
+            if self.recorder is not None and isinstance(msg, P.Ready) and msg.sessionId:
+                self.recorder.name_for(msg.sessionId)
 
     async def _on_trip(self, trip: StreamTrip) -> None:
         cmd = self.monitor.trip_command(trip)
