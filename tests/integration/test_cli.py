@@ -61,6 +61,16 @@ def test_a_plain_command_is_watched_and_interrupted_on_a_flood(tmp_path: Path) -
     assert p.returncode == 130, "the child was interrupted (SIGINT)"
 
 
+def test_a_plain_command_s_long_output_is_watched_not_capped(tmp_path: Path) -> None:
+    """200,000 lines (1.3 MB) of honest output: no lifetime size cap interrupts it, every line arrives."""
+    env = {"PATH": "/usr/bin:/bin", "BREAKER_TUI_STATE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    p = _run(["--no-tui", "--", "seq", "1", "200000"], env, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "TRIP" not in p.stderr
+    lines = p.stdout.split()
+    assert len(lines) == 200000 and lines[-1] == "200000"
+
+
 @pytest.mark.parametrize(
     "name", ["session.raw.jsonl", "session.headless-default.decoded.jsonl", "bridge-events.dev-runner.jsonl"]
 )
