@@ -17,6 +17,7 @@ from wrapper.approvals import Approvals
 from wrapper.channel import Channel
 from wrapper.child import Child, ExitInfo
 from wrapper.guards import Guards
+from wrapper.harness.base import SessionControls
 from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
 from wrapper.items import (
     Answer,
@@ -62,7 +63,7 @@ async def allow_all(_: Question) -> Answer:
     return "allow-once"
 
 
-class Session:
+class Session(SessionControls):
     """The one object the UI and the headless mode drive. Iterate it for `Item`s."""
 
     def __init__(
@@ -220,24 +221,6 @@ class Session:
             self.turns_done += 1
             self._turn_end.set()
         self.queue.put_nowait(item)
-
-    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
-        """Wait until more than `done_before` turns of the main agent have ended (or the child exits)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.turns_done <= done_before and not self._exited.is_set():
-            self._turn_end.clear()
-            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
-            try:
-                await asyncio.wait(
-                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                for w in waiters:
-                    w.cancel()
-            if loop.time() >= deadline:
-                return False
-        return self.turns_done > done_before
 
     def _record(self, kind: str, body: dict[str, Any]) -> None:
         if self.recorder is not None:
@@ -467,15 +450,3 @@ class Session:
             self.rundir.remove()
         if self.recorder is not None:
             self.recorder.close()
-
-    def set_enforcing(self, on: bool) -> None:
-        """Pause (observe only) or resume enforcement."""
-        self.breaker.set_enforcing(on)
-        self._record("note", {"what": "enforcing", "on": on})
-        self._emit(StatusItem("notice", "enforcement resumed" if on else "enforcement paused: observing only"))
-
-    def reset_windows(self) -> None:
-        """Forget every agent's sliding window."""
-        self.breaker.reset_windows()
-        self._record("note", {"what": "reset-windows"})
-        self._emit(StatusItem("notice", "sliding windows reset"))

@@ -6,14 +6,15 @@ a line to `registry.py`, and nothing in the TUI changes.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine.breaker import Breaker
 from wrapper.child import ExitInfo
 from wrapper.harness.capabilities import Capabilities
-from wrapper.items import Item
+from wrapper.items import Item, StatusItem
 from wrapper.monitor import Info, Monitor
 from wrapper.recorder import Recorder
 
@@ -86,3 +87,52 @@ class HarnessSession(Protocol):
 
     def reset_windows(self) -> None:
         """Forget the sliding windows."""
+
+
+class SessionControls:
+    """What every harness session does the same way: wait for a turn to end, pause enforcement, reset windows.
+
+    A session mixes this in and provides the attributes below; the recording note and the notice are
+    the same for every harness, so a replay and the screen read them alike.
+    """
+
+    turns_done: int
+    breaker: Breaker
+    _exited: asyncio.Event
+    _turn_end: asyncio.Event
+
+    def _record(self, kind: str, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _emit(self, item: Item) -> None:
+        raise NotImplementedError
+
+    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
+        """Wait until more than `done_before` turns of the main agent have ended (or the child exits)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.turns_done <= done_before and not self._exited.is_set():
+            self._turn_end.clear()
+            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
+            try:
+                await asyncio.wait(
+                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for w in waiters:
+                    w.cancel()
+            if loop.time() >= deadline:
+                return False
+        return self.turns_done > done_before
+
+    def set_enforcing(self, on: bool) -> None:
+        """Pause (observe only) or resume enforcement."""
+        self.breaker.set_enforcing(on)
+        self._record("note", {"what": "enforcing", "on": on})
+        self._emit(StatusItem("notice", "enforcement resumed" if on else "enforcement paused: observing only"))
+
+    def reset_windows(self) -> None:
+        """Forget every agent's sliding window."""
+        self.breaker.reset_windows()
+        self._record("note", {"what": "reset-windows"})
+        self._emit(StatusItem("notice", "sliding windows reset"))

@@ -342,15 +342,3 @@ class AcpSession(ItemStream):
             self.proc.signal_group(signal.SIGKILL)
         if self.recorder is not None:
             self.recorder.close()
-
-    def set_enforcing(self, on: bool) -> None:
-        """Pause (observe only) or resume enforcement."""
-        self.breaker.set_enforcing(on)
-        self._record("note", {"what": "enforcing", "on": on})
-        self._emit(StatusItem("notice", "enforcement resumed" if on else "enforcement paused: observing only"))
-
-    def reset_windows(self) -> None:
-        """Forget every agent's sliding window."""
-        self.breaker.reset_windows()
-        self._record("note", {"what": "reset-windows"})
-        self._emit(StatusItem("notice", "sliding windows reset"))

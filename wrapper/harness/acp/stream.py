@@ -9,11 +9,12 @@ from typing import Any
 
 from engine import events as ev
 from wrapper.child import ExitInfo
+from wrapper.harness.base import SessionControls
 from wrapper.items import EngineItem, Item, OutputItem, TripItem, VerdictItem
 from wrapper.recorder import Recorder
 
 
-class ItemStream:
+class ItemStream(SessionControls):
     """Items in order to one reader; every frame, decision and agent stderr line recorded."""
 
     recorder: Recorder | None
@@ -90,21 +91,3 @@ class ItemStream:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._exited.wait(), timeout)
         return self.exit
-
-    async def wait_turn_end(self, done_before: int, timeout: float = 600) -> bool:
-        """Wait until more than `done_before` turns have ended (or the agent exits)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.turns_done <= done_before and not self._exited.is_set():
-            self._turn_end.clear()
-            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
-            try:
-                await asyncio.wait(
-                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                for w in waiters:
-                    w.cancel()
-            if loop.time() >= deadline:
-                return False
-        return self.turns_done > done_before
