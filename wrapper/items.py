@@ -31,13 +31,14 @@ class ToolDeltaItem:
 
 @dataclass(frozen=True)
 class VerdictItem:
-    """A tool call was checked before it ran."""
+    """A tool call was checked before it ran (or, `ran`: after it ran without asking, as ACP allows)."""
 
     agent: str
     call_id: str
     tool: str
     args: Any
     verdict: Verdict
+    ran: bool = False  # the call had already run when it was judged: a deny here could not stop it
 
 
 @dataclass(frozen=True)

@@ -255,14 +255,19 @@ class StreamView(Vertical):
         elif isinstance(e, ev.ToolCall):
             self.line(Text(f"⚙ {clip(e.tool, 40)}  {_short(e.args)}", f"bold {p.tool}"))
         elif isinstance(e, ev.TurnEnd):
-            style = p.muted if e.reason == "completed" else p.error
+            style = p.muted if e.reason in ("completed", "end_turn") else p.error  # dsh's and ACP's normal ends
             self.line(Text(f"└ turn {e.turn} ended: {clip(e.reason, 60)}", style))
         elif isinstance(e, ev.RequestStart):
             self._close_block()
 
     def verdict(self, item: VerdictItem) -> None:
-        """The verdict under its call."""
-        self.line(verdict_text(item.verdict, self.palette))
+        """The verdict under its call (a call that ran without asking could not be stopped: say so)."""
+        v = item.verdict
+        if item.ran and v.kind == "deny":
+            hits = inert(", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits), keep_newlines=False)
+            self.line(Text(f"  ⚠ RAN without asking, then tripped: {hits}", f"bold {self.palette.warning}"))
+            return
+        self.line(verdict_text(v, self.palette))
 
     def result(self, item: ResultItem) -> None:
         """The first line of a result, and what the breaker did to it."""

@@ -44,7 +44,7 @@ class Permissions:
         name, args = call.engine_call()
         return [
             EngineItem(ev.ToolCall(self.agent, call.call_id, name, args)),
-            VerdictItem(self.agent, call.call_id, name, args, v),
+            VerdictItem(self.agent, call.call_id, name, args, v, ran=call.ran_unasked),
         ]
 
     # -- permission requests -----------------------------------------------------------------
