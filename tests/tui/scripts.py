@@ -116,3 +116,16 @@ def two_agents() -> list[dict[str, Any]]:
     msgs += [{"t": "agent_created", "sessionId": SUB, "depth": 1}, *turn(1, "sub task", SUB)]
     msgs += call(1, "bash", {"command": "ls src"}, sid=SUB)
     return msgs
+
+
+def view_cycle(passes: int = 6) -> list[dict[str, Any]]:
+    """The same four ranges of one file viewed again and again, identical each time (a period-4 cycle)."""
+    msgs = [ready(), *turn(1, "Find the bug in a.py")]
+    n = 0
+    for _ in range(passes):
+        for start in (1, 41, 81, 121):
+            args = {"file_path": "src/a.py", "offset": start, "limit": 40}
+            msgs += call(n, "read", args, f"lines {start}-{start + 39} of a.py: def f{start}(): ...")
+            n += 1
+    msgs += [answer("I kept looking at the same code."), end()]
+    return msgs

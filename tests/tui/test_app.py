@@ -30,6 +30,19 @@ async def test_main_screen_shows_stream_verdicts_window_and_status() -> None:
         assert "…bbb-demo" in status and "ENFORCING" in status
 
 
+async def test_the_window_panel_shows_a_detected_cycle() -> None:
+    app, src = make(scripts.view_cycle())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        assert "⛔ DENIED" in stream_text(app), "the cycle is denied"
+        table = app.query_one("#window", DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        cyc = [r for r in rows if r[1] == "CYC"]
+        assert cyc and all(r[0].startswith("×") for r in cyc), rows
+        assert any("a.py" in r[2] for r in cyc), cyc
+        assert "cycle" in str(table.border_subtitle), table.border_subtitle
+
+
 async def test_trip_shows_a_banner_with_rule_evidence_and_action() -> None:
     app, src = make(scripts.reasoning_loop())
     async with app.run_test(size=(140, 40)) as pilot:

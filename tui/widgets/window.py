@@ -32,12 +32,17 @@ class WindowTable(DataTable[Any]):
     def show(self, s: AgentScores | None) -> None:
         """Rebuild from a snapshot (skipped when unchanged)."""
         rows = () if s is None else tuple((r.fingerprint, r.count, r.cap, r.hit) for r in s.window)
-        key = (rows, self.colours, None if s is None else (s.window_calls, s.window_size))
+        cycle = () if s is None else s.cycle
+        key = (rows, cycle, self.colours, None if s is None else (s.window_calls, s.window_size))
         if key == self._last:
             return
         self._last = key
         self.clear()
         cool, warm, hot = self.colours
+        # a loop the default rules saw (a (call, result) cycle, paging, the backstop): its calls first,
+        # each with how often it ran, so the person sees what the denial message names
+        for call, times in cycle:
+            self.add_row(Text(f"×{times}", hot), Text("CYC", hot), Text(inert(call, keep_newlines=False), hot))
         for fp, count, cap, hit in rows:
             capped = cap != float("inf")
             nxt = count + 1
@@ -49,4 +54,7 @@ class WindowTable(DataTable[Any]):
                 Text(inert(fp, keep_newlines=False), colour),
             )
         if s is not None:
-            self.border_subtitle = f"{s.window_calls}/{s.window_size} calls"
+            loop = ""
+            if s.cycle:
+                loop = f" · {s.cycle_rule}" + (f" of {s.cycle_period}" if s.cycle_period else "")
+            self.border_subtitle = f"{s.window_calls}/{s.window_size} calls{loop}"
