@@ -51,18 +51,6 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResult:
-    """A tool call finished (or was refused); `exit` is the shell status when known."""
-
-    agent: str
-    call_id: str
-    tool: str
-    text: str
-    is_error: bool
-    exit: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class UserMessage:
     """A message entered the agent's context: from the human (`user`) or a plugin notice."""
 
@@ -113,7 +101,6 @@ Event = (
     | AnswerDelta
     | OutputDelta
     | ToolCall
-    | ToolResult
     | UserMessage
     | TurnStart
     | TurnEnd

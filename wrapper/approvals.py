@@ -37,11 +37,6 @@ class Approvals:
         self._open[msg.id] = asyncio.get_running_loop().create_future()
         self.session._spawn(self.ask(msg))
 
-    @property
-    def open_ids(self) -> list[str]:
-        """Ids of the approvals still waiting for an answer."""
-        return list(self._open)
-
     def close(self, approval_id: str, reason: str) -> None:
         """The bridge stopped waiting for `approval_id`; if our answer crossed its timeout, record the truth."""
         fut = self._open.get(approval_id)

@@ -47,12 +47,10 @@ class ChannelStats:
     connections: int = 0
     accept_errors: int = 0
     unauthenticated: int = 0  # peers connected now that have not said hello yet
-    last_problem: str = ""
     problems: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
         """Remember a problem (bounded)."""
-        self.last_problem = text
         self.problems.append(text)
         del self.problems[:-50]
 

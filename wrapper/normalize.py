@@ -66,41 +66,68 @@ def unpack(event: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield event
 
 
+def _obj(x: Any) -> dict[str, Any] | None:
+    """`x` when it is an object; a missing field reads as an empty one, a wrong-typed field as None."""
+    if x is None:
+        return {}
+    return x if isinstance(x, dict) else None
+
+
+def _count(x: Any) -> int | None:
+    """A non-negative count (turn, step, tokens); a missing field reads as 0, a wrong-typed one as None."""
+    if x is None:
+        return 0
+    if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+        return None
+    return x
+
+
 def to_engine(agent: str, event: dict[str, Any]) -> list[ev.Event]:
-    """The engine events one dsh event carries (often none)."""
+    """The engine events one dsh event carries (often none).
+
+    An event whose fields have the wrong types carries nothing: the reader never raises on what the
+    child writes, and a half-understood event is not turned into a made-up one.
+    """
     t = event.get("type")
-    data = event.get("data") or {}
-    if not isinstance(data, dict):
+    data = _obj(event.get("data"))
+    if data is None:
         return []
     if t == "assistant/chunk":
-        chunk = data.get("chunk") or {}
-        kind = chunk.get("type")
+        chunk = _obj(data.get("chunk"))
+        kind = chunk.get("type") if chunk is not None else None
+        if chunk is None or not isinstance(kind, str):
+            return []
         if kind == "reasoning-delta" and isinstance(chunk.get("text"), str):
             return [ev.ReasoningDelta(agent, chunk["text"])]
         if kind == "text-delta" and isinstance(chunk.get("text"), str):
             return [ev.AnswerDelta(agent, chunk["text"])]
         if kind == "usage":
-            u = chunk.get("usage") or {}
-            return [
-                ev.Usage(
-                    agent,
-                    int(u.get("inputTokens") or 0),
-                    int(u.get("outputTokens") or 0),
-                    int(u.get("reasoningTokens") or 0),
-                )
-            ]
+            u = _obj(chunk.get("usage"))
+            counts = (
+                [_count(u.get(k)) for k in ("inputTokens", "outputTokens", "reasoningTokens")] if u is not None else []
+            )
+            if len(counts) != 3 or None in counts:
+                return []
+            return [ev.Usage(agent, counts[0] or 0, counts[1] or 0, counts[2] or 0)]
         return []
+    turn = _count(data.get("turn"))
     if t == "turn/start":
-        return [ev.TurnStart(agent, int(data.get("turn") or 0))]
+        return [ev.TurnStart(agent, turn)] if turn is not None else []
     if t == "turn/end":
-        reason = data.get("reason") or {}
-        return [ev.TurnEnd(agent, int(data.get("turn") or 0), str(reason.get("kind", "?")))]
+        reason = _obj(data.get("reason"))
+        if turn is None or reason is None:
+            return []
+        return [ev.TurnEnd(agent, turn, str(reason.get("kind", "?")))]
     if t == "step/start":
-        return [ev.StepStart(agent, int(data.get("turn") or 0), int(data.get("step") or 0))]
+        step = _count(data.get("step"))
+        return [ev.StepStart(agent, turn, step)] if turn is not None and step is not None else []
     if t == "user/message":
-        source = (data.get("source") or {}).get("kind", "other")
+        source = _obj(data.get("source"))
+        if source is None:
+            return []
+        kind = source.get("kind", "other")
         source_kind: Literal["user", "plugin", "other"] = (
-            "user" if source == "user" else "plugin" if source == "plugin" else "other"
+            "user" if kind == "user" else "plugin" if kind == "plugin" else "other"
         )
         return [ev.UserMessage(agent, text_of(data.get("content")), source_kind)]
     if t == "tool/call":
@@ -109,10 +136,6 @@ def to_engine(agent: str, event: dict[str, Any]) -> list[ev.Event]:
                 agent, str(data.get("callId", "")), str(data.get("name", "")), parse_args(data.get("arguments"))
             )
         ]
-    if t == "tool/result":
-        msg = data.get("message") or {}
-        content = msg.get("content") or []
-        call_id = str((msg.get("source") or {}).get("callId", ""))
-        is_error = any(isinstance(b, dict) and b.get("isError") for b in content)
-        return [ev.ToolResult(agent, call_id, "", text_of(content), is_error)]
+    # A `tool/result` carries nothing for the engine: the bridge's post-execute report is what the
+    # breaker counts (it has the exit status and the verdict), so the event stream's copy is ignored.
     return []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -67,9 +66,3 @@ def install(
 def exit_code(sig: signal.Signals) -> int:
     """The shell's status for a run ended by `sig` (128 + its number)."""
     return 128 + int(sig)
-
-
-def reraise(sig: signal.Signals) -> None:
-    """Die of `sig` after cleaning up, so the parent sees the signal (default handler, then re-send)."""
-    signal.signal(sig, signal.SIG_DFL)
-    os.kill(os.getpid(), sig)

@@ -38,14 +38,14 @@ def test_turns_steps_and_user_messages() -> None:
         assert to_engine("a", msg) == [ev.UserMessage("a", "go", kind)]  # type: ignore[arg-type]
 
 
-def test_tool_calls_decode_their_arguments_and_results_carry_errors() -> None:
+def test_tool_calls_decode_their_arguments_and_results_are_left_to_the_bridge() -> None:
     call = {"type": "tool/call", "data": {"callId": "c1", "name": "bash", "arguments": '{"command": "ls"}'}}
     assert to_engine("a", call) == [ev.ToolCall("a", "c1", "bash", {"command": "ls"})]
     raw = {"type": "tool/call", "data": {"callId": "c2", "name": "bash", "arguments": "{not json"}}
     assert to_engine("a", raw) == [ev.ToolCall("a", "c2", "bash", "{not json")]
     content = [{"type": "tool-result", "isError": True, "content": [{"type": "text", "text": "boom"}]}]
     result = {"type": "tool/result", "data": {"message": {"source": {"callId": "c1"}, "content": content}}}
-    assert to_engine("a", result) == [ev.ToolResult("a", "c1", "", "boom", True)]
+    assert to_engine("a", result) == []  # the bridge's post-execute report is what counts
 
 
 def test_unknown_or_malformed_events_carry_nothing() -> None:
@@ -85,7 +85,6 @@ WRONG_TYPES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="to_engine raises on wrong-typed fields; drop this mark when it returns []")
 @pytest.mark.parametrize("event", WRONG_TYPES)
 def test_wrong_typed_fields_carry_nothing(event: dict[str, Any]) -> None:
     assert to_engine("a", event) == []

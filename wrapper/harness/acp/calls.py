@@ -66,11 +66,6 @@ class CallState:
         elif isinstance(u.get("rawOutput"), str) and u["rawOutput"]:
             self.output = u["rawOutput"]
 
-    @property
-    def has_input(self) -> bool:
-        """Whether the arguments are known (beyond a working directory)."""
-        return any(k != "cwd" for k in self.raw) or bool(self.title and self.kind == "execute")
-
     def engine_call(self) -> tuple[str, Any]:
         """The tool name and arguments the engine fingerprints."""
         raw = self.raw

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine import events as ev
 from engine.breaker import StreamTrip
-from wrapper.harness.acp.calls import CallState, content_text, obj
+from wrapper.harness.acp.calls import CallState, obj
 from wrapper.harness.acp.permissions import Permissions
 from wrapper.harness.acp.reaction import Reaction, selected
 from wrapper.items import (
@@ -226,10 +226,7 @@ class AcpMonitor(Permissions):
             return []
         text = call.output or ("(refused)" if call.refused else "")
         self.breaker.tool_result(self.agent, call.call_id, name, args, text, failed, True, not call.refused)
-        return [
-            EngineItem(ev.ToolResult(self.agent, call.call_id, name, text, failed)),
-            ResultItem(self.agent, call.call_id, name, text, failed, None),
-        ]
+        return [ResultItem(self.agent, call.call_id, name, text, failed, None)]
 
     # -- stream trips ------------------------------------------------------------------------
     def _trip(self, trip: StreamTrip, r: Reaction) -> None:
@@ -253,8 +250,3 @@ class AcpMonitor(Permissions):
 
 
 __all__ = ["AcpMonitor", "Reaction", "selected"]
-
-
-def text_of_update(u: dict[str, Any]) -> str:
-    """The text an update carries (for tests and logs)."""
-    return content_text(u.get("content")) if isinstance(u.get("content"), list) else ""
