@@ -204,9 +204,11 @@ def parse_inbound(obj: Any) -> Inbound:
     try:
         return _INBOUND.validate_python(obj)
     except ValidationError as e:
-        first = e.errors()[0]
+        first = e.errors(include_input=False)[0]
+        if first["type"] == "union_tag_invalid":  # pydantic's message would quote the whole tag
+            raise BadMessage(f"unknown message type {t!s:.40}", t, mid) from None
         where = ".".join(str(p) for p in first["loc"])
-        raise BadMessage(f"{t!s:.40}: {where} {first['msg']}", t, mid) from None
+        raise BadMessage(f"{t!s:.40}: {where:.80} {first['msg']:.160}", t, mid) from None
     except (RecursionError, MemoryError, TypeError, ValueError) as e:
         raise BadMessage(f"{t!s:.40}: cannot be validated ({type(e).__name__})", t, mid) from None
 
