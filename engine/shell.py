@@ -82,7 +82,6 @@ _OP_PIECES = re.compile(
     re.S,
 )
 _DQ_ESC = re.compile(r"\\(.)", re.S)
-_DIGITS_ONLY = re.compile(r"[0-9]+")
 
 
 def _dq(body: str, tail: str | None) -> str:
@@ -149,39 +148,63 @@ def op_tokenize(command: str) -> list[Tok]:
             k = m.lastindex or 0
             out.append((m.group(5), False, m.end()) if k == 5 else (m.group(k - 1) + m.group(k), True, m.end()))
         return out
+    return scan(command)[0]
+
+
+def scan(command: str) -> tuple[list[Tok], list[str]]:
+    """`op_tokenize(command)` and `tokenize(command)` from one pass over the text.
+
+    A plain token (`tokenize`) is every piece between two runs of whitespace glued together, operators
+    included as text, so it is built beside the operator-aware tokens from the same pieces.
+    """
     toks: list[Tok] = []
-    cur: list[str] = []
+    words: list[str] = []
+    cur: list[str] = []  # the current operator-aware word
+    whole: list[str] = []  # the current plain token
     started = False
     plain_digits = True  # the current word is only unquoted, unescaped ASCII digits
     for m in _OP_PIECES.finditer(command):
         k = m.lastindex or 0
-        if k == 6 or k == 8:  # whitespace or operator
+        if k == 6:  # whitespace ends both
+            if started:
+                toks.append(("".join(cur), False, m.start()))
+            if whole:
+                words.append("".join(whole))
+                whole = []
+            cur = []
+            started = False
+            plain_digits = True
+            continue
+        piece = m.group(k)
+        if k == 8:  # an operator ends the word, not the plain token
             prefix = ""
-            if k == 8 and started and plain_digits and m.group(8)[0] in "<>":
+            if started and plain_digits and piece[0] in "<>":
                 prefix = "".join(cur)
             elif started:
                 toks.append(("".join(cur), False, m.start()))
             cur = []
             started = False
             plain_digits = True
-            if k == 8:
-                toks.append((prefix + m.group(8), True, m.end()))
+            toks.append((prefix + piece, True, m.end()))
+            whole.append(piece)
             continue
         started = True
         if k == 5:
-            plain = m.group(5)
-            cur.append(plain)
-            if plain_digits and not _DIGITS_ONLY.fullmatch(plain):
+            cur.append(piece)
+            whole.append(piece)
+            if plain_digits and not (piece.isascii() and piece.isdigit()):
                 plain_digits = False
             continue
         plain_digits = False
         if k == 2 or k == 3:
-            cur.append(_dq(m.group(2), m.group(3)))
-        else:
-            cur.append(m.group(k))
+            piece = _dq(m.group(2), m.group(3))
+        cur.append(piece)
+        whole.append(piece)
     if started:
         toks.append(("".join(cur), False, len(command)))
-    return toks
+    if whole:
+        words.append("".join(whole))
+    return toks, words
 
 
 def has_operator(s: str) -> bool:
@@ -422,8 +445,18 @@ def extract_sink(command: str) -> str | None:
     return _sink(drop_navigation(command))
 
 
+def is_quoted(command: str) -> bool:
+    """Whether the text holds a quote or a backslash (the general tokenizers' case)."""
+    return _QUOTEY.search(command) is not None
+
+
+def may_sink(command: str) -> bool:
+    """Whether the text could name a sink at all (a redirect, an output option, `tee`)."""
+    return _SINK_HINT.search(command) is not None
+
+
 def _sink(command: str) -> str | None:
-    if not (_SINK_HINT.search(command)):
+    if not may_sink(command):
         return None
     return sink_of_tokens(op_words(command))
 

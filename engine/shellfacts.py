@@ -111,10 +111,15 @@ def plain_facts(command: str) -> ShellFacts | None:
 def analyze_general(command: str) -> ShellFacts:
     """The reference analysis through the general tokenizers."""
     nav = shell.drop_navigation(command)
-    tokens = shell.tokenize(nav)
+    if shell.is_quoted(nav):  # one pass gives both token lists
+        optoks, tokens = shell.scan(nav)
+        sink = shell.sink_of_tokens(optoks) if shell.may_sink(nav) else None
+    else:
+        tokens = shell.tokenize(nav)
+        sink = shell._sink(nav)
     verb = shell.verb_of_tokens(tokens)
     stripped = shell._strip(tokens, verb) if verb else ""
-    return ShellFacts(verb, stripped, shell._sink(nav), tuple(shell.extract_urls(command)))
+    return ShellFacts(verb, stripped, sink, tuple(shell.extract_urls(command)))
 
 
 @lru_cache(maxsize=2048)

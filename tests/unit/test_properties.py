@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.breaker import Breaker
-from engine.degeneracy import DegeneracyDetector
+from engine.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features
 from engine.failures import normalized_args
 from engine.fingerprints import fingerprints
 from engine.repeat_config import RepeatConfig
@@ -18,8 +18,10 @@ from engine.shell import (
     extract_urls,
     first_verb,
     is_plain,
+    is_quoted,
     op_tokenize,
     op_words,
+    scan,
     strip_volatile,
     tokenize,
     words_to_tokens,
@@ -248,3 +250,31 @@ def test_query_apart_parse_agrees_with_the_whole_parse(text: str) -> None:
     if whole is not None and apart is not None:
         assert whole[:3] == apart[:3]
         assert urls.form_decode(whole[3]) == urls.form_decode(apart[3])
+
+
+flood_pieces = st.lists(
+    st.sampled_from(
+        [*list("ab 1*=-\n\t。，😀🎉✅"), "\u00a0", "\u0085", "\ud83d", "\ude00", "\u200d", "\ufe0f"]
+    ).flatmap(lambda c: st.integers(1, 30).map(lambda k: c * k)),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flood_pieces, st.integers(0, 200))
+def test_fast_block_features_equal_the_code_point_walk(t: str, base: int) -> None:
+    u = to_units(t)
+    base = min(base, len(u))
+    end = min(len(u), base + 128)
+    s = DegeneracySettings.from_config()
+    assert fast_features(u, base, end, s) == features(u, base, end, s)
+
+
+@settings(max_examples=1500)
+@given(shellish)
+def test_one_pass_scan_gives_both_tokenizations(cmd: str) -> None:
+    toks, words = scan(cmd)
+    assert words == tokenize(cmd)
+    if not is_quoted(cmd):  # quote-free text: the regex fast path is an independent reference
+        assert toks == op_tokenize(cmd)
+    assert "".join(t for t, _, _ in toks) == "".join(words)  # the same pieces, cut differently
