@@ -190,8 +190,7 @@ class Breaker:
                 before = a.deg.idx
                 trip = a.deg.push(text)
                 if a.deg.idx != before:
-                    f = a.deg.last_features()
-                    a.meaning_hist.append(f.meaning_ratio if f else 1.0)
+                    a.meaning_hist.append(a.deg.last_meaning)
             if trip is None and th.maxReasoningChars > 0 and a.reasoning_chars > th.maxReasoningChars:
                 trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
         if trip is None:
@@ -241,8 +240,7 @@ class Breaker:
             before = a.deg.idx
             trip = a.deg.push(text)
             if a.deg.idx != before:
-                f = a.deg.last_features()
-                a.meaning_hist.append(f.meaning_ratio if f else 1.0)
+                a.meaning_hist.append(a.deg.last_meaning)
         # the output of a plain command is watched over a moving window, never capped by size
         cap = th.maxReasoningChars if stream == "reasoning" else 0
         if trip is None and cap > 0 and a.reasoning_chars > cap:

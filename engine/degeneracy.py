@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+import sys
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
 import regex
 
-from engine.blocks import BlockBuffer, block_key
+from engine.blocks import block_key
 from engine.config import ThinkingConfig
 from engine.shell import JS_SPACE
-from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, code_points, from_units, has_surrogate, round3
+from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, UTF16, code_points, from_units, round3
 
 SPACE, EMOJI, MEANING, SYMBOL = "S", "E", "M", "Y"
 _NOT_EMOJI = (
@@ -63,6 +65,43 @@ class _ClassTable(dict[int, str]):
 
 
 CLASS_TABLE = _ClassTable()
+
+
+class _RunTable(dict[int, int]):
+    """`str.translate` table writing space and meaning code points as NUL (they end a run)."""
+
+    def __missing__(self, cp: int) -> int:
+        c = self[cp] = 0 if CLASS_TABLE[cp] in (SPACE, MEANING) else cp
+        return c
+
+
+_RUN_TABLE = _RunTable()
+
+
+def _runs(cps: str) -> tuple[int, int]:
+    """`(max_run, run_count)` of a block of code points, walked one at a time."""
+    run_cp = -1
+    run_len = max_run = run_count = 0
+    for ch in cps:
+        cp = ord(ch)
+        if CLASS_TABLE[cp] in (SPACE, MEANING):
+            if run_len >= 3:
+                run_count += 1
+            run_cp, run_len = -1, 0
+            continue
+        if cp == run_cp:
+            run_len += 1
+        else:
+            if run_len >= 3:
+                run_count += 1
+            run_cp, run_len = cp, 1
+        max_run = max(max_run, run_len)
+    if run_len >= 3:
+        run_count += 1
+    return max_run, run_count
+
+
+_LITTLE = sys.byteorder == "little"
 _ASCII_SPACE = bytes(range(9, 14)) + b" "
 _ASCII_ALNUM = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -169,32 +208,36 @@ def features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFea
     return _judge(n, spaces, meaning, symbol, emoji, len(distinct), max_run, run_count, s)
 
 
-_RUN3 = re.compile(r"(.)\1{2,}", re.DOTALL)
-_RUN2 = re.compile(r"(.)\1", re.DOTALL)
+_RUN3 = re.compile(r"(([^\x00])\2{2,})", re.DOTALL)
+_RUN2 = re.compile(r"([^\x00])\1", re.DOTALL)
 
 
 def fast_features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFeatures:
-    """The same measurement as `features`, with C-level counting instead of a loop per code point.
+    """The same measurement as `features`, with C-level counting instead of a loop per code point."""
+    return _features_of(from_units(block_key(units, base, end)), s)
 
-    The block is read as code points (a pair straddling its end is read whole, as the reference
-    walk does), classified with one `translate`, counted with `count`. A run is a stretch of one
-    repeated symbol or emoji code point, so the runs are the regex's maximal repeats of one
-    character whose class is SYMBOL or EMOJI.
+
+def _features_of(cps: str, s: DegeneracySettings) -> BlockFeatures:
+    """The features of one block given as code points.
+
+    Classes come from one `translate`, counts from `count`. A run is a stretch of one repeated
+    symbol or emoji code point: with every space and meaning code point written as NUL, the runs
+    are the regex's maximal repeats of one non-NUL character.
     """
-    cps = from_units(block_key(units, base, end))
     cls = cps.translate(CLASS_TABLE)
-    max_run = run_count = 0
-    for m in _RUN3.finditer(cps):
-        if cls[m.start()] in (EMOJI, SYMBOL):
-            run_count += 1
-            max_run = max(max_run, m.end() - m.start())
     symbol, emoji = cls.count(SYMBOL), cls.count(EMOJI)
-    if max_run == 0 and symbol + emoji:
-        max_run = 1
-        for m in _RUN2.finditer(cps):
-            if cls[m.start()] in (EMOJI, SYMBOL):
-                max_run = 2
-                break
+    max_run = run_count = 0
+    if symbol + emoji:
+        if "\x00" in cps:  # NUL is the separator below: measure this rare block the long way
+            max_run, run_count = _runs(cps)
+        else:
+            marked = cps.translate(_RUN_TABLE)
+            for run, _ in _RUN3.findall(marked):
+                run_count += 1
+                if len(run) > max_run:
+                    max_run = len(run)
+            if max_run == 0:
+                max_run = 2 if _RUN2.search(marked) else 1
     return _judge(len(cps), cls.count(SPACE), cls.count(MEANING), symbol, emoji, len(set(cps)), max_run, run_count, s)
 
 
@@ -233,21 +276,38 @@ def _judge(
     )
 
 
+def _block_text(buf: bytes, base: int, end: int) -> str:
+    """Block `base:end` (in code units) of a UTF-16 buffer as code points.
+
+    A pair straddling the end is read whole when its low half is already in the buffer, as the
+    reference walk reads it; a lone half stays a lone code point.
+    """
+    stop = 2 * end
+    if stop + 2 <= len(buf):
+        hi = buf[stop - 2] | buf[stop - 1] << 8 if _LITTLE else buf[stop - 2] << 8 | buf[stop - 1]
+        lo = buf[stop] | buf[stop + 1] << 8 if _LITTLE else buf[stop] << 8 | buf[stop + 1]
+        if 0xD800 <= hi <= 0xDBFF and 0xDC00 <= lo <= 0xDFFF:
+            stop += 2
+    return buf[2 * base : stop].decode(UTF16, "surrogatepass")
+
+
 def gate_open(units: str, base: int, end: int, s: DegeneracySettings) -> bool:
     """The hard meaning gate alone, computed with C-level counting where the block allows it."""
-    block = units[base:end]
-    if block.isascii():
-        b = block.encode("ascii")
-        n = len(b)
+    return _gate(from_units(block_key(units, base, end)), s)[0]
+
+
+def _gate(cps: str, s: DegeneracySettings) -> tuple[bool, float]:
+    """Whether the meaning gate is open for a block of code points, and its meaning ratio."""
+    if cps.isascii():
+        b = cps.encode("ascii")
         non_space = len(b.translate(None, _ASCII_SPACE))
-        meaning = n - len(b.translate(None, _ASCII_ALNUM))
-    elif not has_surrogate(block):
-        cls = block.translate(CLASS_TABLE)
+        meaning = len(b) - len(b.translate(None, _ASCII_ALNUM))
+    else:
+        cls = cps.translate(CLASS_TABLE)
         non_space = len(cls) - cls.count(SPACE)
         meaning = cls.count(MEANING)
-    else:
-        return True  # let the exact path decide
-    return meaning / max(1, non_space) <= s.meaning_ratio_max
+    ratio = meaning / max(1, non_space)
+    return ratio <= s.meaning_ratio_max, ratio
 
 
 def fnv1a(units: str, base: int, end: int) -> int:
@@ -255,6 +315,14 @@ def fnv1a(units: str, base: int, end: int) -> int:
     h = FNV_OFFSET
     for i in range(base, end):
         h = ((h ^ ord(units[i])) * FNV_PRIME) & MASK32
+    return h
+
+
+def _fnv1a_utf16(block: bytes) -> int:
+    """`fnv1a` over the code units of a UTF-16 (machine order) byte string."""
+    h = FNV_OFFSET
+    for u in array("H", block):
+        h = ((h ^ u) * FNV_PRIME) & MASK32
     return h
 
 
@@ -267,31 +335,63 @@ def trip_rule(flags: tuple[str, ...]) -> str:
     return "degenerate-output"
 
 
-class DegeneracyDetector(BlockBuffer):
-    """One request stream's lens A2. `push()` returns a trip descriptor or None."""
+class DegeneracyDetector:
+    """One request stream's lens A2. `push()` returns a trip descriptor or None.
+
+    Blocks are cut in UTF-16 code units like lens A's (`BlockBuffer`), but the text is kept as
+    UTF-16 bytes: a block then reads back as code points in one decode, so floods of emoji are
+    measured at C speed instead of a unit at a time.
+    """
 
     def __init__(self, settings: DegeneracySettings | None = None) -> None:
         self.s = settings or DegeneracySettings.from_config()
-        super().__init__(self.s.block_chars)
+        self.block_chars = self.s.block_chars
+        self.buf = b""
+        self.next_base = 0
+        self.idx = 0
         self.streak = 0
-        self.last_block = ""
+        self.last_block = ""  # the newest block, as code points
         self.last_gate = False
+        self.last_meaning = 1.0  # the newest block's meaning ratio (1.0 before the first block)
         self.trips = 0
+        self._last: BlockFeatures | None = None
+
+    def push(self, delta: Any) -> dict[str, Any] | None:
+        """Feed one delta; return the first trip it causes, if any (the buffer is then left as it is)."""
+        if not isinstance(delta, str) or not delta:
+            return None
+        self.buf += delta.encode(UTF16, "surrogatepass")
+        b = self.block_chars
+        while len(self.buf) // 2 - self.next_base >= b:
+            base = self.next_base
+            trip = self._block(base, base + b)
+            self.next_base = base + b
+            self.idx += 1
+            if trip is not None:
+                return trip
+        if self.next_base >= b:
+            self.buf = self.buf[2 * self.next_base :]
+            self.next_base = 0
+        return None
 
     def last_features(self) -> BlockFeatures | None:
-        """Exact features of the newest block (computed on demand, for display)."""
+        """Features of the newest block (computed on demand, for display)."""
         if not self.last_block:
             return None
-        return features(self.last_block, 0, self.s.block_chars, self.s)
+        if self._last is None:
+            self._last = _features_of(self.last_block, self.s)
+        return self._last
 
     def _block(self, base: int, end: int) -> dict[str, Any] | None:
         s = self.s
-        self.last_block = self.text[base : end + 1]
-        self.last_gate = gate_open(self.text, base, end, s)
+        cps = _block_text(self.buf, base, end)
+        self.last_block = cps
+        self._last = None
+        self.last_gate, self.last_meaning = _gate(cps, s)
         if not self.last_gate:
             self.streak = 0
             return None
-        f = fast_features(self.text, base, end, s)
+        f = self._last = _features_of(cps, s)
         self.streak = self.streak + 1 if f.degenerate else 0
         if self.streak < s.streak:
             return None
@@ -303,6 +403,6 @@ class DegeneracyDetector(BlockBuffer):
             "offset": base + 1,
             "streak": s.streak,
             "evidence": list(f.flags),
-            "fingerprint": fnv1a(self.text, base, end),
+            "fingerprint": _fnv1a_utf16(self.buf[2 * base : 2 * end]),
             "stats": f.stats(),
         }

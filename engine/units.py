@@ -7,6 +7,7 @@ import re
 import sys
 from array import array
 from collections.abc import Iterator
+from typing import Final
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")  # chr(): mypyc takes no surrogate literals
@@ -14,12 +15,12 @@ _HIGH = "[" + chr(0xD800) + "-" + chr(0xDBFF) + "]"
 _LOW = "[" + chr(0xDC00) + "-" + chr(0xDFFF) + "]"
 _LONE = re.compile(_HIGH + "(?!" + _LOW + ")|(?<!" + _HIGH + ")" + _LOW)
 
-FNV_OFFSET = 0x811C9DC5
-FNV_PRIME = 0x01000193
-MASK32 = 0xFFFFFFFF
+FNV_OFFSET: Final = 0x811C9DC5
+FNV_PRIME: Final = 0x01000193
+MASK32: Final = 0xFFFFFFFF
 
 
-_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"  # the machine's order, as `array` reads it
+UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"  # the machine's order, as `array` reads it
 
 
 def to_units(text: str) -> str:
@@ -32,7 +33,7 @@ def to_units(text: str) -> str:
         return text
     # encode to UTF-16 and read each code unit back as one character, at C speed
     units = array("H")
-    units.frombytes(text.encode(_UTF16, "surrogatepass"))
+    units.frombytes(text.encode(UTF16, "surrogatepass"))
     return "".join(map(chr, units))
 
 

@@ -7,8 +7,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.blocks import BlockBuffer
 from engine.breaker import Breaker
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features
+from engine.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features, fnv1a
 from engine.failures import normalized_args
 from engine.fingerprints import fingerprints
 from engine.repeat_config import RepeatConfig
@@ -278,3 +279,35 @@ def test_one_pass_scan_gives_both_tokenizations(cmd: str) -> None:
     if not is_quoted(cmd):  # quote-free text: the regex fast path is an independent reference
         assert toks == op_tokenize(cmd)
     assert "".join(t for t, _, _ in toks) == "".join(words)  # the same pieces, cut differently
+
+
+class _ReferenceLens(BlockBuffer):
+    """Lens A2 walked one code unit at a time over a unit string (the seed's shape)."""
+
+    def __init__(self) -> None:
+        self.s = DegeneracySettings.from_config()
+        super().__init__(self.s.block_chars)
+        self.streak = 0
+
+    def _block(self, base: int, end: int) -> dict[str, Any] | None:
+        f = features(self.text, base, end, self.s)
+        self.streak = self.streak + 1 if f.degenerate else 0
+        if self.streak < self.s.streak:
+            return None
+        return {"block": self.idx, "offset": base + 1, "fingerprint": fnv1a(self.text, base, end), "stats": f.stats()}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flood_pieces, st.lists(st.integers(1, 200), min_size=1, max_size=30))
+def test_the_byte_buffered_lens_trips_exactly_like_the_unit_walk(t: str, cuts: list[int]) -> None:
+    fast, ref = DegeneracyDetector(), _ReferenceLens()
+    i = k = 0
+    while i < len(t):
+        piece = t[i : i + cuts[k % len(cuts)]]
+        i, k = i + len(piece), k + 1
+        a, b = fast.push(piece), ref.push(piece)
+        assert (a is None) == (b is None)
+        if a is not None and b is not None:
+            assert {key: a[key] for key in b} == b
+            return
+        assert fast.last_meaning == (fast.last_features().meaning_ratio if fast.last_block else 1.0)
