@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sys
-from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,40 +64,6 @@ class _ClassTable(dict[int, str]):
 
 
 CLASS_TABLE = _ClassTable()
-
-
-class _RunTable(dict[int, int]):
-    """`str.translate` table writing space and meaning code points as NUL (they end a run)."""
-
-    def __missing__(self, cp: int) -> int:
-        c = self[cp] = 0 if CLASS_TABLE[cp] in (SPACE, MEANING) else cp
-        return c
-
-
-_RUN_TABLE = _RunTable()
-
-
-def _runs(cps: str) -> tuple[int, int]:
-    """`(max_run, run_count)` of a block of code points, walked one at a time."""
-    run_cp = -1
-    run_len = max_run = run_count = 0
-    for ch in cps:
-        cp = ord(ch)
-        if CLASS_TABLE[cp] in (SPACE, MEANING):
-            if run_len >= 3:
-                run_count += 1
-            run_cp, run_len = -1, 0
-            continue
-        if cp == run_cp:
-            run_len += 1
-        else:
-            if run_len >= 3:
-                run_count += 1
-            run_cp, run_len = cp, 1
-        max_run = max(max_run, run_len)
-    if run_len >= 3:
-        run_count += 1
-    return max_run, run_count
 
 
 _LITTLE = sys.byteorder == "little"
@@ -208,8 +173,8 @@ def features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFea
     return _judge(n, spaces, meaning, symbol, emoji, len(distinct), max_run, run_count, s)
 
 
-_RUN3 = re.compile(r"(([^\x00])\2{2,})", re.DOTALL)
-_RUN2 = re.compile(r"([^\x00])\1", re.DOTALL)
+_RUN3 = re.compile(r"((.)\2{2,})", re.DOTALL)
+_RUN2 = re.compile(r"(.)\1", re.DOTALL)
 
 
 def fast_features(units: str, base: int, end: int, s: DegeneracySettings) -> BlockFeatures:
@@ -217,27 +182,29 @@ def fast_features(units: str, base: int, end: int, s: DegeneracySettings) -> Blo
     return _features_of(from_units(block_key(units, base, end)), s)
 
 
-def _features_of(cps: str, s: DegeneracySettings) -> BlockFeatures:
-    """The features of one block given as code points.
+def _features_of(cps: str, s: DegeneracySettings, cls: str | None = None) -> BlockFeatures:
+    """The features of one block given as code points (`cls`: its class letters, when known).
 
     Classes come from one `translate`, counts from `count`. A run is a stretch of one repeated
-    symbol or emoji code point: with every space and meaning code point written as NUL, the runs
-    are the regex's maximal repeats of one non-NUL character.
+    symbol or emoji code point, so the runs are the regex's maximal repeats of one character,
+    kept when that character is a symbol or an emoji.
     """
-    cls = cps.translate(CLASS_TABLE)
+    if cls is None:
+        cls = cps.translate(CLASS_TABLE)
     symbol, emoji = cls.count(SYMBOL), cls.count(EMOJI)
     max_run = run_count = 0
     if symbol + emoji:
-        if "\x00" in cps:  # NUL is the separator below: measure this rare block the long way
-            max_run, run_count = _runs(cps)
-        else:
-            marked = cps.translate(_RUN_TABLE)
-            for run, _ in _RUN3.findall(marked):
+        for run, ch in _RUN3.findall(cps):
+            if CLASS_TABLE[ord(ch)] in (EMOJI, SYMBOL):
                 run_count += 1
                 if len(run) > max_run:
                     max_run = len(run)
-            if max_run == 0:
-                max_run = 2 if _RUN2.search(marked) else 1
+        if max_run == 0:
+            max_run = 1
+            for ch in _RUN2.findall(cps):
+                if CLASS_TABLE[ord(ch)] in (EMOJI, SYMBOL):
+                    max_run = 2
+                    break
     return _judge(len(cps), cls.count(SPACE), cls.count(MEANING), symbol, emoji, len(set(cps)), max_run, run_count, s)
 
 
@@ -296,8 +263,11 @@ def gate_open(units: str, base: int, end: int, s: DegeneracySettings) -> bool:
     return _gate(from_units(block_key(units, base, end)), s)[0]
 
 
-def _gate(cps: str, s: DegeneracySettings) -> tuple[bool, float]:
-    """Whether the meaning gate is open for a block of code points, and its meaning ratio."""
+def _gate(cps: str, s: DegeneracySettings) -> tuple[bool, float, str | None]:
+    """Whether the meaning gate is open for a block of code points, its meaning ratio, and the
+    block's class letters when they were needed (non-ASCII text).
+    """
+    cls: str | None = None
     if cps.isascii():
         b = cps.encode("ascii")
         non_space = len(b.translate(None, _ASCII_SPACE))
@@ -307,7 +277,7 @@ def _gate(cps: str, s: DegeneracySettings) -> tuple[bool, float]:
         non_space = len(cls) - cls.count(SPACE)
         meaning = cls.count(MEANING)
     ratio = meaning / max(1, non_space)
-    return ratio <= s.meaning_ratio_max, ratio
+    return ratio <= s.meaning_ratio_max, ratio, cls
 
 
 def fnv1a(units: str, base: int, end: int) -> int:
@@ -321,8 +291,9 @@ def fnv1a(units: str, base: int, end: int) -> int:
 def _fnv1a_utf16(block: bytes) -> int:
     """`fnv1a` over the code units of a UTF-16 (machine order) byte string."""
     h = FNV_OFFSET
-    for u in array("H", block):
-        h = ((h ^ u) * FNV_PRIME) & MASK32
+    lo, hi = (0, 1) if _LITTLE else (1, 0)
+    for k in range(0, len(block) - 1, 2):
+        h = ((h ^ (block[k + lo] | block[k + hi] << 8)) * FNV_PRIME) & MASK32
     return h
 
 
@@ -355,6 +326,8 @@ class DegeneracyDetector:
         self.last_meaning = 1.0  # the newest block's meaning ratio (1.0 before the first block)
         self.trips = 0
         self._last: BlockFeatures | None = None
+        self._memo_raw = b""
+        self._memo: tuple[str, bool, float, BlockFeatures | None] = ("", False, 1.0, None)
 
     def push(self, delta: Any) -> dict[str, Any] | None:
         """Feed one delta; return the first trip it causes, if any (the buffer is then left as it is)."""
@@ -384,14 +357,18 @@ class DegeneracyDetector:
 
     def _block(self, base: int, end: int) -> dict[str, Any] | None:
         s = self.s
-        cps = _block_text(self.buf, base, end)
+        raw = self.buf[2 * base : 2 * end + 2]  # with the unit after the end: a straddling pair's low half
+        if raw != self._memo_raw:  # a flood repeats whole blocks: measure each distinct one once
+            cps = _block_text(self.buf, base, end)
+            gate, meaning, cls = _gate(cps, s)
+            self._memo_raw = raw
+            self._memo = (cps, gate, meaning, _features_of(cps, s, cls) if gate else None)
+        cps, self.last_gate, self.last_meaning, f = self._memo
         self.last_block = cps
-        self._last = None
-        self.last_gate, self.last_meaning = _gate(cps, s)
-        if not self.last_gate:
+        self._last = f
+        if f is None:
             self.streak = 0
             return None
-        f = self._last = _features_of(cps, s)
         self.streak = self.streak + 1 if f.degenerate else 0
         if self.streak < s.streak:
             return None
