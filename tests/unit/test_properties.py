@@ -28,7 +28,7 @@ from engine.units import from_units, to_units
 from engine.urls import is_local_host, norm_url
 
 CFG = RepeatConfig()
-ALLOW_CFG = RepeatConfig(localHosts="allow")
+ALLOW_CFG = RepeatConfig(local_hosts="allow")
 # Text that includes surrogates, astral characters, shell syntax and URL-ish fragments.
 shellish = st.lists(
     st.sampled_from([*list("ab ./-:'\"\\|&;<>0123456789\t\n=x"), "http://", "HTTPS://", "😀", "�", "中", "cd "]),
@@ -56,7 +56,7 @@ def test_shell_analysis_never_raises(cmd: str) -> None:
 @settings(max_examples=300)
 @given(text)
 def test_url_normalisation_never_raises(raw: str) -> None:
-    u = norm_url(raw, CFG.hostAliases)
+    u = norm_url(raw, CFG.host_aliases)
     if u is not None:
         assert u.href.startswith(u.host)
         is_local_host(u.host)
