@@ -112,3 +112,19 @@ def test_the_seed_merge_takes_both_spellings_and_names_the_key_as_written() -> N
     with pytest.raises(ConfigError) as e:
         merge_repeat({"hostAliases": {}, "host_aliases": {}})
     assert "both `host_aliases` and `hostAliases` are set" in str(e.value)
+
+
+def test_a_recording_made_before_the_rename_replays_with_its_own_config() -> None:
+    """Recordings store `BreakerConfig.model_dump`; older ones hold the camelCase names."""
+    from engine.config import EngineConfig, ThinkingConfig
+    from engine.keynames import aliases
+    from engine.repeat_config import RepeatConfig
+
+    cfg = BreakerConfig.from_mapping(SNAKE_STYLE)
+    new = cfg.model_dump(mode="json")
+    old = {
+        section: {({v: k for k, v in aliases(model).items()}).get(k, k): v for k, v in new[section].items()}
+        for section, model in (("repeat", RepeatConfig), ("thinking", ThinkingConfig), ("engine", EngineConfig))
+    }
+    assert "noveltyStreak" in old["thinking"] and "localHosts" in old["repeat"] and "cycleWindow" in old["engine"]
+    assert BreakerConfig.model_validate(old) == cfg == BreakerConfig.model_validate(new)
