@@ -143,6 +143,10 @@ class BreakerConfig(BaseModel):
         for key in rep:
             if key not in REPEAT_KEYS and key not in _REMOVED_OK:
                 raise ConfigError(f"{where}: unknown key `repeat.{key}`{_suggest(key, RepeatConfig, 'repeat')}")
+        try:
+            check_spellings(rep, RepeatConfig, "repeat")
+        except ConfigError as e:
+            raise ConfigError(f"{where}: [repeat] {e}", e.key) from None
         rep = dict(rep)
         if isinstance(rep.get("limits"), Mapping):
             # TOML has no null: "off" (or "none") disables a cap, as null does in the seed
@@ -159,6 +163,7 @@ class BreakerConfig(BaseModel):
 
 
 def _validate(model: type[M], data: Mapping[str, Any], section: str, where: str) -> M:
+    """One strict table (`thinking`, `engine`): both spellings of a key, then pydantic's rules."""
     table = data.get(section, {})
     if not isinstance(table, Mapping):
         raise ConfigError(f"{where}: `{section}` must be a table (got {js_str(table)})")

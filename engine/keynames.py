@@ -20,7 +20,7 @@ from engine.errors import ConfigError
 
 
 def _choices(field: str) -> AliasChoices:
-    # the field's own name first: pydantic then reports an error under the key as it was written
+    # pydantic reports an error under the spelling that was written, so messages can name it as written
     return AliasChoices(field, to_camel(field))
 
 
