@@ -81,17 +81,17 @@ class Breaker:
     def _fresh_streams(self, a: _Agent) -> None:
         th = self.config.thinking
         a.rep = RepetitionDetector(self._rep)
-        a.deg = DegeneracyDetector(self._deg) if th.degeneracyGuard else None
-        a.ans = DegeneracyDetector(self._deg) if th.degeneracyGuard and th.degeneracyOnAnswer else None
+        a.deg = DegeneracyDetector(self._deg) if th.degeneracy_guard else None
+        a.ans = DegeneracyDetector(self._deg) if th.degeneracy_guard and th.degeneracy_on_answer else None
         a.stream_dead = False
         a.reasoning_chars = 0
         if not self.seed:
             a.prose = ProseFilter()
-            a.verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
+            a.verbatim = VerbatimDetector() if self.config.engine.verbatim_lens else None
             a.tail = ""
             a.ans_prose = ProseFilter()
             a.ans_rep = RepetitionDetector(self._rep)
-            a.ans_verbatim = VerbatimDetector() if self.config.engine.verbatimLens else None
+            a.ans_verbatim = VerbatimDetector() if self.config.engine.verbatim_lens else None
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -142,7 +142,7 @@ class Breaker:
             if hit is not None:
                 a.pending_trip = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
             return self.thinking_off(agent)
-        a.aux = purpose is not None and th.skipAuxCalls
+        a.aux = purpose is not None and th.skip_aux_calls
         if a.aux:
             return False
         self._turn(a, turn)
@@ -163,7 +163,7 @@ class Breaker:
         """Whether this agent's requests run with thinking off for the rest of the turn."""
         a = self.agents.get(agent)
         th = self.config.thinking
-        return bool(a and th.enabled and th.retryWithoutThinking and a.tripped and self.enforcing)
+        return bool(a and th.enabled and th.retry_without_thinking and a.tripped and self.enforcing)
 
     def _delta(self, agent: str, text: str, stream: Literal["reasoning", "answer", "output"]) -> StreamTrip | None:
         th = self.config.thinking
@@ -191,7 +191,7 @@ class Breaker:
                 trip = a.deg.push(text)
                 if a.deg.idx != before:
                     a.meaning_hist.append(a.deg.last_meaning)
-            if trip is None and th.maxReasoningChars > 0 and a.reasoning_chars > th.maxReasoningChars:
+            if trip is None and th.max_reasoning_chars > 0 and a.reasoning_chars > th.max_reasoning_chars:
                 trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
         if trip is None:
             return None
@@ -242,7 +242,7 @@ class Breaker:
             if a.deg.idx != before:
                 a.meaning_hist.append(a.deg.last_meaning)
         # the output of a plain command is watched over a moving window, never capped by size
-        cap = th.maxReasoningChars if stream == "reasoning" else 0
+        cap = th.max_reasoning_chars if stream == "reasoning" else 0
         if trip is None and cap > 0 and a.reasoning_chars > cap:
             trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
         return self._arm(a, trip, stream) if trip is not None else None
@@ -257,7 +257,7 @@ class Breaker:
         a.trips += 1
         a.tripped = True
         a.hint_pending = True
-        a.retry_armed = retry and th.retryWithoutThinking and a.retries_used < th.maxLoopRetriesPerTurn
+        a.retry_armed = retry and th.retry_without_thinking and a.retries_used < th.max_loop_retries_per_turn
         action: Literal["abort_retry", "abort"] = "abort_retry" if a.retry_armed else "abort"
         return StreamTrip(a.agent, stream, trip["rule"], trip, action, a.reasoning_chars, a.turn)
 
@@ -400,7 +400,7 @@ class Breaker:
             return None
         a = self._a(agent)
         a.calls.pop(call_id, None)
-        if top_level and a.hint_pending and th.postTripHint:
+        if top_level and a.hint_pending and th.post_trip_hint:
             a.hint_pending = False
             return ResultRewrite("prepend", post_trip_hint(a.trips), "hint")
         if not dispatched:
@@ -450,17 +450,17 @@ class Breaker:
                     window_calls=len(slot.calls) if slot else 0,
                     window_size=self.config.repeat.window,
                     overlap=a.rep.last_overlap if a.rep else 0.0,
-                    overlap_threshold=th.noveltyOverlap,
+                    overlap_threshold=th.novelty_overlap,
                     novelty_streak=a.rep.low_novelty if a.rep else 0,
-                    novelty_limit=th.noveltyStreak,
+                    novelty_limit=th.novelty_streak,
                     overlap_history=tuple(a.overlap_hist),
                     deg_flags=f.flags if f else (),
                     deg_streak=a.deg.streak if a.deg else 0,
-                    deg_streak_limit=th.degStreak,
+                    deg_streak_limit=th.deg_streak,
                     meaning_ratio=f.meaning_ratio if f else 1.0,
                     meaning_history=tuple(a.meaning_hist),
                     reasoning_chars=a.reasoning_chars,
-                    max_reasoning_chars=th.maxReasoningChars,
+                    max_reasoning_chars=th.max_reasoning_chars,
                     failures=tuple((f"{t}:{s}", n) for (t, s), n in fails.items()),
                     trips=a.trips,
                     retries_used=a.retries_used,

@@ -91,16 +91,16 @@ class DegeneracySettings:
         """Lens A2 as a validated `[thinking]` table configures it (the defaults when None)."""
         th = th or ThinkingConfig()
         return cls(
-            th.blockChars,
-            th.degEvidenceMin,
-            th.degStreak,
-            th.degMeaningRatioMax,
-            th.degNoiseRatioMin,
-            th.degVarietyRatioMax,
-            th.degRunLenMin,
-            th.degRunCountMin,
-            th.degEmojiMin,
-            th.degEmojiRatioMin,
+            th.block_chars,
+            th.deg_evidence_min,
+            th.deg_streak,
+            th.deg_meaning_ratio_max,
+            th.deg_noise_ratio_min,
+            th.deg_variety_ratio_max,
+            th.deg_run_len_min,
+            th.deg_run_count_min,
+            th.deg_emoji_min,
+            th.deg_emoji_ratio_min,
         )
 
 

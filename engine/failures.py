@@ -57,10 +57,10 @@ class FailureSettings:
         th = th or ThinkingConfig()
         return cls(
             th.enabled,
-            th.toolFailureGuard,
-            th.toolFailureSteerAfter,
-            th.toolFailureDenyAfter,
-            th.toolFailureHistory,
+            th.tool_failure_guard,
+            th.tool_failure_steer_after,
+            th.tool_failure_deny_after,
+            th.tool_failure_history,
         )
 
     @property

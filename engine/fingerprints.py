@@ -89,19 +89,19 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
     clients; leading `cd`/`pushd`/`export` segments are ignored; sinks come from operator-aware tokens;
     URL schemes match in any case.
 
-    `body` is `exact_body(name, args, cfg.ignoreArgs)` when the caller already has it.
+    `body` is `exact_body(name, args, cfg.ignore_args)` when the caller already has it.
     """
     tool = name if isinstance(name, str) else ""
     if body is None:
-        body = exact_body(tool, args, cfg.ignoreArgs)
+        body = exact_body(tool, args, cfg.ignore_args)
     fps: dict[str, None] = {f"exact:{tool}:{body}": None}
-    allow = cfg.localHosts == "allow"
+    allow = cfg.local_hosts == "allow"
     if tool in SHELL_TOOLS:
         command = args.get("command") if isinstance(args, dict) else None
         if not isinstance(command, str):
             command = ""
         facts = analyze(command)
-        urls = [u for u in [norm_url(r, cfg.hostAliases) for r in facts.urls] if u]
+        urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
         local = bool(urls) and all(is_local_host(u.host) for u in urls)
         relax = local and allow
         verb = facts.verb
@@ -130,7 +130,7 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
                 if args.get(key) is not None:
                     raw = args[key]
                     break
-        nu = norm_url(raw, cfg.hostAliases) if isinstance(raw, str) else None
+        nu = norm_url(raw, cfg.host_aliases) if isinstance(raw, str) else None
         if nu is not None:
             local = is_local_host(nu.host)
             if not (local and allow):

@@ -1,4 +1,4 @@
-"""The per-agent sliding window, its commit rule and the `localHosts` allow/deny/ask state machine."""
+"""The per-agent sliding window, its commit rule and the `local_hosts` allow/deny/ask state machine."""
 
 from __future__ import annotations
 
@@ -138,8 +138,8 @@ class RepeatGuard:
     def pre_execute(
         self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
     ) -> RepeatVerdict:
-        """Under `localHosts: ask`, ask when local traffic is the sole reason a call would be blocked."""
-        if self.cfg.localHosts != "ask" or agent is None or not self.tracked(tool):
+        """Under `local_hosts = "ask"`, ask when local traffic is the sole reason a call would be blocked."""
+        if self.cfg.local_hosts != "ask" or agent is None or not self.tracked(tool):
             return ALLOW
         s = self.agents.get(agent)
         if s is not None and (s.refused or s.exempt):
@@ -152,7 +152,7 @@ class RepeatGuard:
         if not all_relaxable([h.fp for h in hits], cp.local):
             return None
         self._pending[(agent, call_id)] = _Pending(cp, hits)
-        return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.previewChars), cp)
+        return RepeatVerdict("ask", hits, None, ask_message(hits, self.cfg.preview_chars), cp)
 
     def guard(
         self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
@@ -172,7 +172,7 @@ class RepeatGuard:
             return ALLOW
         s = self.slot(agent)
         hits = self.would_exceed(agent, cp.fingerprints)
-        if self.cfg.localHosts == "ask" and not (s.refused or s.exempt):
+        if self.cfg.local_hosts == "ask" and not (s.refused or s.exempt):
             ask = self._ask(agent, call_id, cp, hits)
             if ask is not None:
                 return ask
@@ -191,10 +191,10 @@ class RepeatGuard:
             tool,
             block,
             note,
-            self.cfg.localHosts,
+            self.cfg.local_hosts,
             s.last_result,
-            self.cfg.previewChars,
-            self.cfg.resultPreviewChars,
+            self.cfg.preview_chars,
+            self.cfg.result_preview_chars,
         )
         return RepeatVerdict("deny", block, note, msg, cp)
 
@@ -217,7 +217,7 @@ class RepeatGuard:
         if self.settle(agent, call_id):
             return
         if not is_error and text:
-            self.slot(agent).last_result = from_units(to_units(text)[: self.cfg.resultPreviewChars])
+            self.slot(agent).last_result = from_units(to_units(text)[: self.cfg.result_preview_chars])
 
     def reset(self, agent: str) -> None:
         """A human message: forget the agent's window, last result and local flags."""

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import ConfigError
 from engine.jsjson import js_number
+from engine.keynames import CAMEL_ALIASES, aliases, check_spellings
 
 PREFIX = "repeat-tool-breaker: "
 _SHELL_IGNORE = ["description", "timeoutMs", "run_in_background", "justification"]
@@ -47,15 +48,15 @@ REMOVED = {
 class RepeatConfig(BaseModel):
     """Knobs of the tool-call repeat breaker (dsh-repeat-tool-breaker 0.3.3 semantics)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, alias_generator=CAMEL_ALIASES)
 
     window: int = 12
     """How many recent tool calls per agent are remembered (integer >= 4)."""
-    localHosts: Literal["deny", "ask", "allow"] = "ask"
+    local_hosts: Literal["deny", "ask", "allow"] = "ask"
     """When only local addresses make a call a repeat: deny it, ask the operator, or never count them."""
-    previewChars: int = 400
+    preview_chars: int = 400
     """How many UTF-16 units of a fingerprint the denial text quotes (integer >= 1)."""
-    resultPreviewChars: int = 800
+    result_preview_chars: int = 800
     """How many UTF-16 units of the previous result the denial text quotes (integer >= 1)."""
     exclude: tuple[str, ...] = ("todo_write",)
     """Tool-name wildcard patterns never counted (replaces the default list)."""
@@ -63,9 +64,9 @@ class RepeatConfig(BaseModel):
     """When non-empty, only tool names matching one of these wildcard patterns are counted."""
     limits: dict[str, float | None] = Field(default_factory=lambda: dict(DEFAULT_LIMITS))
     """Cap per fingerprint kind or whole key (finite number >= 2, or null for none); the cap-th repeat is denied."""
-    ignoreArgs: dict[str, Any] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_IGNORE.items()})
+    ignore_args: dict[str, Any] = Field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_IGNORE.items()})
     """Top-level argument keys ignored when fingerprinting, per tool name (`*` for all tools)."""
-    hostAliases: dict[str, Any] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
+    host_aliases: dict[str, Any] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
     """Host spellings that mean the same host (bare hostname -> canonical hostname)."""
 
 
@@ -99,73 +100,88 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+_ALIASES = aliases(RepeatConfig)  # seed name -> snake_case name, e.g. localHosts -> local_hosts
+
+
 def merge_repeat(raw: Any) -> RepeatConfig:
-    """Merge user overrides onto the defaults exactly as the seed's `mergeDefaults` + `validateCfg`."""
+    """Merge user overrides onto the defaults exactly as the seed's `mergeDefaults` + `validateCfg`.
+
+    A key may be given by its snake_case name or by its seed name; a message names the key as it was
+    written (the seed's own messages when the seed names are used), and the `ConfigError` carries it.
+    """
     if not isinstance(raw, Mapping):
         raise ConfigError(PREFIX + "config must be an object")
     for key in raw:
         if key in REMOVED:
-            raise ConfigError(f"{PREFIX}`{key}` was removed in 0.2.0 — {REMOVED[key]}")
-    for key in ("ignoreArgs", "hostAliases", "limits"):
-        if key in raw and not isinstance(raw[key], Mapping):
-            raise ConfigError(f"{PREFIX}`{key}` must be an object")
+            raise ConfigError(f"{PREFIX}`{key}` was removed in 0.2.0 — {REMOVED[key]}", key=key)
+    try:
+        check_spellings(raw, RepeatConfig, "repeat")
+    except ConfigError as e:
+        raise ConfigError(PREFIX + str(e), key=e.key) from None
+    given = {_ALIASES.get(k, k): k for k in raw}  # snake_case name -> the key as written
+    cfg = {_ALIASES.get(k, k): v for k, v in raw.items()}
+
+    def fail(field: str, rule: str) -> ConfigError:
+        return ConfigError(PREFIX + rule.replace("KEY", given.get(field, field)), key=given.get(field, field))
+
+    for key in ("ignore_args", "host_aliases", "limits"):
+        if key in cfg and not isinstance(cfg[key], Mapping):
+            raise fail(key, "`KEY` must be an object")
     for key in ("exclude", "include"):
-        if key in raw:
-            v = raw[key]
+        if key in cfg:
+            v = cfg[key]
             if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-                raise ConfigError(f"{PREFIX}`{key}` must be an array of strings")
-    window = raw.get("window", _R.window)
+                raise fail(key, "`KEY` must be an array of strings")
+    window = cfg.get("window", _R.window)
     if not _is_int(window) or window < 4:
-        raise ConfigError(f"{PREFIX}`window` must be an integer >= 4 (got {js_str(window)})")
-    local = raw.get("localHosts", _R.localHosts)
+        raise fail("window", f"`KEY` must be an integer >= 4 (got {js_str(window)})")
+    local = cfg.get("local_hosts", _R.local_hosts)
     if local not in ("deny", "ask", "allow") or not isinstance(local, str):
-        raise ConfigError(f"{PREFIX}`localHosts` must be one of deny, ask, allow (got {js_str(local)})")
-    for key, dflt in (("previewChars", _R.previewChars), ("resultPreviewChars", _R.resultPreviewChars)):
-        v = raw.get(key, dflt)
+        raise fail("local_hosts", f"`KEY` must be one of deny, ask, allow (got {js_str(local)})")
+    for key, dflt in (("preview_chars", _R.preview_chars), ("result_preview_chars", _R.result_preview_chars)):
+        v = cfg.get(key, dflt)
         if not _is_int(v) or v < 1:
-            raise ConfigError(f"{PREFIX}`{key}` must be an integer >= 1 (got {js_str(v)})")
+            raise fail(key, f"`KEY` must be an integer >= 1 (got {js_str(v)})")
     limits: dict[str, Any] = dict(DEFAULT_LIMITS)
-    limits.update(raw.get("limits") or {})
+    limits.update(cfg.get("limits") or {})
     for key, v in limits.items():
         if v is None:
             continue
         if not _is_number(v) or not math.isfinite(v) or v < 2:
-            raise ConfigError(
-                f'{PREFIX}limit "{key}" must be a finite number >= 2, or null to disable it (got {js_str(v)})'
-            )
-    for tool, keys in (raw.get("ignoreArgs") or {}).items():
+            raise fail("limits", f'limit "{key}" must be a finite number >= 2, or null to disable it (got {js_str(v)})')
+    for tool, keys in (cfg.get("ignore_args") or {}).items():
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-            raise ConfigError(f'{PREFIX}ignoreArgs "{tool}" must be an array of strings (got {js_str(keys)})')
-    for host, canonical in (raw.get("hostAliases") or {}).items():
+            raise fail("ignore_args", f'KEY "{tool}" must be an array of strings (got {js_str(keys)})')
+    for host, canonical in (cfg.get("host_aliases") or {}).items():
         if not isinstance(canonical, str):
-            raise ConfigError(f'{PREFIX}hostAliases "{host}" must be a host name string (got {js_str(canonical)})')
+            raise fail("host_aliases", f'KEY "{host}" must be a host name string (got {js_str(canonical)})')
     ignore: dict[str, Any] = {k: list(v) for k, v in DEFAULT_IGNORE.items()}
-    ignore.update(raw.get("ignoreArgs") or {})
-    aliases: dict[str, Any] = dict(DEFAULT_ALIASES)
-    aliases.update(raw.get("hostAliases") or {})
+    ignore.update(cfg.get("ignore_args") or {})
+    host_aliases: dict[str, Any] = dict(DEFAULT_ALIASES)
+    host_aliases.update(cfg.get("host_aliases") or {})
     return RepeatConfig(
         window=int(window),
-        localHosts=cast(Literal["deny", "ask", "allow"], local),
-        previewChars=int(raw.get("previewChars", _R.previewChars)),
-        resultPreviewChars=int(raw.get("resultPreviewChars", _R.resultPreviewChars)),
-        exclude=tuple(raw.get("exclude", _R.exclude)),
-        include=tuple(raw.get("include", _R.include)),
+        local_hosts=cast(Literal["deny", "ask", "allow"], local),
+        preview_chars=int(cfg.get("preview_chars", _R.preview_chars)),
+        result_preview_chars=int(cfg.get("result_preview_chars", _R.result_preview_chars)),
+        exclude=tuple(cfg.get("exclude", _R.exclude)),
+        include=tuple(cfg.get("include", _R.include)),
         limits=limits,
-        ignoreArgs=ignore,
-        hostAliases=aliases,
+        ignore_args=ignore,
+        host_aliases=host_aliases,
     )
 
 
 def effective(cfg: RepeatConfig) -> dict[str, Any]:
-    """The merged values as the conformance vectors list them."""
+    """The merged values as the conformance vectors list them: by the seed's key names."""
     return {
         "window": cfg.window,
-        "localHosts": cfg.localHosts,
-        "previewChars": cfg.previewChars,
-        "resultPreviewChars": cfg.resultPreviewChars,
+        "localHosts": cfg.local_hosts,
+        "previewChars": cfg.preview_chars,
+        "resultPreviewChars": cfg.result_preview_chars,
         "exclude": list(cfg.exclude),
         "include": list(cfg.include),
         "limits": dict(cfg.limits),
-        "ignoreArgs": dict(cfg.ignoreArgs),
-        "hostAliases": dict(cfg.hostAliases),
+        "ignoreArgs": dict(cfg.ignore_args),
+        "hostAliases": dict(cfg.host_aliases),
     }

@@ -26,7 +26,7 @@ class RepetitionSettings:
     def from_config(cls, th: ThinkingConfig | None = None) -> RepetitionSettings:
         """Lens A as a validated `[thinking]` table configures it (the defaults when None)."""
         th = th or ThinkingConfig()
-        return cls(th.blockChars, th.historyBlocks, th.minRepeatGap, th.noveltyOverlap, th.noveltyStreak)
+        return cls(th.block_chars, th.history_blocks, th.min_repeat_gap, th.novelty_overlap, th.novelty_streak)
 
 
 def shingles(units: str, base: int, end: int) -> frozenset[str]:

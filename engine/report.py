@@ -23,9 +23,9 @@ def fixed(x: float, digits: int) -> str:
 
 
 def lens_a_table(
-    block_chars: int = _D.blockChars,
-    min_gap: int = _D.minRepeatGap,
-    history: int = _D.historyBlocks,
+    block_chars: int = _D.block_chars,
+    min_gap: int = _D.min_repeat_gap,
+    history: int = _D.history_blocks,
     thresholds: Sequence[float] = THRESHOLDS,
 ) -> str:
     """Longest run per threshold and max overlap for every lens-A corpus, plus separation lines."""
@@ -46,7 +46,9 @@ def lens_a_table(
     return "\n".join(lines)
 
 
-def lens_a_sizes(min_gap: int = _D.minRepeatGap, history: int = _D.historyBlocks, t: float = _D.noveltyOverlap) -> str:
+def lens_a_sizes(
+    min_gap: int = _D.min_repeat_gap, history: int = _D.history_blocks, t: float = _D.novelty_overlap
+) -> str:
     """Longest run at one threshold / max overlap, per block size."""
     labels = list(LENS_A)
     lines = [f"lens A by block size (longest run at t={t:g} / max overlap)", "blockChars " + " | ".join(labels)]
@@ -124,7 +126,7 @@ def lens_b_sweep(
 
 
 def full_report(
-    block_chars: int = _D.blockChars, min_gap: int = _D.minRepeatGap, history: int = _D.historyBlocks
+    block_chars: int = _D.block_chars, min_gap: int = _D.min_repeat_gap, history: int = _D.history_blocks
 ) -> str:
     """Every calibration table, as `breaker-tui calibrate` prints them."""
     return "\n\n".join(

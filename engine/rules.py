@@ -115,25 +115,25 @@ class DefaultRules:
         th, eng = cfg.thinking, cfg.engine
         self.cfg = cfg
         self.failures = ProgressFailures(
-            th.toolFailureSteerAfter,
-            th.toolFailureDenyAfter,
-            th.toolFailureHistory,
-            eng.sameFailureLimit,
-            eng.toolFailureLimit,
-            eng.sameErrorLimit,
-            active=th.enabled and th.toolFailureGuard,
+            th.tool_failure_steer_after,
+            th.tool_failure_deny_after,
+            th.tool_failure_history,
+            eng.same_failure_limit,
+            eng.tool_failure_limit,
+            eng.same_error_limit,
+            active=th.enabled and th.tool_failure_guard,
         )
         # with no cap on identical calls (`limits.exact` off) the cycle rules and the backstop are off too
         capped = cfg.repeat.limits.get("exact") is not None
         self.cycles = Cycles(
-            eng.cycleWindow,
-            eng.cycleRepeats,
-            eng.pagingLimit,
-            eng.backstopLimit if capped else 0,
-            eng.backstopWindow,
+            eng.cycle_window,
+            eng.cycle_repeats,
+            eng.paging_limit,
+            eng.backstop_limit if capped else 0,
+            eng.backstop_window,
             cycles=capped,
         )
-        self.monologue = Monologue(eng.monologueSteps)
+        self.monologue = Monologue(eng.monologue_steps)
         self.agents: dict[str, _Agent] = {}
 
     def _a(self, agent: str) -> _Agent:
@@ -150,7 +150,7 @@ class DefaultRules:
 
     def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
         """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
-        body = exact_body(tool, args, self.cfg.repeat.ignoreArgs)
+        body = exact_body(tool, args, self.cfg.repeat.ignore_args)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
         reading = not mutates(tool, args)
@@ -197,7 +197,7 @@ class DefaultRules:
         bad = failed(tool, args, text, is_error, exit)
         key = result_key(text, tool, args)
         before = self.failures.epoch(agent)
-        body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignoreArgs)
+        body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignore_args)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
         if not bad and not changed:
             wait = wait_seconds(tool, args)

@@ -39,11 +39,11 @@ def repetition_settings(opts: dict[str, Any] | None) -> RepetitionSettings:
     """Lens-A settings from raw seed options (bad values fall back to the defaults)."""
     o = opts or {}
     return RepetitionSettings(
-        num(o.get("blockChars"), _D.blockChars),
-        num(o.get("historyBlocks"), _D.historyBlocks),
-        num(o.get("minRepeatGap"), _D.minRepeatGap),
-        ratio(o.get("noveltyOverlap"), _D.noveltyOverlap),
-        num(o.get("noveltyStreak"), _D.noveltyStreak),
+        num(o.get("blockChars"), _D.block_chars),
+        num(o.get("historyBlocks"), _D.history_blocks),
+        num(o.get("minRepeatGap"), _D.min_repeat_gap),
+        ratio(o.get("noveltyOverlap"), _D.novelty_overlap),
+        num(o.get("noveltyStreak"), _D.novelty_streak),
     )
 
 
@@ -51,16 +51,16 @@ def degeneracy_settings(opts: dict[str, Any] | None) -> DegeneracySettings:
     """Lens-A2 settings from raw seed options (bad values fall back to the defaults)."""
     o = opts or {}
     return DegeneracySettings(
-        num(o.get("blockChars"), _D.blockChars),
-        num(o.get("evidenceMin"), _D.degEvidenceMin),
-        num(o.get("streak"), _D.degStreak),
-        ratio(o.get("meaningRatioMax"), _D.degMeaningRatioMax),
-        ratio(o.get("noiseRatioMin"), _D.degNoiseRatioMin),
-        ratio(o.get("varietyRatioMax"), _D.degVarietyRatioMax),
-        num(o.get("runLenMin"), _D.degRunLenMin),
-        num(o.get("runCountMin"), _D.degRunCountMin),
-        num(o.get("emojiMin"), _D.degEmojiMin),
-        ratio(o.get("emojiRatioMin"), _D.degEmojiRatioMin),
+        num(o.get("blockChars"), _D.block_chars),
+        num(o.get("evidenceMin"), _D.deg_evidence_min),
+        num(o.get("streak"), _D.deg_streak),
+        ratio(o.get("meaningRatioMax"), _D.deg_meaning_ratio_max),
+        ratio(o.get("noiseRatioMin"), _D.deg_noise_ratio_min),
+        ratio(o.get("varietyRatioMax"), _D.deg_variety_ratio_max),
+        num(o.get("runLenMin"), _D.deg_run_len_min),
+        num(o.get("runCountMin"), _D.deg_run_count_min),
+        num(o.get("emojiMin"), _D.deg_emoji_min),
+        ratio(o.get("emojiRatioMin"), _D.deg_emoji_ratio_min),
     )
 
 
@@ -71,12 +71,12 @@ def failure_settings(opts: dict[str, Any] | None) -> FailureSettings:
     remembers at least 8 signatures (the default when the history is not a finite number).
     """
     o = opts or {}
-    hist = o.get("toolFailureHistory", _D.toolFailureHistory)
+    hist = o.get("toolFailureHistory", _D.tool_failure_history)
     finite = isinstance(hist, (int, float)) and math.isfinite(hist)
     return FailureSettings(
         bool(o.get("enabled", _D.enabled)),
-        bool(o.get("toolFailureGuard", _D.toolFailureGuard)),
-        max(1, o.get("toolFailureSteerAfter", _D.toolFailureSteerAfter)),
-        max(1, o.get("toolFailureDenyAfter", _D.toolFailureDenyAfter)),
-        max(8, math.floor(hist)) if finite else _D.toolFailureHistory,
+        bool(o.get("toolFailureGuard", _D.tool_failure_guard)),
+        max(1, o.get("toolFailureSteerAfter", _D.tool_failure_steer_after)),
+        max(1, o.get("toolFailureDenyAfter", _D.tool_failure_deny_after)),
+        max(8, math.floor(hist)) if finite else _D.tool_failure_history,
     )

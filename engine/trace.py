@@ -14,11 +14,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from engine import events as ev
 from engine.breaker import Breaker, Verdict
-from engine.config import BreakerConfig
+from engine.config import BreakerConfig, EngineConfig, ThinkingConfig
 from engine.errors import ConfigError
 from engine.fingerprints import kind_of
+from engine.keynames import canonical
+from engine.repeat_config import RepeatConfig
 
 MAIN = "main"
 KINDS = ("user", "request", "think", "answer", "call")
@@ -149,6 +153,9 @@ def parse_line(obj: object, line: int, index: int) -> TraceMeta | TraceEvent:
     return TraceEvent(index, line, "call", agent, tool=tool, args=args, output=output, exit=exit_, error=error)
 
 
+_MODELS: dict[str, type[BaseModel]] = {"repeat": RepeatConfig, "thinking": ThinkingConfig, "engine": EngineConfig}
+
+
 def config_for(meta: TraceMeta | None, base: BreakerConfig | None = None) -> BreakerConfig:
     """`base` (or the defaults) with the trace's own `config` tables laid over it key by key."""
     base = base or BreakerConfig()
@@ -162,7 +169,11 @@ def config_for(meta: TraceMeta | None, base: BreakerConfig | None = None) -> Bre
         if not isinstance(own, dict):
             raise TraceError(f"meta `config.{section}` must be an object", 1)
         current = getattr(base, section).model_dump(mode="json")
-        current.update(own)
+        # the dump is snake_case; a trace (an older recording, a seed-style config) may use the camelCase names
+        try:
+            current.update(canonical(own, _MODELS[section], section))
+        except ConfigError as e:
+            raise TraceError(f"meta `config.{section}`: {e}", 1) from None
         merged[section] = current
     for section in meta.config:
         if section not in ("repeat", "thinking", "engine"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import sys
 from pathlib import Path
@@ -282,12 +281,12 @@ def _doctor(args: list[str]) -> int:
 
 def _calibrate(args: list[str]) -> int:
     p = argparse.ArgumentParser(prog="breaker-tui calibrate")
-    p.add_argument("--config", type=Path, help="take blockChars / minRepeatGap / historyBlocks from this config")
+    p.add_argument("--config", type=Path, help="take block_chars / min_repeat_gap / history_blocks from this config")
     a = p.parse_args(args)
     from engine.report import full_report
 
     th = load_settings(a.config).engine.thinking
-    print(full_report(th.blockChars, th.minRepeatGap, th.historyBlocks))
+    print(full_report(th.block_chars, th.min_repeat_gap, th.history_blocks))
     return EXIT_OK
 
 
@@ -302,6 +301,8 @@ def _config(args: list[str]) -> int:
         return EXIT_OK
     s = load_settings(a.config)
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
+    for line in s.alias_notes():
+        print(f"# {line}")
     dump = {
         "repeat": s.engine.repeat.model_dump(mode="python"),
         "thinking": s.engine.thinking.model_dump(mode="python"),
@@ -311,10 +312,16 @@ def _config(args: list[str]) -> int:
         "acp": s.acp.model_dump(mode="python"),
         "keys": dict(s.keys),
     }
+    # a cap that is off is None in the model and "off" in the file (TOML has no null)
+    dump["repeat"]["limits"] = {
+        k: "off" if v is None else int(v) if float(v).is_integer() else v for k, v in dump["repeat"]["limits"].items()
+    }
     for section, values in dump.items():
         print(f"\n[{section}]")
         for key, value in values.items():
             origin = s.origins.get(f"{section}.{key}", "default")
+            if f"{section}.{key}" in s.aliases_used:
+                origin += f" (written `{s.aliases_used[f'{section}.{key}']}`)"
             if value is None:
                 print(f"# {_toml_key(key)} is not set    # {origin}")
             else:
@@ -323,7 +330,8 @@ def _config(args: list[str]) -> int:
 
 
 def _toml_key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
+    # a bare key is ASCII letters, digits, `_` and `-`; anything else is quoted
+    return key if key and all(c.isascii() and (c.isalnum() or c in "_-") for c in key) else _toml_string(key)
 
 
 def _toml(value: object) -> str:
@@ -339,7 +347,24 @@ def _toml(value: object) -> str:
         return "{ " + inner + " }" if inner else "{}"
     if isinstance(value, list | tuple | set | frozenset):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return json.dumps(str(value))  # \uXXXX escapes are valid TOML, and keep controls off the terminal
+    return _toml_string(str(value))
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: printable ASCII as is, everything else escaped, so no control reaches the terminal."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code < 0x10000:
+            # a lone surrogate is no Unicode scalar value, which TOML escapes must be
+            out.append(f"\\u{0xFFFD if 0xD800 <= code < 0xE000 else code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
 
 
 def _init_profile(args: list[str]) -> int:

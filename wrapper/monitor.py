@@ -297,6 +297,6 @@ class Monitor:
         return P.Abort(
             sessionId=trip.agent,
             retry=trip.action == "abort_retry",
-            thinkingOff=self.settings.engine.thinking.retryWithoutThinking,
+            thinkingOff=self.settings.engine.thinking.retry_without_thinking,
             message=trip.failure_message,
         )

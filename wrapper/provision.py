@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engine
-from wrapper.paths import data_dir
+from engine.errors import ConfigError
+from wrapper.paths import config_file, data_dir
+from wrapper.settings import load
 
 DSH_VERSION = "0.1.0-rc.8"
 PNPM_VERSION = "9.15.9"
@@ -172,6 +174,20 @@ class Check:
     fix: str = ""
 
 
+def _config_check() -> Check:
+    """Whether the config file loads; it also names the camelCase keys the file uses, once, here."""
+    path = config_file()
+    try:
+        s = load(path)
+    except ConfigError as e:
+        return Check("config", False, str(e), f"correct {path} (the README's Configuration section lists every key)")
+    if not path.exists():
+        return Check("config", True, f"{path} (absent: all defaults)")
+    names = ", ".join(f"{alias} -> {key.split('.', 1)[1]}" for key, alias in s.aliases_used.items())
+    more = f"; camelCase names, accepted as aliases: {names}" if names else ""
+    return Check("config", True, f"{path}{more}")
+
+
 def doctor() -> list[Check]:
     """What is present, what is missing, and how to fix each."""
     out = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0], "use Python 3.11 or newer")]
@@ -198,6 +214,7 @@ def doctor() -> list[Check]:
             "a wheel built with a C compiler and the Python headers is compiled; plain Python also works",
         )
     )
+    out.append(_config_check())
     out.append(Check("pnpm", pnpm().exists(), str(pnpm()), "run `breaker-tui setup-dsh`"))
     dsh = find_dsh()
     dv = version_of(dsh) if dsh else None

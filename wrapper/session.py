@@ -164,7 +164,7 @@ class Session(SessionControls):
             token = self.channel.new_launch()
             handoff = write_handoff(self.rundir.path, self.channel.path, token)
             bridge = BridgeSettings.of(
-                self.settings.wrapper, self.info.runner, self.settings.engine.thinking.maxTokens, handoff
+                self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, handoff
             )
             run_argv = build_argv(argv, write_overlay(self.rundir.path, bridge))
             self.info.bridge = "waiting"

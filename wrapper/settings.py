@@ -9,8 +9,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.config import BreakerConfig, describe
+from engine.config import BreakerConfig, EngineConfig, ThinkingConfig, describe
 from engine.errors import ConfigError
+from engine.keynames import canonical, check_spellings, note
+from engine.repeat_config import RepeatConfig
 from wrapper.harness.acp.config import AcpSettings
 
 # the bridge's timers cannot honour less than this; a smaller value is a config error, not "never"
@@ -98,7 +100,13 @@ class Settings(BaseModel):
     source: str = "defaults"
     """Where the values came from."""
     origins: dict[str, str] = Field(default_factory=dict)
-    """`section.key` -> the file that set it (keys not listed are defaults)."""
+    """`section.key` (snake_case) -> the file that set it (keys not listed are defaults)."""
+    aliases_used: dict[str, str] = Field(default_factory=dict)
+    """`section.key` (snake_case) -> the camelCase name the file wrote it as (`config show` and `doctor` say so)."""
+
+    def alias_notes(self) -> list[str]:
+        """One sentence per camelCase key the file used, saying which snake_case key it is."""
+        return [note(k.split(".")[0], alias, k.split(".", 1)[1]) for k, alias in self.aliases_used.items()]
 
 
 def load(path: Path | None, must_exist: bool = False) -> Settings:
@@ -137,18 +145,30 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
     try:
         wrapper = WrapperSettings.model_validate(data.get("wrapper", {}))
     except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'wrapper', tuple(WrapperSettings.model_fields))}") from None
+        raise ConfigError(f"{where}: {describe(e, 'wrapper', WrapperSettings)}") from None
     try:
         ui = UiSettings.model_validate(data.get("ui", {}))
     except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'ui', tuple(UiSettings.model_fields))}") from None
+        raise ConfigError(f"{where}: {describe(e, 'ui', UiSettings)}") from None
     try:
         acp = AcpSettings.model_validate(data.get("acp", {}))
     except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'acp', tuple(AcpSettings.model_fields))}") from None
+        raise ConfigError(f"{where}: {describe(e, 'acp', AcpSettings)}") from None
     keys = _keys(data.get("keys", {}), where)
-    origins = {f"{sec}.{k}": where for sec in SECTIONS for k in (data.get(sec) or {})}
-    return Settings(engine=engine, wrapper=wrapper, ui=ui, acp=acp, keys=keys, source=where, origins=origins)
+    written = {sec: canonical(data.get(sec) or {}, model, sec) for sec, model in _CAMEL_MODELS.items()}
+    origins = {f"{sec}.{k}": where for sec in SECTIONS for k in written.get(sec, data.get(sec) or {})}
+    used = {
+        f"{sec}.{name}": alias
+        for sec, model in _CAMEL_MODELS.items()
+        for name, alias in check_spellings(data.get(sec) or {}, model, sec).items()
+    }
+    return Settings(
+        engine=engine, wrapper=wrapper, ui=ui, acp=acp, keys=keys, source=where, origins=origins, aliases_used=used
+    )
+
+
+# the tables whose keys also have a camelCase (seed) spelling
+_CAMEL_MODELS: dict[str, type[BaseModel]] = {"repeat": RepeatConfig, "thinking": ThinkingConfig, "engine": EngineConfig}
 
 
 def _keys(table: Any, where: str) -> KeyMap:

@@ -144,7 +144,7 @@ def test_scores_are_continuous() -> None:
 
 def test_config_knobs_reach_the_detectors() -> None:
     cfg = BreakerConfig.from_mapping(
-        {"thinking": {"noveltyStreak": 3}, "repeat": {"limits": {"exact": 2}}, "engine": {"mode": "seed"}}
+        {"thinking": {"novelty_streak": 3}, "repeat": {"limits": {"exact": 2}}, "engine": {"mode": "seed"}}
     )
     b = Breaker(cfg)
     t = _loop_until_trip(b)

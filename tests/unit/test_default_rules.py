@@ -275,7 +275,11 @@ def test_engine_section_is_validated_with_clear_errors() -> None:
     from engine.errors import ConfigError
 
     assert BreakerConfig.from_mapping({"engine": {"mode": "seed"}}).engine.seed
-    for bad, needle in (({"mode": "fast"}, "engine.mode"), ({"cycleWindw": 3}, "did you mean `cycleWindow`")):
+    for bad, needle in (
+        ({"mode": "fast"}, "engine.mode"),
+        ({"cycleWindw": 3}, "did you mean `cycleWindow`"),
+        ({"cycle_windw": 3}, "did you mean `cycle_window`"),
+    ):
         try:
             BreakerConfig.from_mapping({"engine": bad})
         except ConfigError as e:

@@ -14,7 +14,7 @@ from engine.corpora import LENS_A, LENS_B_CLEAN, clean_generators
 from engine.textgen import expand
 from engine.verbatim import ProseFilter, VerbatimDetector, is_prose
 
-NO_CAP = BreakerConfig.from_mapping({"thinking": {"maxReasoningChars": 0}})
+NO_CAP = BreakerConfig.from_mapping({"thinking": {"max_reasoning_chars": 0}})
 WORK = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection" / "work"
 SPANISH = "El sistema debe verificar la configuración antes de continuar con el siguiente paso. "
 
@@ -143,7 +143,9 @@ def test_plain_command_output_is_never_capped_by_size() -> None:
     b.request_start("child", 0)
     text = "".join(f"{i}\n" for i in range(1, 60001))
     assert all(b.feed(ev.OutputDelta("child", text[i : i + 4096])) is None for i in range(0, len(text), 4096))
-    seed = Breaker(BreakerConfig.from_mapping({"engine": {"mode": "seed"}, "thinking": {"maxReasoningChars": 100000}}))
+    seed = Breaker(
+        BreakerConfig.from_mapping({"engine": {"mode": "seed"}, "thinking": {"max_reasoning_chars": 100000}})
+    )
     seed.request_start("child", 0)
     trips = [seed.feed(ev.OutputDelta("child", text[i : i + 4096])) for i in range(0, len(text), 4096)]
     assert any(t is not None and t.rule == "max-reasoning-chars" for t in trips)

@@ -168,12 +168,14 @@ toml_values = st.recursive(
     max_leaves=12,
 )
 WRAPPER_KEYS = ["verdict_timeout_s", "approval_timeout_s", "max_line_bytes", "max_consecutive_denials", "stall_warn_s"]
-REPEAT_KEYS = ["window", "limits", "ignoreArgs", "hostAliases", "exclude", "localHosts"]
+REPEAT_KEYS = ["window", "limits", "ignore_args", "host_aliases", "exclude", "local_hosts", "ignoreArgs", "localHosts"]
 config_maps = st.dictionaries(
     st.sampled_from(["repeat", "thinking", "wrapper", "ui", "other"]),
     st.one_of(
         toml_values,
-        st.dictionaries(st.sampled_from(WRAPPER_KEYS + REPEAT_KEYS + ["theme", "noveltyStreak"]), toml_values),
+        st.dictionaries(
+            st.sampled_from(WRAPPER_KEYS + REPEAT_KEYS + ["theme", "novelty_streak", "noveltyStreak"]), toml_values
+        ),
     ),
     max_size=4,
 )

@@ -31,7 +31,7 @@ from engine.units import from_units, to_units
 from engine.urls import is_local_host, norm_url
 
 CFG = RepeatConfig()
-ALLOW_CFG = RepeatConfig(localHosts="allow")
+ALLOW_CFG = RepeatConfig(local_hosts="allow")
 # Text that includes surrogates, astral characters, shell syntax and URL-ish fragments.
 shellish = st.lists(
     st.sampled_from([*list("ab ./-:'\"\\|&;<>0123456789\t\n=x"), "http://", "HTTPS://", "😀", "�", "中", "cd "]),
@@ -59,7 +59,7 @@ def test_shell_analysis_never_raises(cmd: str) -> None:
 @settings(max_examples=300)
 @given(text)
 def test_url_normalisation_never_raises(raw: str) -> None:
-    u = norm_url(raw, CFG.hostAliases)
+    u = norm_url(raw, CFG.host_aliases)
     if u is not None:
         assert u.href.startswith(u.host)
         is_local_host(u.host)
@@ -310,4 +310,5 @@ def test_the_byte_buffered_lens_trips_exactly_like_the_unit_walk(t: str, cuts: l
         if a is not None and b is not None:
             assert {key: a[key] for key in b} == b
             return
-        assert fast.last_meaning == (fast.last_features().meaning_ratio if fast.last_block else 1.0)
+        f = fast.last_features()
+        assert fast.last_meaning == (f.meaning_ratio if f is not None else 1.0)

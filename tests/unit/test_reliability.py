@@ -88,8 +88,11 @@ def test_the_overlay_carries_every_timeout_and_no_secret(tmp_path: Path) -> None
         (b"wrapper = 3\n", "must be a table"),
         (b"[repeat]\nlimits = 5\n", "limits"),
         (b"[repeat]\nlimits = { exact = [1] }\n", 'limit "exact"'),
-        (b"[repeat]\nignoreArgs = { bash = 3 }\n", "ignoreArgs"),
-        (b"[repeat]\nhostAliases = { a = 1 }\n", "hostAliases"),
+        (b"[repeat]\nignore_args = { bash = 3 }\n", 'ignore_args "bash" must be an array of strings'),
+        (b"[repeat]\nhost_aliases = { a = 1 }\n", 'host_aliases "a" must be a host name string'),
+        (b"[repeat]\nignoreArgs = { bash = 3 }\n", 'ignoreArgs "bash" must be an array of strings'),
+        (b"[repeat]\nhostAliases = { a = 1 }\n", "`hostAliases` is the seed name of `host_aliases`"),
+        (b"[thinking]\nnoveltyStreak = 3\nnovelty_streak = 3\n", "both `novelty_streak` and `noveltyStreak`"),
     ],
 )
 def test_bad_config_files_are_clear_errors(tmp_path: Path, content: bytes, expected: str) -> None:

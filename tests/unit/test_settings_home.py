@@ -28,7 +28,7 @@ def test_the_seed_paths_and_the_model_agree_on_every_default() -> None:
 
 def test_the_breaker_reads_the_validated_table() -> None:
     cfg = BreakerConfig.from_mapping(
-        {"thinking": {"noveltyStreak": 3, "degStreak": 4, "blockChars": 96, "toolFailureDenyAfter": 5}}
+        {"thinking": {"novelty_streak": 3, "deg_streak": 4, "block_chars": 96, "tool_failure_deny_after": 5}}
     )
     b = Breaker(cfg)
     assert b._rep.novelty_streak == 3 and b._rep.block_chars == 96
@@ -37,10 +37,12 @@ def test_the_breaker_reads_the_validated_table() -> None:
 
 
 def test_out_of_range_is_an_error_in_the_model_not_a_clamp() -> None:
-    with pytest.raises(ConfigError, match="noveltyOverlap"):
+    with pytest.raises(ConfigError, match="novelty_overlap"):
+        BreakerConfig.from_mapping({"thinking": {"novelty_overlap": 1.5}})
+    with pytest.raises(ConfigError, match="tool_failure_history"):
+        BreakerConfig.from_mapping({"thinking": {"tool_failure_history": 3}})
+    with pytest.raises(ConfigError, match="noveltyOverlap"):  # the seed name, as written
         BreakerConfig.from_mapping({"thinking": {"noveltyOverlap": 1.5}})
-    with pytest.raises(ConfigError, match="toolFailureHistory"):
-        BreakerConfig.from_mapping({"thinking": {"toolFailureHistory": 3}})
 
 
 def test_the_seed_paths_repair_bad_options_as_the_seeds_do() -> None:

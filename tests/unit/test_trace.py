@@ -75,6 +75,25 @@ def test_bad_meta_config_is_a_trace_error() -> None:
         simulate(meta, events)
 
 
+def test_meta_config_takes_either_spelling_of_a_key_over_any_base() -> None:
+    from engine.config import BreakerConfig
+    from engine.trace import config_for
+
+    base = BreakerConfig.from_mapping({"thinking": {"novelty_streak": 7}, "repeat": {"local_hosts": "allow"}})
+    for own in (
+        {"thinking": {"noveltyStreak": 3}, "repeat": {"localHosts": "deny"}, "engine": {"cycleWindow": 8}},
+        {"thinking": {"novelty_streak": 3}, "repeat": {"local_hosts": "deny"}, "engine": {"cycle_window": 8}},
+    ):
+        meta, _ = _events([{"t": "meta", "config": own}])
+        cfg = config_for(meta, base)
+        assert (cfg.thinking.novelty_streak, cfg.repeat.local_hosts, cfg.engine.cycle_window) == (3, "deny", 8)
+    meta, _ = _events([{"t": "meta", "config": {"thinking": {"degStreak": 3}}}])
+    assert config_for(meta, base).thinking.novelty_streak == 7  # the base's own keys stay
+    meta, _ = _events([{"t": "meta", "config": {"thinking": {"degStreak": 3, "deg_streak": 4}}}])
+    with pytest.raises(TraceError, match="both `deg_streak` and `degStreak`"):
+        config_for(meta, base)
+
+
 def test_trip_drops_the_rest_of_the_request() -> None:
     flood = "✦✧" * 400
     meta, events = _events([{"t": "request"}, {"t": "think", "text": flood}, {"t": "think", "text": flood}])

@@ -69,7 +69,7 @@ class MainScreen(Screen[None]):
                 yield PromptInput(placeholder=self.placeholder, id="prompt", compact=True)
             with Vertical(id="right"):
                 yield Tabs(id="agents")
-                yield ScoresPanel(th.degMeaningRatioMax, th.toolFailureDenyAfter, id="scores")
+                yield ScoresPanel(th.deg_meaning_ratio_max, th.tool_failure_deny_after, id="scores")
                 yield WindowTable(id="window")
         yield Line("", id="summary")
         yield Line("", id="status")

@@ -49,7 +49,7 @@ class ScoresPanel(Vertical):
     """
 
     def __init__(self, meaning_max: float = 0.08, failure_limit: int = 3, **kw: Any) -> None:
-        """`meaning_max` and `failure_limit`: [thinking] degMeaningRatioMax and toolFailureDenyAfter."""
+        """`meaning_max` and `failure_limit`: [thinking] deg_meaning_ratio_max and tool_failure_deny_after."""
         super().__init__(**kw)
         self.colours = ("#5fafd7", "#d7af5f", "#ff5f5f")
         self.meaning_max = meaning_max
