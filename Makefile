@@ -99,6 +99,7 @@ bench: setup compiled
 	cd $(CVENV) && ./bin/python -m engine.bench --out $(CURDIR)/bench-results/engine-compiled.json
 	$(BIN)/python -m engine.bench --out bench-results/engine-plain.json
 	cd $(CVENV) && ./bin/python -m wrapper.bench --out $(CURDIR)/bench-results/wrapper.json
+	cd $(CVENV) && ./bin/python -m wrapper.seedbench --out $(CURDIR)/bench-results/seed.json
 	cd $(CVENV) && ./bin/python -m tui.bench --out $(CURDIR)/bench-results/tui.json
 
 clean:

@@ -56,6 +56,7 @@ GENERIC_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/zero
 _SINK_REDIRECTS = frozenset({">", ">>", "1>", "1>>", "&>", "&>>"})
 _URLISH = re.compile(r"https?://")
 _SPACES = "".join(JS_SPACE)
+_ASCII_SPACE = " \t\n\v\f\r"  # JavaScript's `\s` within ASCII
 _SINK_HINT = re.compile(r">|-o|-O|--output|tee")
 
 
@@ -141,70 +142,155 @@ Tok = tuple[str, bool, int]
 
 
 def op_tokenize(command: str) -> list[Tok]:
-    """Tokenize with unquoted, unescaped `| & ; < >` split off as operator tokens."""
+    """Tokenize with unquoted, unescaped `| & ; < >` split off as operator tokens (exact offsets)."""
     if not _QUOTEY.search(command):
         out: list[Tok] = []
         for m in _SIMPLE_OP.finditer(command):
             k = m.lastindex or 0
             out.append((m.group(5), False, m.end()) if k == 5 else (m.group(k - 1) + m.group(k), True, m.end()))
         return out
-    return scan(command)[0]
-
-
-def scan(command: str) -> tuple[list[Tok], list[str]]:
-    """`op_tokenize(command)` and `tokenize(command)` from one pass over the text.
-
-    A plain token (`tokenize`) is every piece between two runs of whitespace glued together, operators
-    included as text, so it is built beside the operator-aware tokens from the same pieces.
-    """
     toks: list[Tok] = []
-    words: list[str] = []
-    cur: list[str] = []  # the current operator-aware word
-    whole: list[str] = []  # the current plain token
+    cur: list[str] = []
     started = False
     plain_digits = True  # the current word is only unquoted, unescaped ASCII digits
     for m in _OP_PIECES.finditer(command):
         k = m.lastindex or 0
-        if k == 6:  # whitespace ends both
-            if started:
-                toks.append(("".join(cur), False, m.start()))
-            if whole:
-                words.append("".join(whole))
-                whole = []
-            cur = []
-            started = False
-            plain_digits = True
-            continue
-        piece = m.group(k)
-        if k == 8:  # an operator ends the word, not the plain token
+        if k == 6 or k == 8:  # whitespace or operator
             prefix = ""
-            if started and plain_digits and piece[0] in "<>":
+            if k == 8 and started and plain_digits and m.group(8)[0] in "<>":
                 prefix = "".join(cur)
             elif started:
                 toks.append(("".join(cur), False, m.start()))
             cur = []
             started = False
             plain_digits = True
-            toks.append((prefix + piece, True, m.end()))
-            whole.append(piece)
+            if k == 8:
+                toks.append((prefix + m.group(8), True, m.end()))
             continue
         started = True
         if k == 5:
-            cur.append(piece)
-            whole.append(piece)
-            if plain_digits and not (piece.isascii() and piece.isdigit()):
+            plain = m.group(5)
+            cur.append(plain)
+            if plain_digits and not (plain.isascii() and plain.isdigit()):
                 plain_digits = False
             continue
         plain_digits = False
         if k == 2 or k == 3:
-            piece = _dq(m.group(2), m.group(3))
-        cur.append(piece)
-        whole.append(piece)
+            cur.append(_dq(m.group(2), m.group(3)))
+        else:
+            cur.append(m.group(k))
     if started:
         toks.append(("".join(cur), False, len(command)))
-    if whole:
-        words.append("".join(whole))
-    return toks, words
+    return toks
+
+
+# A quoted or escaped piece of shell text (everything else is whitespace, words and operators).
+_QUOTED_PIECE = re.compile(r"'([^']*)'?" r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)' r"|\\(.)" r"|(\\)\Z", re.S)
+
+
+class _Scan:
+    """The state of `scan`: the operator-aware tokens and the plain tokens built side by side."""
+
+    def __init__(self) -> None:
+        self.toks: list[Tok] = []
+        self.words: list[str] = []
+        self.cur: list[str] = []  # the current operator-aware word
+        self.whole: list[str] = []  # the current plain token (operators included as text)
+        self.started = False
+        self.plain_digits = True  # the current word is only unquoted, unescaped ASCII digits
+
+    def space(self) -> None:
+        """Whitespace ends both tokens."""
+        if self.started:
+            self.toks.append(("".join(self.cur), False, 0))
+        if self.whole:
+            self.words.append("".join(self.whole))
+            self.whole = []
+        self.cur = []
+        self.started = False
+        self.plain_digits = True
+
+    def text(self, piece: str, plain: bool) -> None:
+        """Word text: unquoted (`plain`) or from a quote or an escape."""
+        self.cur.append(piece)
+        self.whole.append(piece)
+        self.started = True
+        if self.plain_digits and not (plain and piece.isascii() and piece.isdigit()):
+            self.plain_digits = False
+
+    def operator(self, op: str) -> None:
+        """An operator ends the word (a digit-only word before a redirect is its descriptor), not the plain token."""
+        prefix = ""
+        if self.started and self.plain_digits and op[0] in "<>":
+            prefix = "".join(self.cur)
+        elif self.started:
+            self.toks.append(("".join(self.cur), False, 0))
+        self.cur = []
+        self.started = False
+        self.plain_digits = True
+        self.toks.append((prefix + op, True, 0))
+        self.whole.append(op)
+
+    def chunk(self, chunk: str) -> None:
+        """Whitespace-free unquoted text: words and operators."""
+        if not has_operator(chunk):
+            self.text(chunk, True)
+            return
+        i, n = 0, len(chunk)
+        while i < n:
+            j = _next_op(chunk, i)
+            if j > i:
+                self.text(chunk[i:j], True)
+            if j == n:
+                return
+            e = j + 1
+            while e < n and chunk[e] in _OP_CHARS:
+                e += 1
+            for op in (chunk[j:e],) if e - j == 1 else _op_run(chunk[j:e]):
+                self.operator(op)
+            i = e
+
+    def region(self, text: str) -> None:
+        """Unquoted text between quoted pieces: whitespace, words and operators."""
+        if _plain_ascii(text):
+            chunks = text.split()
+            edge = _ASCII_SPACE
+        else:
+            chunks = [c for c in _WS_SPLIT.split(text) if c]
+            edge = _SPACES
+        if text[0] in edge:
+            self.space()
+        for k, c in enumerate(chunks):
+            if k:
+                self.space()
+            self.chunk(c)
+        if chunks and text[-1] in edge:
+            self.space()
+
+
+def scan(command: str) -> tuple[list[Tok], list[str]]:
+    """`op_tokenize` (without word offsets) and `tokenize` of a command, from one pass over the text.
+
+    Only the quoted and escaped pieces are found with a regular expression; the text between them is
+    split on whitespace with string methods. A plain token is every piece between two runs of
+    whitespace glued together, operators included as text, so it is built beside the operator-aware
+    tokens from the same pieces.
+    """
+    st = _Scan()
+    pos = 0
+    for m in _QUOTED_PIECE.finditer(command):
+        if m.start() > pos:
+            st.region(command[pos : m.start()])
+        k = m.lastindex or 0
+        st.text(_dq(m.group(2), m.group(3)) if k == 2 or k == 3 else m.group(k), False)
+        pos = m.end()
+    if pos < len(command):
+        st.region(command[pos:])
+    if st.started:
+        st.toks.append(("".join(st.cur), False, 0))
+    if st.whole:
+        st.words.append("".join(st.whole))
+    return st.toks, st.words
 
 
 def has_operator(s: str) -> bool:
@@ -275,9 +361,9 @@ def words_to_tokens(words: list[str]) -> list[Tok]:
 
 
 def op_words(command: str) -> list[Tok]:
-    """`op_tokenize` without exact word offsets when none are needed (the common, quote-free case)."""
+    """`op_tokenize` without exact word offsets, for when none are needed."""
     if _QUOTEY.search(command):
-        return op_tokenize(command)
+        return scan(command)[0]
     if not _plain_ascii(command):
         return [(w, False, 0) if w else (d + o + e + p, True, 0) for d, o, e, p, w in _SIMPLE_OP.findall(command)]
     return words_to_tokens(
