@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import tomllib
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
@@ -174,15 +173,6 @@ def _validate(model: type[M], data: Mapping[str, Any], section: str, where: str)
         raise ConfigError(f"{where}: [{section}] {e}", e.key) from None
     except ValidationError as e:
         raise ConfigError(f"{where}: {describe(e, section, model)}") from None
-
-
-def from_toml(text: str, where: str = "config") -> BreakerConfig:
-    """Parse TOML text (no file access here) and validate it as a `BreakerConfig`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{where}: not valid TOML: {e}") from None
-    return BreakerConfig.from_mapping(data, where)
 
 
 _REMOVED_OK = ("denyAfter", "warnAfter", "registerAdvisory", "maxSamePath", "readTools", "matchReadBySubstring")

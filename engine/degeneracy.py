@@ -259,11 +259,6 @@ def _block_text(buf: bytes, base: int, end: int) -> str:
     return buf[2 * base : stop].decode(UTF16, "surrogatepass")
 
 
-def gate_open(units: str, base: int, end: int, s: DegeneracySettings) -> bool:
-    """The hard meaning gate alone, computed with C-level counting where the block allows it."""
-    return _gate(from_units(block_key(units, base, end)), s)[0]
-
-
 def _gate(cps: str, s: DegeneracySettings) -> tuple[bool, float, str | None]:
     """Whether the meaning gate is open for a block of code points, its meaning ratio, and the
     block's class letters when they were needed (non-ASCII text).
@@ -329,7 +324,6 @@ class DegeneracyDetector:
         self.idx = 0
         self.streak = 0
         self.last_block = ""  # the newest block, as code points
-        self.last_gate = False
         self.last_meaning = 1.0  # the newest block's meaning ratio (1.0 before the first block)
         self.trips = 0
         self._last: BlockFeatures | None = None
@@ -370,7 +364,7 @@ class DegeneracyDetector:
             gate, meaning, cls = _gate(cps, s)
             self._memo_raw = raw
             self._memo = (cps, gate, meaning, _features_of(cps, s, cls) if gate else None)
-        cps, self.last_gate, self.last_meaning, f = self._memo
+        cps, _, self.last_meaning, f = self._memo
         self.last_block = cps
         self._last = f
         if f is None:

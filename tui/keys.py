@@ -77,12 +77,6 @@ KEYS: tuple[Key, ...] = (
 
 BY_ACTION = {k.action.split("(", 1)[0]: k for k in KEYS}
 PROMPT_KEYS = (("enter", "send the prompt box to the agent"),)
-MODAL_KEYS = (
-    ("a", "allow once"),
-    ("t", "allow for the rest of the turn"),
-    ("d / esc", "deny"),
-    ("c", "cancel the turn"),
-)
 
 
 def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:

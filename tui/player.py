@@ -82,21 +82,9 @@ class ReplaySource(Source):
         self.seek(mark)
         return True
 
-    def next_trip(self) -> None:
-        """Run to the next trip or denial, then pause."""
-        self.jump(1)
-
     def change_speed(self, factor: float) -> None:
         """Multiply the speed (between 1/8 and 64)."""
         self.speed = max(0.125, min(64.0, (self.speed or 1.0) * factor))
-
-    def faster(self) -> None:
-        """Double the speed."""
-        self.change_speed(2)
-
-    def slower(self) -> None:
-        """Halve the speed."""
-        self.change_speed(0.5)
 
     async def run(self, emit: Emit) -> None:
         while not self._closed:

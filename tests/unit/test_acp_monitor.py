@@ -124,7 +124,7 @@ def test_a_new_person_prompt_resets_the_per_turn_trip_budget() -> None:
     m.pending_followup = False
     m.end_turn()
     m.prompt_sent("something else")
-    assert m.tool_trips == 0 and m.reasoning_trips == 0
+    assert m.tool_trips == 0
 
 
 def loop_reasoning(m: AcpMonitor) -> list[Any]:

@@ -52,15 +52,6 @@ def test_toml_off_disables_a_cap() -> None:
     assert cfg.repeat.limits["net"] is None and cfg.repeat.limits["site"] == 20
 
 
-def test_from_toml_text() -> None:
-    from engine.config import from_toml
-
-    cfg = from_toml("[repeat]\nwindow = 8\n[thinking]\ndeg_streak = 3\n", "x.toml")
-    assert cfg.repeat.window == 8 and cfg.thinking.deg_streak == 3
-    with pytest.raises(ConfigError, match=r"x\.toml: not valid TOML"):
-        from_toml("[repeat\n", "x.toml")
-
-
 SEED_STYLE = {
     "repeat": {"localHosts": "deny", "previewChars": 50, "hostAliases": {"a.example": "b.example"}},
     "thinking": {"noveltyStreak": 4, "degStreak": 3, "maxReasoningChars": 0, "toolFailureDenyAfter": 5},

@@ -49,7 +49,6 @@ class AcpMonitor(Permissions):
         self.step = 0
         self.after_tool = False
         self.tool_trips = 0  # trips by unasked calls in this (user) turn
-        self.reasoning_trips = 0
         self.pending_followup = False
         self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
         self.last_stop = ""
@@ -70,7 +69,6 @@ class AcpMonitor(Permissions):
         if not followup:
             self.info.turn += 1
             self.tool_trips = 0
-            self.reasoning_trips = 0
             items.append(self._feed(ev.TurnStart(a, self.info.turn)))
         self.pending_followup = False
         self.info.busy = True
@@ -237,7 +235,6 @@ class AcpMonitor(Permissions):
         if self.cancelling:
             r.items.append(TripItem(trip, "nothing more (the turn is being cancelled)"))
             return
-        self.reasoning_trips += 1
         self.cancelling = True
         r.cancel = True
         if mode == "reprompt" and trip.action == "abort_retry":

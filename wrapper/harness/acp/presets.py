@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,9 +149,6 @@ def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
         for k in ("DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY"):
             out.setdefault(k, "1")
     return out
-
-
-MockEnv = Callable[[str, Path], dict[str, str]]
 
 
 def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") -> dict[str, str]:
