@@ -63,9 +63,11 @@ _SINK_HINT = re.compile(r">|-o|-O|--output|tee")
 _WS = "[" + JS_SPACE_CLASS + "]"
 _NOT_WORD = JS_SPACE_CLASS + "'\"\\\\"
 # One piece of shell text: a quoted run, an escape, a plain run, whitespace, a lone trailing backslash.
+# A double-quoted run is written as an unrolled loop (`[^"\\]*(?:\\.[^"\\]*)*`): the same strings as
+# `(?:\\.|[^"\\])*`, without an alternation tried at every character.
 _PIECES = re.compile(
     r"'([^']*)'?"
-    r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)'
+    r'|"([^"\\]*(?:\\.[^"\\]*)*)(?:"|(\\?)\Z)'
     r"|\\(.)"
     r"|([^" + _NOT_WORD + r"]+)"
     r"|(" + _WS + r"+)"
@@ -74,7 +76,7 @@ _PIECES = re.compile(
 )
 _OP_PIECES = re.compile(
     r"'([^']*)'?"
-    r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)'
+    r'|"([^"\\]*(?:\\.[^"\\]*)*)(?:"|(\\?)\Z)'
     r"|\\(.)"
     r"|([^" + _NOT_WORD + r"|&;<>]+)"
     r"|(" + _WS + r"+)"
@@ -185,7 +187,7 @@ def op_tokenize(command: str) -> list[Tok]:
 
 
 # A quoted or escaped piece of shell text (everything else is whitespace, words and operators).
-_QUOTED_PIECE = re.compile(r"'([^']*)'?" r'|"((?:\\.|[^"\\])*)(?:"|(\\?)\Z)' r"|\\(.)" r"|(\\)\Z", re.S)
+_QUOTED_PIECE = re.compile(r"'([^']*)'?" r'|"([^"\\]*(?:\\.[^"\\]*)*)(?:"|(\\?)\Z)' r"|\\(.)" r"|(\\)\Z", re.S)
 
 
 class _Scan:
