@@ -48,7 +48,7 @@ class ScoresPanel(Vertical):
     ScoresPanel #rep, ScoresPanel #deg, ScoresPanel #misc { height: 3; }
     """
 
-    def __init__(self, meaning_max: float = 0.08, failure_limit: int = 3, **kw: Any) -> None:
+    def __init__(self, meaning_max: float, failure_limit: int, **kw: Any) -> None:
         """`meaning_max` and `failure_limit`: [thinking] deg_meaning_ratio_max and tool_failure_deny_after."""
         super().__init__(**kw)
         self.colours = ("#5fafd7", "#d7af5f", "#ff5f5f")
