@@ -2,58 +2,23 @@
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine import events as ev
 from engine.config import BreakerConfig
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings
+from engine.degeneracy import DegeneracySettings
 from engine.failures import FailureGuard, FailureSettings
 from engine.fingerprints import fingerprints, kind_of, limit_for
 from engine.messages import failure_denial, failure_guidance, post_trip_hint
 from engine.repeat import RepeatGuard, RepeatVerdict
-from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.repetition import RepetitionSettings
 from engine.rules import DefaultRules
 from engine.safeargs import bounded_args, clamp
 from engine.scores import AgentScores, Snapshot, WindowRow
-from engine.units import utf16_len
-from engine.verbatim import STRUCTURE_TAIL, ProseFilter, VerbatimDetector, structured
+from engine.streams import AgentState, default_lenses, fresh_streams, seed_lenses
 from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
-HISTORY = 60
 __all__ = ["ALLOW", "Breaker", "ResultRewrite", "StreamTrip", "Verdict"]
-
-
-@dataclass(slots=True)
-class _Agent:
-    agent: str
-    turn: int = -1
-    tripped: bool = False
-    trips: int = 0
-    retries_used: int = 0
-    retry_armed: bool = False
-    hint_pending: bool = False
-    aux: bool = False
-    stream_dead: bool = False
-    reasoning_chars: int = 0
-    rep: RepetitionDetector | None = None
-    deg: DegeneracyDetector | None = None
-    ans: DegeneracyDetector | None = None
-    last_hits: tuple[str, ...] = ()
-    overlap_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
-    meaning_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
-    denials: int = 0
-    asks: int = 0
-    calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    prose: ProseFilter | None = None
-    verbatim: VerbatimDetector | None = None
-    # the answer stream's own prose lenses (default mode): an answer may restate its reasoning, so they never share
-    ans_prose: ProseFilter | None = None
-    ans_rep: RepetitionDetector | None = None
-    ans_verbatim: VerbatimDetector | None = None
-    pending_trip: dict[str, Any] | None = None
-    tail: str = ""  # the last prose lens A saw (default mode: is it a list?)
 
 
 class Breaker:
@@ -66,32 +31,20 @@ class Breaker:
         self.failures = FailureGuard(FailureSettings.from_config(th))
         self._rep = RepetitionSettings.from_config(th)
         self._deg = DegeneracySettings.from_config(th)
-        self.agents: dict[str, _Agent] = {}
+        self.agents: dict[str, AgentState] = {}
         self.enforcing = True
         self.seed = self.config.engine.seed
         self.rules = None if self.seed else DefaultRules(self.config)
 
     # -- bookkeeping -------------------------------------------------------------------------
-    def _a(self, agent: str) -> _Agent:
+    def _a(self, agent: str) -> AgentState:
         a = self.agents.get(agent)
         if a is None:
-            a = self.agents[agent] = _Agent(agent)
+            a = self.agents[agent] = AgentState(agent)
         return a
 
-    def _fresh_streams(self, a: _Agent) -> None:
-        th = self.config.thinking
-        a.rep = RepetitionDetector(self._rep)
-        a.deg = DegeneracyDetector(self._deg) if th.degeneracy_guard else None
-        a.ans = DegeneracyDetector(self._deg) if th.degeneracy_guard and th.degeneracy_on_answer else None
-        a.stream_dead = False
-        a.reasoning_chars = 0
-        if not self.seed:
-            a.prose = ProseFilter()
-            a.verbatim = VerbatimDetector() if self.config.engine.verbatim_lens else None
-            a.tail = ""
-            a.ans_prose = ProseFilter()
-            a.ans_rep = RepetitionDetector(self._rep)
-            a.ans_verbatim = VerbatimDetector() if self.config.engine.verbatim_lens else None
+    def _fresh_streams(self, a: AgentState) -> None:
+        fresh_streams(a, self.config, self._rep, self._deg)
 
     # -- events ------------------------------------------------------------------------------
     def feed(self, e: ev.Event) -> StreamTrip | None:
@@ -116,7 +69,7 @@ class Breaker:
             self._a(e.agent).calls[e.call_id] = (e.tool, e.args)
         return None
 
-    def _turn(self, a: _Agent, turn: int) -> None:
+    def _turn(self, a: AgentState, turn: int) -> None:
         if turn != a.turn:
             a.tripped = False
             a.trips = 0
@@ -172,83 +125,18 @@ class Breaker:
             return None
         if a.rep is None:
             self._fresh_streams(a)
-        if self.rules is not None:
-            return self._delta_default(a, text, stream)
-        trip: dict[str, Any] | None = None
-        if stream == "answer":
-            if a.ans is None:
-                return None
-            trip = a.ans.push(text)
-        else:
-            a.reasoning_chars += utf16_len(text)
-            assert a.rep is not None
-            before = a.rep.idx
-            trip = a.rep.push(text)
-            if a.rep.idx != before:
-                a.overlap_hist.append(a.rep.last_overlap)
-            if trip is None and a.deg is not None:
-                before = a.deg.idx
-                trip = a.deg.push(text)
-                if a.deg.idx != before:
-                    a.meaning_hist.append(a.deg.last_meaning)
-            if trip is None and th.max_reasoning_chars > 0 and a.reasoning_chars > th.max_reasoning_chars:
-                trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
-        if trip is None:
-            return None
-        return self._arm(a, trip, stream)
-
-    def _delta_default(
-        self, a: _Agent, text: str, stream: Literal["reasoning", "answer", "output"]
-    ) -> StreamTrip | None:
-        """The default mode's lenses: restatements across requests, prose-only lens A, verbatim units."""
-        th = self.config.thinking
-        assert self.rules is not None
+        if self.rules is None:
+            trip = seed_lenses(a, text, stream, th)
+            return self._arm(a, trip, stream) if trip is not None else None
         if a.pending_trip is not None:
             pend = a.pending_trip
             a.pending_trip = None
             return self._arm(a, pend, stream, retry=False)
-        if stream == "answer":
-            hit = self.rules.monologue.answer(a.agent, text)
-            if hit is not None:
-                d = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
-                return self._arm(a, d, stream, retry=False)
-            found = a.ans.push(text) if a.ans is not None else None
-            if found is None and a.ans_prose is not None and a.ans_rep is not None:
-                # an answer that repeats itself is the same loop as reasoning that does
-                prose = a.ans_prose.push(text)
-                if prose and a.ans_verbatim is not None:
-                    found = a.ans_verbatim.push(prose)
-            return self._arm(a, found, stream) if found is not None else None
-        if stream == "reasoning":
-            self.rules.monologue.think(a.agent, text)
-        a.reasoning_chars += utf16_len(text)
-        prose = a.prose.push(text) if a.prose is not None else text
-        trip: dict[str, Any] | None = None
-        if prose:
-            assert a.rep is not None
-            before = a.rep.idx
-            trip = a.rep.push(prose)
-            if a.rep.idx != before:
-                a.overlap_hist.append(a.rep.last_overlap)
-            a.tail = (a.tail + prose)[-STRUCTURE_TAIL:]
-            if trip is not None and trip["rule"] == "low-novelty" and structured(a.tail):
-                trip = None  # a list or table whose items share a note names something new on each line
-            if trip is None and a.verbatim is not None and stream == "reasoning":
-                # programs print the same line many times for good reasons; lens A still watches output
-                trip = a.verbatim.push(prose)
-        if trip is None and a.deg is not None:
-            before = a.deg.idx
-            trip = a.deg.push(text)
-            if a.deg.idx != before:
-                a.meaning_hist.append(a.deg.last_meaning)
-        # the output of a plain command is watched over a moving window, never capped by size
-        cap = th.max_reasoning_chars if stream == "reasoning" else 0
-        if trip is None and cap > 0 and a.reasoning_chars > cap:
-            trip = {"rule": "max-reasoning-chars", "blockChars": 0, "block": 0, "offset": a.reasoning_chars}
-        return self._arm(a, trip, stream) if trip is not None else None
+        found, retry = default_lenses(a, text, stream, th, self.rules.monologue)
+        return self._arm(a, found, stream, retry) if found is not None else None
 
     def _arm(
-        self, a: _Agent, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"], retry: bool = True
+        self, a: AgentState, trip: dict[str, Any], stream: Literal["reasoning", "answer", "output"], retry: bool = True
     ) -> StreamTrip:
         th = self.config.thinking
         if not self.enforcing:
