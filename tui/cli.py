@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         if "--" in args:
             k = args.index("--")
             return _run(args[:k], args[k + 1 :])
+        if len(args) >= 3 and args[0] == "--config" and args[2] in COMMANDS:
+            args = [args[2], *args[3:], "--config", args[1]]  # `--config FILE` may come before a command too
         if args and args[0] in COMMANDS:
             return COMMANDS[args[0]](args[1:])
         if args and args[0] in ("-h", "--help"):

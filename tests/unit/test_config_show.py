@@ -101,3 +101,10 @@ def test_the_defaults_round_trip_too(
     pasted = tmp_path / "pasted.toml"
     pasted.write_text(out, encoding="utf-8")
     _same(load(pasted), Settings())
+
+
+def test_config_may_come_before_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "seed.toml"
+    src.write_text(SEED_STYLE, encoding="utf-8")
+    assert main(["--config", str(src), "config", "show"]) == 0
+    assert f"file: {src}" in capsys.readouterr().out
