@@ -190,7 +190,7 @@ class Breaker:
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
         body = self.rules.body(agent, call_id) if self.rules is not None else None
-        cp = fingerprints(tool, args, self.config.repeat, body)
+        cp = fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
@@ -209,7 +209,7 @@ class Breaker:
     def _local(self, agent: str | None, call_id: str, tool: str, args: Any) -> bool:
         """Whether only local addresses make this call what it is (its fingerprints are local)."""
         body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
-        return fingerprints(tool, args, self.config.repeat, body).local
+        return fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed).local
 
     def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
         """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""

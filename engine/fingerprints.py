@@ -81,7 +81,7 @@ def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
     return stringify(omit_ignored(name, args, ignore_args))
 
 
-def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None) -> CallPrint:
+def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None, bounds: bool = False) -> CallPrint:
     """Every fingerprint of one call, and its local flag, as the seed computes them, with seven fixes.
 
     Bracketed IPv6 loopback, unique-local and link-local hosts count as local; a backslash-dot in a URL
@@ -89,7 +89,9 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
     clients; leading `cd`/`pushd`/`export` segments are ignored; sinks come from operator-aware tokens;
     URL schemes match in any case.
 
-    `body` is `exact_body(name, args, cfg.ignore_args)` when the caller already has it.
+    `body` is `exact_body(name, args, cfg.ignore_args)` when the caller already has it. With `bounds`
+    (the default rules) a shell command's `cmd:` body keeps its word boundaries: quoting that joins
+    words into one argument is a different command, not a cosmetic variant.
     """
     tool = name if isinstance(name, str) else ""
     if body is None:
@@ -109,8 +111,9 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
             fps[f"verb:{verb}"] = None
             if verb in HTTP_VERBS:
                 fps["family:http-fetch"] = None
-        if verb and facts.stripped:
-            fps[f"cmd:{verb}:{facts.stripped}"] = None
+        cmd = facts.bounded if bounds else facts.stripped
+        if verb and cmd:
+            fps[f"cmd:{verb}:{cmd}"] = None
         if not relax:
             for u in urls:
                 fps[f"net:{u.href}"] = None

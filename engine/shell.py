@@ -464,7 +464,20 @@ def _volatile_form(t: str) -> bool:
     return t[1] in "mA" and len(t) > 2 and "0" <= t[2] <= "9"  # `-[mA][0-9].*`
 
 
-def _strip(tokens: list[str], verb: str) -> str:
+_HAS_SPACE = re.compile(_WS)
+
+
+def bounded(token: str) -> str:
+    """A token as it must be written for word boundaries to survive a join: quoted when it is empty or
+    holds whitespace (`'a b'` is one argument, `a b` two), as written otherwise.
+    """
+    if token and not _HAS_SPACE.search(token):
+        return token
+    return "'" + token.replace("'", "'\\''") + "'"
+
+
+def _strip(tokens: list[str], verb: str, keep_bounds: bool = False) -> str:
+    """The `cmd:` body of tokens; `keep_bounds` writes each token with `bounded` (the seed joins them bare)."""
     kept = _strip_leading(tokens)
     if verb in HTTP_VERBS:
         out: list[str] = []
@@ -481,6 +494,8 @@ def _strip(tokens: list[str], verb: str) -> str:
                     continue
             out.append(t)
         kept = out
+    if keep_bounds:
+        kept = [bounded(t) for t in kept]
     return " ".join(kept).strip(_SPACES)
 
 

@@ -20,12 +20,17 @@ _OPERATOR_SET = frozenset(OPERATORS)
 
 
 class ShellFacts(NamedTuple):
-    """Verb, `cmd:` body, sink and raw URLs of one command."""
+    """Verb, `cmd:` body, sink and raw URLs of one command.
+
+    `bounded` is the `cmd:` body with word boundaries kept (`bounded` in `shell`): the seed's body
+    joins tokens bare, so `submit 'a b'` and `submit a b` share one; the default rules tell them apart.
+    """
 
     verb: str
     stripped: str
     sink: str | None
     urls: tuple[str, ...]
+    bounded: str
 
 
 def _nav_start(words: list[str]) -> int:
@@ -98,14 +103,14 @@ def plain_facts(command: str) -> ShellFacts | None:
         if k:
             words = words[k:]
     if not words:
-        return ShellFacts("", "", None, ())
+        return ShellFacts("", "", None, (), "")
     verb = _verb(words)
     stripped = _stripped(words, verb) if verb else ""
     sink = None
     if ">" in command or "-o" in command or "-O" in command or "tee" in command:
         sink = shell.sink_of_tokens(words_to_tokens(words)) if ops else _sink_words(words)
     urls = tuple(shell.extract_urls(command)) if "://" in command else ()
-    return ShellFacts(verb, stripped, sink, urls)
+    return ShellFacts(verb, stripped, sink, urls, stripped)  # plain words hold no whitespace
 
 
 def analyze_general(command: str) -> ShellFacts:
@@ -119,7 +124,9 @@ def analyze_general(command: str) -> ShellFacts:
         sink = shell._sink(nav)
     verb = shell.verb_of_tokens(tokens)
     stripped = shell._strip(tokens, verb) if verb else ""
-    return ShellFacts(verb, stripped, sink, tuple(shell.extract_urls(command)))
+    split = any(shell.bounded(t) is not t for t in tokens)  # a token that is empty or holds whitespace
+    kept = shell._strip(tokens, verb, keep_bounds=True) if verb and split else stripped
+    return ShellFacts(verb, stripped, sink, tuple(shell.extract_urls(command)), kept)
 
 
 @lru_cache(maxsize=2048)

@@ -1197,6 +1197,20 @@ def loops4() -> None:
     case("loop-answer-emoji-flood", "the answer decays into an emoji flood", "loop", ev)
 
 
+def legit7() -> None:
+    """Third round, from real trajectories: quoting that joins words into one argument is a fix."""
+    # an answer checker that takes one argument: unquoted, the shell splits the answer into words
+    # and the checker only sees the first; after four tries the agent quotes it, which is the fix
+    ev = [user("find the passphrase in notes/ and submit it with ./check")]
+    ev.append(sh("grep -rn passphrase notes/", "notes/day3.md:12: passphrase: the owl flies at dawn"))
+    for _ in range(4):
+        ev.append(think("Submitting the passphrase I found."))
+        ev.append(sh("./check the owl flies at dawn", "Wrong answer."))
+    ev.append(think("Maybe the shell split it into words; quote it as one argument."))
+    ev.append(sh("./check 'the owl flies at dawn'", "Correct!"))
+    case("legit-quoting-fixes-the-argument", "the same answer retried, then quoted as one argument (the fix)", "no_loop", ev)
+
+
 def main() -> None:
     legit()
     legit2()
@@ -1209,6 +1223,7 @@ def main() -> None:
     loops()
     loops2()
     loops4()
+    legit7()
     for old in HERE.glob("*.jsonl"):
         old.unlink()
     for n, (slug, name, expected, events) in enumerate(CASES):
