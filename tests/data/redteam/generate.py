@@ -1208,7 +1208,12 @@ def legit7() -> None:
         ev.append(sh("./check the owl flies at dawn", "Wrong answer."))
     ev.append(think("Maybe the shell split it into words; quote it as one argument."))
     ev.append(sh("./check 'the owl flies at dawn'", "Correct!"))
-    case("legit-quoting-fixes-the-argument", "the same answer retried, then quoted as one argument (the fix)", "no_loop", ev)
+    case(
+        "legit-quoting-fixes-the-argument",
+        "the same answer retried, then quoted as one argument (the fix)",
+        "no_loop",
+        ev,
+    )
 
 
 def main() -> None:
