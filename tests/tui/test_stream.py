@@ -101,8 +101,7 @@ async def test_lines_rewrap_at_a_new_width() -> None:
         narrow = _rows(app)
         assert len(narrow) > len(wide)
         assert max(len(r) for r in narrow) <= stream._log.scrollable_content_region.width
-        words = lambda rows: " ".join(rows).split()  # noqa: E731
-        assert words(narrow) == words(wide), "the same text, the open line's included"
+        assert " ".join(narrow).split() == " ".join(wide).split(), "the same text, the open line's included"
 
 
 async def test_folding_hides_reasoning_already_shown_and_the_open_line() -> None:
