@@ -13,9 +13,10 @@ import asyncio
 import os
 import re
 import time
+from typing import Any
 
 from engine.bench import finish
-from tui.app import create_app
+from tui.app import PANEL_PERIOD_S, create_app
 from tui.sources import ScriptedSource
 from tui.widgets.stream import StreamView
 from wrapper.settings import Settings
@@ -24,6 +25,12 @@ from wrapper.settings import Settings
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+async def _settled(app: Any, pilot: Any) -> None:
+    await pilot.wait_for_scheduled_animations()
+    for _ in range(3):
+        await pilot.pause(PANEL_PERIOD_S)
 
 
 async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) -> dict[str, float]:
@@ -41,6 +48,8 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
     sent = 0
     async with app.run_test(size=size) as pilot:
         await asyncio.wait_for(src.drained.wait(), 10)
+        # the app has started (first frames drawn, panels painted once) before the stream does
+        await asyncio.wait_for(_settled(app, pilot), 10)
         stream = app.query_one("#stream", StreamView)
         stream.lags.clear()
         start = time.perf_counter()

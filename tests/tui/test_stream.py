@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from tests.conftest import wait_until
@@ -133,3 +134,22 @@ async def test_a_delta_is_timed_when_a_frame_draws_it_not_when_it_is_written() -
         assert stream.waiting == 5 and not stream.lags, "written, not yet drawn"
         await wait_until(lambda: stream.waiting == 0, 10, "a frame")
         assert len(stream.lags) == 5 and stream._log.unseen == 0
+
+
+async def test_more_than_a_screenful_at_once_is_shown_a_screen_at_a_time_then_the_end() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        log = stream._log
+        height = log.scrollable_content_region.height
+        for n in range(height * 3 // 2):  # a screen and a half of streamed rows before any frame
+            stream.delta("answer", scripts.SID, f"row {n}\n")
+        stream.flush()
+        assert log.scroll_y < log.max_scroll_y, "the rows no frame has drawn are not scrolled past"
+        await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")
+        assert log._tracked == deque() and log.unseen == 0, "every streamed row was on screen"
+        for n in range(height * 5):  # five screens at once: one screen behind at most, the rest skipped
+            stream.delta("answer", scripts.SID, f"more {n}\n")
+        stream.flush()
+        assert log.scroll_y >= log.max_scroll_y - height, "never more than a screenful behind the end"
+        await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")

@@ -85,6 +85,9 @@ class StreamLog(ScrollView, can_focus=True):
         self._base = Style()
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
         self._follow = True  # scrolled to the end: new rows scroll into view
+        self._catching_up = False  # following, but a screenful behind: see `_to_end`
+        self._scrolling = False  # `_to_end` is scrolling (not the person)
+        self._fresh: int | None = None  # the first row written since a frame last drew the log
         self._tracked: deque[tuple[int, float]] = deque()  # (row id, arrival) not yet on screen
         self.lags: list[float] = []  # seconds from arrival to the frame that drew it
         self.unseen = 0  # arrivals whose rows scrolled past before any frame drew them
@@ -215,6 +218,7 @@ class StreamLog(ScrollView, can_focus=True):
         self._starts.clear()
         for n in reversed(counts):
             self._add_line(n)
+        self._fresh = None  # all of it is new: show the end
         self._trim()
         last = self._first + max(0, self.row_count - 1)  # what was waiting is at the end now
         self._tracked = deque((last, arrived) for _, arrived in self._tracked)
@@ -224,6 +228,8 @@ class StreamLog(ScrollView, can_focus=True):
 
     def _changed(self, start: int, follow: bool, shrunk: bool = False) -> None:
         """Rows from `start` (an index) on are new: drop old ones, grow, repaint them, follow the end."""
+        row = self._first + start
+        self._fresh = row if self._fresh is None else min(self._fresh, row)
         dropped = self._trim()
         before = self.virtual_size.height
         self._resize_virtual()
@@ -237,12 +243,37 @@ class StreamLog(ScrollView, can_focus=True):
     def _place(self, follow: bool, dropped: int) -> None:
         """Follow the end, or keep the rows the person reads in view (`dropped` rows left the top)."""
         if follow:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self._to_end(dropped)
             return
         y = min(max(0, self.scroll_y - dropped), self.max_scroll_y)
         if y != self.scroll_y:
             self.set_reactive(ScrollView.scroll_target_y, y)
             self.scroll_y = y
+
+    def _to_end(self, dropped: int = 0) -> None:
+        """Scroll to the end, but never past a row no frame has drawn yet.
+
+        When more than a screenful arrives between two frames, the view stops with the oldest
+        undrawn row at the top; each frame then moves it on (`_painted`), so every row of streamed
+        text is on screen for at least one frame, and the view catches up with the end. It is never
+        more than a screenful behind: a stream that outruns that skips rows (the lag stays bounded).
+        """
+        end = self.max_scroll_y
+        y = end
+        if self._fresh is not None:
+            top = max(0, self.scroll_offset.y - dropped)  # the row at the top now (`dropped` left above it)
+            behind = end - self.scrollable_content_region.height  # at most a screenful behind the end
+            y = min(end, max(top, self._fresh - self._first, behind))
+        self._catching_up = y < end
+        self._scrolling = True
+        try:
+            self.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._scrolling = False
+
+    def _catch_up(self) -> None:
+        if self._follow and self._catching_up:
+            self._to_end()
 
     def _trim(self) -> int:
         """Drop the oldest lines while there are more than `max_rows` rows (the newest line stays)."""
@@ -272,7 +303,7 @@ class StreamLog(ScrollView, can_focus=True):
             self._wrap_width = width
             self._rewrap(self._follow)
         elif self._follow:  # a shorter log: its end is further down
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self._to_end()
 
     def notify_style_update(self) -> None:
         """A theme changes the base style every row is drawn with."""
@@ -284,11 +315,13 @@ class StreamLog(ScrollView, can_focus=True):
         """Draw the visible rows; arrivals shown by them are timed here."""
         self._base = self.rich_style  # once per frame: it walks the ancestors
         strips = super().render_lines(crop)
-        if self._tracked:
-            self._painted(self._first + self.scroll_offset.y + crop.y, crop.height)
+        self._painted(self._first + self.scroll_offset.y + crop.y, crop.height)
         return strips
 
     def _painted(self, top: int, height: int) -> None:
+        if self._fresh is not None and self._fresh < top + height:
+            drawn_to = top + height  # rows up to here are on screen now; the rest wait for a frame
+            self._fresh = drawn_to if drawn_to < self._first + self.row_count else None
         now = time.perf_counter()
         tracked = self._tracked
         while tracked and tracked[0][0] < top + height:
@@ -299,6 +332,8 @@ class StreamLog(ScrollView, can_focus=True):
                 self.unseen += 1
         if len(self.lags) > 2 * LAG_KEEP:
             del self.lags[:-LAG_KEEP]
+        if self._catching_up:
+            self.call_after_refresh(self._catch_up)
 
     def render_line(self, y: int) -> Strip:
         """One visible row, cropped to the width and drawn on the log's background."""
@@ -324,7 +359,8 @@ class StreamLog(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Scrolling repaints the log; the scrollbar only if its thumb moved. At the end: follow it."""
-        self._follow = new_value >= self.max_scroll_y
+        if not self._scrolling:  # the person scrolled: follow only from the end
+            self._follow = new_value >= self.max_scroll_y
         if round(old_value) != round(new_value):
             self.refresh(self.size.region)
         self._sync_bar()
