@@ -107,11 +107,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tui.bench", description=__doc__)
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--size", default="160x45", help="terminal columns x rows (the stream gets part of it)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default="bench-results/tui.json")
     a = ap.parse_args(argv)
-    r = asyncio.run(measure(a.rate, a.seconds))
-    print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s)")
+    cols, rows = (int(n) for n in a.size.lower().split("x"))
+    r = asyncio.run(measure(a.rate, a.seconds, (cols, rows)))
+    print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s), {cols}x{rows}")
     print(
         f"display  lag from arrival to paint: p50 {r['lag_p50_ms']:.1f} ms  p99 {r['lag_p99_ms']:.1f} ms  "
         f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} of {r['deltas']:,} deltas displayed "
