@@ -1,13 +1,15 @@
 """The stream's scrolling log, drawn line by line: painting costs what changed, not the whole log.
 
-A line API widget (like Textual's own `Log`): every logical line is wrapped once, at the width of
-the log, into rows (`Strip`s); a frame only crops the visible rows out of that list, and each
-cropped row is cached. Only the open last line (the text still streaming) is wrapped again when
-text is appended to it, and only the rows that changed are refreshed. A new width re-wraps the
-newest lines, as many as fill `max_rows`.
+A line API widget (like Textual's own `Log`). A finished line is wrapped once, at the log's width,
+to count its rows; only the rows a frame shows are kept (cached, a screen or two of them), so a
+long log is a few thousand `Text`s rather than tens of thousands of `Strip`s for the garbage
+collector to walk. The open last line (the text still streaming) is wrapped again from its last row
+when text is appended (`tui.widgets.wrap`), and only the rows that changed are refreshed. A new
+width re-counts the newest lines, as many as fill `max_rows`.
 
-The log follows the end while it is scrolled to the end; once the person scrolls up it stays where
-they are (even while old rows are dropped from the top) until they scroll back down.
+The log follows the end while it is scrolled to the end, but never scrolls past a row no frame has
+drawn (at most a screenful behind: `_to_end`); once the person scrolls up it stays where they are
+(even while old rows are dropped from the top) until they scroll back down.
 
 Arrival times handed to `track()` are timed when a frame actually draws the row that shows them:
 that is the lag `python -m tui.bench` reports.
