@@ -2,14 +2,16 @@
 
 The source decides the mode (live or replay) and its capabilities decide which actions exist; the
 keys, the footer, the help screen and the command palette all read `tui.keys`, so they agree.
-Items from the source are batched: each arrives in an inbox, one message drains it, and the screen
-is painted at most once per frame (`[ui] refresh_hz`), however fast the agent streams.
+Items from the source are batched: each arrives in an inbox, one message drains it. The stream is
+written as it drains (writing costs what arrived; Textual draws at most once per its own frame), the
+output pane once per frame (`[ui] refresh_hz`), the panels a few times a second.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections import deque
 from typing import Any
@@ -123,7 +125,18 @@ class BreakerApp(Actions):
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
         self.set_interval(1 / self.settings.ui.refresh_hz, self._tick)
+        self.call_after_refresh(self._freeze_startup)
         self.call_after_refresh(self.drive)
+
+    def _freeze_startup(self) -> None:
+        """What lives as long as the app (modules, widgets, styles) is set aside from the garbage collector.
+
+        A full collection walks every tracked object: tens of milliseconds for a started Textual app,
+        a stall every delta waiting for the screen sits through. Frozen, only what the session made
+        since is walked. `on_unmount` gives them back, so a closed app can be collected.
+        """
+        gc.collect()
+        gc.freeze()
 
     @work(exclusive=True, group="source")
     async def drive(self) -> None:
@@ -167,6 +180,9 @@ class BreakerApp(Actions):
             except Exception as e:  # one bad item never takes the screen down
                 self.w_stream.line(Text(f"· could not show an item: {inert(repr(e))}", "bold"))
         self._paint_due = True
+        with contextlib.suppress(NoMatches):  # the stream shows text as it arrives, not a frame later
+            if hasattr(self, "w_stream") and self.w_stream.is_attached:
+                self.w_stream.flush()
         self._tick()
 
     def _tick(self) -> None:
@@ -175,7 +191,7 @@ class BreakerApp(Actions):
         if now - self._last_paint < 1 / self.settings.ui.refresh_hz * 0.9:
             return
         self._last_paint = now
-        # the stream paints every frame; the panels (scores, window, status) a few times a second
+        # the output pane paints every frame; the panels (scores, window, status) a few times a second
         with contextlib.suppress(NoMatches):  # the screen is being torn down while a timer fires
             self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S)
 
@@ -271,7 +287,7 @@ class BreakerApp(Actions):
         self._notify(f"{t.rule}: {t.evidence()} → {item.sent}", "loop detected", "error", 6)
 
     def refresh_view(self, panels: bool = True) -> None:
-        """Coalesced repaint: stream text; with `panels`, also scores, window, tabs and the status line."""
+        """Coalesced repaint: stream and output text; with `panels`, also scores, window, tabs and the status line."""
         if not hasattr(self, "w_stream") or not self.w_stream.is_attached:
             return
         self.w_stream.flush()
@@ -349,7 +365,8 @@ class BreakerApp(Actions):
 
     # -- actions -----------------------------------------------------------------------------
     async def on_unmount(self) -> None:
-        """Leave nothing running."""
+        """Leave nothing running; what `_freeze_startup` set aside can be collected again."""
+        gc.unfreeze()
         await self.source.close()
 
     def exit_status(self) -> int:

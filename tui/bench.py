@@ -1,13 +1,22 @@
-"""Display lag of the app under a fast stream: `python -m tui.bench` (2,000 reasoning deltas per second)."""
+"""Display lag of the app under a fast stream: `python -m tui.bench` (2,000 reasoning deltas per second).
+
+A delta's lag runs from its arrival (the moment the app received it) to the frame that draws the
+row showing it: the stream log times it when Textual renders that row (headless, so the last step,
+writing escape codes to a terminal, is not included). A delta counts as displayed only when a frame
+drew its row and its text is in the log at the end; skipped or never-drawn deltas are reported.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import re
 import time
+from typing import Any
 
 from engine.bench import finish
-from tui.app import create_app
+from tui.app import PANEL_PERIOD_S, create_app
 from tui.sources import ScriptedSource
 from tui.widgets.stream import StreamView
 from wrapper.settings import Settings
@@ -16,6 +25,12 @@ from wrapper.settings import Settings
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+async def _settled(app: Any, pilot: Any) -> None:
+    await pilot.wait_for_scheduled_animations()
+    for _ in range(3):
+        await pilot.pause(PANEL_PERIOD_S)
 
 
 async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) -> dict[str, float]:
@@ -33,6 +48,8 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
     sent = 0
     async with app.run_test(size=size) as pilot:
         await asyncio.wait_for(src.drained.wait(), 10)
+        # the app has started (first frames drawn, panels painted once) before the stream does
+        await asyncio.wait_for(_settled(app, pilot), 10)
         stream = app.query_one("#stream", StreamView)
         stream.lags.clear()
         start = time.perf_counter()
@@ -61,20 +78,27 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
                 sent += 1
             await asyncio.sleep(0.002)
         t_end = time.perf_counter()
-        while stream.arrivals or not src.more.empty():
+        while stream.waiting or not src.more.empty():
             await pilot.pause()
             if time.perf_counter() - t_end > 10:
                 break
         lags = [x * 1000 for x in stream.lags]
+        shown = "\n".join(t.plain for _, t in stream._history) + "".join(stream._buf)
+        in_log = len({int(n) for n in re.findall(r"step (\d+):", shown)})
         return {
             "deltas": sent,
             "deltas_per_s": sent / seconds,
-            "displayed": len(lags),
+            "displayed": min(len(lags), in_log),
+            "drawn": len(lags),
+            "in_log": in_log,
+            "never_drawn": stream._log.unseen + stream.waiting,
+            "lines_skipped": stream.skipped_total,
             "lag_p50_ms": _pct(lags, 0.5),
             "lag_p99_ms": _pct(lags, 0.99),
             "lag_max_ms": max(lags) if lags else 0.0,
             "stream_lines": stream.lines_written,
             "backlog_after_s": time.perf_counter() - t_end,
+            "load_1m": os.getloadavg()[0],
         }
 
 
@@ -83,15 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tui.bench", description=__doc__)
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--size", default="160x45", help="terminal columns x rows (the stream gets part of it)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default="bench-results/tui.json")
     a = ap.parse_args(argv)
-    r = asyncio.run(measure(a.rate, a.seconds))
-    print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s)")
+    cols, rows = (int(n) for n in a.size.lower().split("x"))
+    r = asyncio.run(measure(a.rate, a.seconds, (cols, rows)))
+    print(f"stream   {r['deltas']:,} reasoning deltas in {a.seconds:g} s ({r['deltas_per_s']:,.0f}/s), {cols}x{rows}")
     print(
         f"display  lag from arrival to paint: p50 {r['lag_p50_ms']:.1f} ms  p99 {r['lag_p99_ms']:.1f} ms  "
-        f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} deltas shown, backlog cleared "
-        f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped"
+        f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} of {r['deltas']:,} deltas displayed "
+        f"({r['never_drawn']:,} never drawn, {r['lines_skipped']:,} lines skipped), backlog cleared "
+        f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped; load average {r['load_1m']:.2f}"
     )
     return finish(r, a.out, a.json)
 

@@ -63,6 +63,6 @@ async def test_reasoning_trip_and_followup_show_in_the_stream(tmp_path: Path) ->
             app.refresh_view()
             text = stream_text(app)
             assert "⚡ TRIP" in text and "follow-up prompt" in text
-            assert "Answering directly" in text + str(app.w_stream._tail.content)
+            assert "Answering directly" in text, "the open line is the log's last rows"
     finally:
         world.close()

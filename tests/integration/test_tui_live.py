@@ -53,7 +53,7 @@ async def test_reasoning_loop_shows_the_trip_and_the_retry(world_factory: Any) -
         app.refresh_view()
         text = stream_text(app)
         assert "⚡ TRIP" in text and "abort, then retry with thinking off" in text
-        assert "Answering directly" in text + str(app.w_stream._tail.content)
+        assert "Answering directly" in text, "the open line is the log's last rows"
         assert app.w_banner.has_class("tripped")
 
 

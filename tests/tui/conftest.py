@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from textual.widgets import RichLog
-
 from tui.app import BreakerApp, create_app
 from tui.sources import ScriptedSource
+from tui.widgets.streamlog import StreamLog
 from wrapper.settings import Settings
 
 
@@ -29,7 +28,7 @@ async def settle(app: BreakerApp, src: ScriptedSource, pilot: Any) -> None:
 
 
 def stream_text(app: BreakerApp) -> str:
-    log = app.query_one("#stream #log", RichLog)
+    log = app.query_one("#stream #log", StreamLog)
     return "\n".join(line.text for line in log.lines)
 
 

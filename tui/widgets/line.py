@@ -1,7 +1,7 @@
 """A fixed-height text widget that repaints without a layout pass.
 
 `Static.update()` asks for a new layout of the whole screen every time, which re-renders every
-widget (tables included). The stream's tail, the status line, the summary and the banner change many
+widget (tables included). The status line, the summary and the banner change many
 times a second but never change size, so they use this instead: a new text only repaints the line.
 """
 

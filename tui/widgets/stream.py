@@ -1,9 +1,10 @@
 """The live stream: reasoning (dimmed, foldable), answers, tool calls with verdicts and results.
 
-Feeding is cheap and painting is per frame: `delta()`/`line()` only buffer, `flush()` (called at most
-once per frame) writes what arrived since the last frame in one go. Every buffer is bounded, so an
-output flood costs a fixed amount of memory: a line longer than `LONG_LINE` is cut into pieces, and
-when more lines arrive in a frame than the log keeps, the oldest are skipped and counted.
+Feeding is cheap: `delta()`/`line()` only buffer, `flush()` (called as items arrive) writes what
+arrived since the last call in one go: finished lines are appended to the log, the line still
+streaming is its last rows (`StreamLog` wraps only what changed; Textual draws at most once per
+frame). Every buffer is bounded, so a flood costs a fixed amount of memory: a line longer than
+`LONG_LINE` is cut into pieces, and text beyond the per-frame budget is skipped and counted.
 Every piece of agent text is passed through `inert()` before it becomes a `Text`.
 """
 
@@ -15,22 +16,19 @@ from collections import deque
 from typing import Any
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
-from textual.reactive import Reactive
-from textual.widgets import RichLog
 
 from engine import events as ev
 from engine.breaker import Verdict
 from themes import Palette
-from tui.widgets.line import Line
+from tui.widgets.streamlog import StreamLog
 from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
 from wrapper.safetext import inert
 
 LONG_LINE = 4000
-FRAME_CHARS = 65536  # the most text one frame paints; older text in a flood is skipped and counted
+FRAME_CHARS = 65536  # the most text written per frame's worth of time; older text in a flood is skipped
+FRAME_HZ = 20  # frames per second the budget is counted in
 DEFAULT_PALETTE = Palette(
     "#5fafd7", "#d7af5f", "#ff5f5f", "#7f8793", "#5fafd7", "#87d787", "#d7af5f", "#ff5f5f", "#888"
 )
@@ -85,31 +83,12 @@ def verdict_text(v: Verdict, p: Palette = DEFAULT_PALETTE) -> Text:
     return Text(f"  ⛔ DENIED ({what})" + (f": {hits}" if hits else ""), f"bold {p.error}")
 
 
-class StreamLog(RichLog):
-    """A `RichLog` whose growth repaints it without re-laying-out the whole screen.
-
-    Every write changes a log's virtual size, which for a plain `RichLog` asks for a layout of the
-    whole screen (and so a re-render of every widget) once per frame. The log's own box never changes
-    size, and its vertical scrollbar is always shown, so a repaint is enough.
-    """
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-
-    def watch_virtual_size(self, size: Size) -> None:
-        """Keep the scrollbar's thumb in step with the content."""
-        bar = self.vertical_scrollbar
-        bar.window_virtual_size = size.height
-        bar.window_size = self.scrollable_content_region.height
-        bar.refresh()
-
-
 class StreamView(Vertical):
-    """A bounded log of committed lines plus a live tail for the text still streaming."""
+    """A bounded log of committed lines whose last rows are the text still streaming."""
 
     DEFAULT_CSS = """
     StreamView { height: 1fr; }
-    StreamView > RichLog { height: 1fr; background: $surface; overflow-y: scroll; }
-    StreamView > #tail { height: 2; padding: 0 1; background: $surface; }
+    StreamView > StreamLog { height: 1fr; }
     """
 
     def __init__(self, max_lines: int = 4000, show_reasoning: bool = True, **kw: Any) -> None:
@@ -122,22 +101,32 @@ class StreamView(Vertical):
         self._buf: list[str] = []
         self._buf_chars = 0
         self._block_chars = 0
+        self._open_changed = False
         # entries are (kind, line): "" always shown, "r" a reasoning line, "m" the marker of a folded block
         self._pending: list[tuple[str, Text]] = []
-        self._history: deque[tuple[str, Text]] = deque(maxlen=max_lines)  # to re-wrap, fold and unfold
-        self._width = 0
-        self.skipped = 0  # lines dropped in a flood (more per frame than the log keeps)
-        self.arrivals: list[float] = []  # arrival times of text not yet displayed (for the lag benchmark)
-        self.lags: list[float] = []
+        self._history: deque[tuple[str, Text]] = deque(maxlen=max_lines)  # to fold and unfold
+        self.skipped = 0  # lines dropped in a flood and not yet reported in the log
+        self.skipped_total = 0  # every line ever dropped in a flood
+        self.arrivals: list[float] = []  # arrival times of text not yet written (for the lag benchmark)
         self.lines_written = 0
+        self._budget = float(FRAME_CHARS)
+        self._budget_at = time.perf_counter()
+        self._log = StreamLog(max_lines, id="log")
 
     def compose(self) -> ComposeResult:
-        self._log = StreamLog(max_lines=self.max_lines, wrap=True, markup=False, min_width=20, id="log")
-        self._tail = Line("", id="tail")
         yield self._log
-        yield self._tail
 
-    # -- feeding (cheap: buffers only; `flush` paints) ----------------------------------------
+    @property
+    def lags(self) -> list[float]:
+        """Seconds from each delta's arrival to the frame that drew it (the log times them)."""
+        return self._log.lags
+
+    @property
+    def waiting(self) -> int:
+        """Deltas that arrived but no frame has drawn yet."""
+        return len(self.arrivals) + self._log.waiting
+
+    # -- feeding (cheap: buffers only; `flush` writes) -----------------------------------------
     def delta(self, kind: str, agent: str, text: str, arrived: float | None = None) -> None:
         """Streamed reasoning or answer text."""
         if kind != self._kind or agent != self._agent:
@@ -149,6 +138,7 @@ class StreamView(Vertical):
         self._buf.append(text)
         self._buf_chars += len(text)
         self._block_chars += len(text)
+        self._open_changed = True
         if self._buf_chars > LONG_LINE:
             self._commit_text(final=False, force=True)
         self.arrivals.append(arrived if arrived is not None else time.perf_counter())
@@ -165,7 +155,11 @@ class StreamView(Vertical):
         if len(self._pending) > self.max_lines:
             drop = len(self._pending) - self.max_lines
             del self._pending[:drop]
-            self.skipped += drop
+            self._skip(drop)
+
+    def _skip(self, lines: int) -> None:
+        self.skipped += lines
+        self.skipped_total += lines
 
     def _close_block(self) -> None:
         if self._kind is None:
@@ -176,14 +170,16 @@ class StreamView(Vertical):
             self._add(Text(marker, f"italic {self.palette.muted}"), "m")
         self._kind = None
         self._block_chars = 0
+        self._open_changed = True
 
     def _visible(self, kind: str) -> bool:
         return not kind or (kind == "r") == self.show_reasoning
 
     def set_reasoning(self, show: bool) -> None:
         """Show or fold every reasoning block, those already shown included."""
+        self.flush()
         self.show_reasoning = show
-        self._rewrite()
+        self._log.replace([t for k, t in self._history if self._visible(k)], self._open_line())
 
     def _commit_text(self, final: bool, force: bool = False) -> None:
         text = "".join(self._buf)
@@ -198,47 +194,66 @@ class StreamView(Vertical):
             done, rest = text[:cut], text[cut + 1 :]
         self._buf = [rest] if rest else []
         self._buf_chars = len(rest)
+        self._open_changed = True
         style = f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""
         lines = [piece for ln in done.split("\n") for piece in _pieces(ln)]
         if len(lines) > self.max_lines:
-            self.skipped += len(lines) - self.max_lines
+            self._skip(len(lines) - self.max_lines)
             lines = lines[-self.max_lines :]
         kind = "r" if self._kind == "reasoning" else ""
         for ln in lines:
             self._add(Text("│ " + ln, style), kind)
 
+    def _open_line(self) -> Text | None:
+        """The line still streaming, as the log's last rows (folded reasoning: how much of it)."""
+        if self._kind is None:
+            return None
+        if self._kind == "reasoning" and not self.show_reasoning:
+            return Text(f"│ ▸ thinking… {self._block_chars:,} chars", f"italic {self.palette.muted}")
+        tail = "".join(self._buf)
+        if not tail:
+            return None
+        return Text("│ " + tail, f"italic {self.palette.reasoning}" if self._kind == "reasoning" else "")
+
     def flush(self) -> None:
-        """Paint what arrived since the last frame: one write for all of it."""
+        """Write what arrived since the last call: the committed lines in one go, then the open line.
+
+        Called as items arrive. Writing costs what arrived; the screen draws at most once per frame.
+        A flood writes at most `FRAME_CHARS` per frame's worth of time: its oldest text is skipped.
+        """
         if self._kind is not None:
             self._commit_text(final=False)
-        budget, keep = FRAME_CHARS, len(self._pending)
-        while keep > 0 and budget > 0:  # a flood paints only its newest text: the rest is counted
+        budget = self._refill()
+        keep = len(self._pending)
+        while keep > 0 and budget > 0:  # a flood writes only its newest text: the rest is counted
             keep -= 1
             budget -= len(self._pending[keep][1])
         if keep:
-            self.skipped += keep
+            self._skip(keep)
             del self._pending[:keep]
         if self.skipped:
             skipped = Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic")
             self._pending.insert(0, ("", skipped))
             self.skipped = 0
         if self._pending:
-            log = self._log
+            self._budget -= sum(len(t) for _, t in self._pending)
             self._history.extend(self._pending)
-            shown = [t for k, t in self._pending if self._visible(k)]
-            if shown:
-                log.write(Text("\n").join(shown))
+            self._log.write([t for k, t in self._pending if self._visible(k)])
             self.lines_written += len(self._pending)
             self._pending.clear()
-        tail = "".join(self._buf)
-        if self._kind == "reasoning" and not self.show_reasoning:
-            tail = f"thinking… {self._block_chars:,} chars"
-        self._tail.update(Text(tail[-400:], f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""))
+        if self._open_changed:
+            self._open_changed = False
+            self._log.set_open(self._open_line())
         if self.arrivals:
-            now = time.perf_counter()
-            self.lags.extend(now - a for a in self.arrivals)
-            del self.lags[:-20000]
-            self.arrivals.clear()
+            self._log.track(self.arrivals)
+            self.arrivals = []
+
+    def _refill(self) -> float:
+        """The text a flush may write: `FRAME_CHARS` per frame (at `FRAME_HZ`), saved up to one frame."""
+        now = time.perf_counter()
+        self._budget = min(float(FRAME_CHARS), self._budget + (now - self._budget_at) * FRAME_CHARS * FRAME_HZ)
+        self._budget_at = now
+        return self._budget
 
     # -- items ---------------------------------------------------------------------------------
     def event(self, e: ev.Event, arrived: float | None = None) -> None:
@@ -317,25 +332,13 @@ class StreamView(Vertical):
         style = {"error": f"bold {p.error}", "warning": p.warning, "exited": "bold"}.get(item.kind, p.muted)
         self.line(Text(f"· {inert(item.text)}", style))
 
-    def on_resize(self, event: events.Resize) -> None:
-        """A log keeps lines wrapped at the width they were written: re-wrap them at the new one."""
-        if event.size.width == self._width:
-            return
-        self._width = event.size.width
-        self._rewrite()
-
-    def _rewrite(self) -> None:
-        self._log.clear()
-        shown = [t for k, t in self._history if self._visible(k)]
-        if shown:
-            self._log.write(Text("\n").join(shown), scroll_end=True)
-
     def clear(self) -> None:
         """Forget everything shown (a replay going back starts the screen over)."""
         self._history.clear()
-        self._log.clear()
         self._buf.clear()
         self._buf_chars = 0
         self._pending.clear()
         self._kind = None
         self._block_chars = 0
+        self._open_changed = False
+        self._log.clear()

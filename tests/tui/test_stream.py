@@ -1,0 +1,155 @@
+"""The stream log: the open line is its last rows, it re-wraps, folds, follows the end, and times paints."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from tests.conftest import wait_until
+from tests.tui import scripts
+from tests.tui.conftest import make, settle
+from tui.app import BreakerApp
+from tui.widgets.stream import StreamView
+from tui.widgets.streamlog import StreamLog
+
+
+def _rows(app: BreakerApp) -> list[str]:
+    return [s.text.rstrip() for s in app.w_stream._log.lines]
+
+
+def _visible(log: StreamLog) -> list[str]:
+    """The rows a frame shows now."""
+    top = log.scroll_offset.y
+    return [s.text.rstrip() for s in log.lines[top : top + log.scrollable_content_region.height]]
+
+
+async def _started(pilot: Any, app: BreakerApp, src: Any) -> StreamView:
+    await settle(app, src, pilot)
+    return app.w_stream
+
+
+async def test_the_newest_delta_is_on_screen_before_its_line_ends() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        for n in range(40):  # one line, no newline yet: longer than a row, so it wraps
+            stream.delta("reasoning", scripts.SID, f"word{n} ")
+        stream.flush()
+        await pilot.pause()
+        shown = " ".join(_visible(stream._log))
+        assert "word39" in shown, "the text still streaming is shown, its newest delta included"
+        before = _rows(app)
+        stream.delta("reasoning", scripts.SID, "end\n")
+        stream.flush()
+        after = _rows(app)
+        assert after[: len(before) - 1] == before[:-1], "finishing the line keeps its rows in place"
+        assert after[-1].endswith("word39 end")
+
+
+async def test_a_person_who_scrolled_up_stays_put_and_the_end_is_followed_again() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        log = stream._log
+        for n in range(100):
+            stream.line(f"line {n}")
+        stream.flush()
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y > 0, "new lines scroll into view"
+        log.scroll_to(y=10, animate=False, immediate=True)
+        shown = _visible(log)
+        for n in range(100, 150):
+            stream.line(f"line {n}")
+        stream.flush()
+        await pilot.pause()
+        assert log.scroll_y == 10 and _visible(log) == shown, "what the person reads stays in view"
+        log.scroll_end(animate=False, immediate=True)
+        stream.line("line 150")
+        stream.flush()
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y and _visible(log)[-1] == "line 150", "at the end: followed again"
+
+
+async def test_old_rows_leave_the_top_without_moving_what_the_person_reads() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        log = stream._log
+        log.max_rows = 120
+        for n in range(110):
+            stream.line(f"line {n}")
+        stream.flush()
+        log.scroll_to(y=50, animate=False, immediate=True)
+        shown = _visible(log)
+        for n in range(110, 140):
+            stream.line(f"line {n}")
+        stream.flush()
+        await pilot.pause()
+        assert log.row_count <= 120, "rows are bounded"
+        assert _visible(log) == shown, "the same rows stay in view while older ones are dropped"
+
+
+async def test_lines_rewrap_at_a_new_width() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(160, 30)) as pilot:
+        stream = await _started(pilot, app, src)
+        stream.line("alpha " * 30)
+        stream.delta("answer", scripts.SID, "beta " * 30)
+        stream.flush()
+        wide = _rows(app)
+        await pilot.resize_terminal(60, 30)
+        await wait_until(lambda: _rows(app) != wide, 10, "the re-wrap")
+        narrow = _rows(app)
+        assert len(narrow) > len(wide)
+        assert max(len(r) for r in narrow) <= stream._log.scrollable_content_region.width
+        assert " ".join(narrow).split() == " ".join(wide).split(), "the same text, the open line's included"
+
+
+async def test_folding_hides_reasoning_already_shown_and_the_open_line() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        stream = await _started(pilot, app, src)
+        stream.delta("reasoning", scripts.SID, "first thought\nsecond thou")
+        stream.flush()
+        assert "│ first thought" in _rows(app) and "│ second thou" in _rows(app)
+        await pilot.press("ctrl+t")
+        rows = _rows(app)
+        assert not any("thought" in r or "thou" in r for r in rows), "folded: no reasoning text"
+        assert rows[-1] == "│ ▸ thinking… 25 chars", "the open line says how much is streaming"
+        stream.delta("reasoning", scripts.SID, "ght\n")
+        stream.flush()
+        assert _rows(app)[-1] == "│ ▸ thinking… 29 chars"
+        await pilot.press("ctrl+t")
+        assert "│ second thought" in _rows(app), "unfolded: shown again"
+
+
+async def test_a_delta_is_timed_when_a_frame_draws_it_not_when_it_is_written() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        stream.lags.clear()
+        for n in range(5):
+            stream.delta("answer", scripts.SID, f"part {n} ")
+        stream.flush()
+        assert stream.waiting == 5 and not stream.lags, "written, not yet drawn"
+        await wait_until(lambda: stream.waiting == 0, 10, "a frame")
+        assert len(stream.lags) == 5 and stream._log.unseen == 0
+
+
+async def test_more_than_a_screenful_at_once_is_shown_a_screen_at_a_time_then_the_end() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        stream = await _started(pilot, app, src)
+        log = stream._log
+        height = log.scrollable_content_region.height
+        for n in range(height * 3 // 2):  # a screen and a half of streamed rows before any frame
+            stream.delta("answer", scripts.SID, f"row {n}\n")
+        stream.flush()
+        assert log.scroll_y < log.max_scroll_y, "the rows no frame has drawn are not scrolled past"
+        await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")
+        assert log._tracked == deque() and log.unseen == 0, "every streamed row was on screen"
+        for n in range(height * 5):  # five screens at once: one screen behind at most, the rest skipped
+            stream.delta("answer", scripts.SID, f"more {n}\n")
+        stream.flush()
+        assert log.scroll_y >= log.max_scroll_y - height, "never more than a screenful behind the end"
+        await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")

@@ -1,0 +1,49 @@
+"""A line that grows, wrapped incrementally, has the rows of the same text wrapped at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.text import Text
+from textual.strip import Strip
+
+from tui.widgets.wrap import GrowingLine, wrap_rows
+
+CONSOLE = Console(width=200, color_system="truecolor", file=open("/dev/null", "w"))  # noqa: SIM115
+pieces = st.lists(
+    st.text(alphabet=st.sampled_from("ab cd  efghij\u00e9\u4e2d\u2502\u2026-"), min_size=1, max_size=60),
+    min_size=1,
+    max_size=30,
+)
+
+
+def _rows(strips: list[Strip]) -> list[tuple[str, list[Any]]]:
+    return [(s.text, [seg.style for seg in s]) for s in strips]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces, st.integers(min_value=1, max_value=40), st.sampled_from(["", "italic #d7af5f"]))
+def test_growing_line_wraps_like_the_whole_text(parts: list[str], width: int, style: str) -> None:
+    line = GrowingLine()
+    text = "\u2502 "
+    for part in parts:
+        text += part
+        first = line.update(Text(text, style), CONSOLE, width)
+        whole = wrap_rows(Text(text, style), CONSOLE, width)
+        assert _rows(line.rows) == _rows(whole), f"{text!r} at {width}"
+        assert 0 <= first < len(whole)
+
+
+def test_only_the_last_row_is_wrapped_again_when_text_is_appended() -> None:
+    line = GrowingLine()
+    assert line.update(Text("│ " + "word " * 40), CONSOLE, 20) == 0
+    rows = len(line.rows)
+    assert rows > 5
+    assert line.update(Text("│ " + "word " * 41), CONSOLE, 20) == rows - 1, "the rows before the last are kept"
+    assert line.update(Text("│ other"), CONSOLE, 20) == 0, "not a longer version: wrapped whole"
+    assert line.update(Text("│ other", "bold"), CONSOLE, 20) == 0, "another style: wrapped whole"
+    assert line.update(Text("│ other and more", "bold"), CONSOLE, 30) == 0, "another width: wrapped whole"
+    assert line.update(None, CONSOLE, 30) == 0 and line.rows == []
