@@ -391,3 +391,50 @@ def test_fuzz_the_openhands_importer_raises_only_trace_errors(tmp_path: Path, do
             assert e.kind in ("user", "think", "answer", "call", "request")
     except TraceError as e:
         assert e.args[0]
+
+
+def test_a_traj_with_only_a_history_is_read_from_its_actions(tmp_path: Path) -> None:
+    history = [
+        {"role": "system", "content": "SETTING: ..."},
+        {"role": "user", "content": "Fix the missing colon."},
+        {"role": "assistant", "content": "", "thought": "Find it.", "action": "find_file missing_colon.py"},
+        {"role": "tool", "content": "Found 1 matches for missing_colon.py: tests/missing_colon.py"},
+        {"role": "assistant", "content": "", "thought": "Open it.", "action": "open tests/missing_colon.py"},
+        {"role": "tool", "content": "[File: tests/missing_colon.py (10 lines total)]\n1:def f(a)\n"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    p = tmp_path / "h.traj"
+    p.write_text(json.dumps({"history": history}))
+    objs = list(importer("swe-agent")(p, 1 << 20))
+    calls = [o for o in objs if o["t"] == "call"]
+    assert [c["tool"] for c in calls] == ["bash", "read"]
+    assert calls[0]["args"] == {"command": "find_file missing_colon.py"} and "Found 1 matches" in calls[0]["output"]
+    assert calls[1]["args"]["file_path"] == "tests/missing_colon.py"
+    assert [o["text"] for o in objs if o["t"] == "think"] == ["Find it.", "Open it."]
+
+
+def test_openhands_pairs_and_editor_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an older evaluation record: [action, observation] pairs; the editor reports errors as text
+    pairs = [[{"id": 0, "source": "user", "action": "message", "args": {"content": "fix it"}}, {"observation": "null"}]]
+    for k in range(6):
+        act = {
+            "id": 2 * k + 1,
+            "source": "agent",
+            "action": "edit",
+            "args": {"command": "str_replace", "path": "/w/a.c"},
+        }
+        obs = {
+            "id": 2 * k + 2,
+            "cause": 2 * k + 1,
+            "observation": "edit",
+            "content": "ERROR:\nParameter `old_str` is required",
+        }
+        pairs.append([act, obs])
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps({"history": pairs}))
+    objs = list(importer("openhands")(p, 1 << 20))
+    calls = [o for o in objs if o["t"] == "call"]
+    assert objs[1] == {"t": "user", "text": "fix it"} and len(calls) == 6
+    assert all(c.get("error") for c in calls)
+    assert main(["scan", "--from", "openhands", str(p)]) == 1  # the same broken edit six times is a loop
+    assert "DENY" in capsys.readouterr().out

@@ -3,7 +3,8 @@
 OpenHands records a session as a list of events (`event_to_dict`): actions (`"action": "run"`,
 with `args`) and observations (`"observation": "run"`, with `content`, `extras` and `cause`, the id
 of the action they answer). Accepted: a JSON array of events, or an object holding one under
-`history` or `trajectory` (an evaluation record). Each action's `args.thought` becomes a `think`
+`history` or `trajectory` (an evaluation record; older records pair each action with its
+observation in a two-item list, which is read the same way). Each action's `args.thought` becomes a `think`
 event; then:
 
 * `run` is a `bash` call (`command`); `run_ipython` is a `bash` call running the cell with
@@ -13,7 +14,8 @@ event; then:
   call of that name;
 * a `message` from the user is a `user` event, from the agent an `answer`; `think` is a `think`;
 * the observation that answers a call gives its `output` (`content`), `exit`
-  (`extras.metadata.exit_code` when not negative) and `error` (an `error` observation).
+  (`extras.metadata.exit_code` when not negative) and `error` (an `error` observation, or an editor
+  or read observation whose text starts with `ERROR:`, which is how the file editor reports one).
 
 A call is emitted when its observation arrives. Bookkeeping events (state changes, recalls,
 system prompts, `finish`) are skipped. The V1 SDK format (events with a `kind`) is not read.
@@ -32,13 +34,24 @@ _SKIP = frozenset({"system", "recall", "change_agent_state", "agent_state_change
 
 
 def _events(doc: Any, path: Path) -> list[Any]:
+    found: list[Any] | None = None
     if isinstance(doc, dict):
         for key in ("history", "trajectory"):
             if isinstance(doc.get(key), list):
-                return list(doc[key])
-    if isinstance(doc, list):
-        return doc
+                found = list(doc[key])
+                break
+    elif isinstance(doc, list):
+        found = doc
+    if found is not None:
+        # older evaluation records keep the history as [action, observation] pairs
+        return [e for item in found for e in (item if isinstance(item, list) else [item])]
     raise TraceError(f"{path}: not an OpenHands event list (a JSON array, or an object with `history`)")
+
+
+def _failed(obs: dict[str, Any], output: str) -> bool:
+    """An `error` observation, or a tool without an exit status (the editor, a read) answering `ERROR:`."""
+    kind = obs.get("observation")
+    return kind == "error" or (kind not in ("run", "run_ipython") and output.lstrip().startswith("ERROR:"))
 
 
 def _int(v: Any) -> int | None:
@@ -98,7 +111,7 @@ def read_openhands(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
                 code = _int(_obj(_obj(e.get("extras")).get("metadata")).get("exit_code"))
                 if code is not None and code >= 0:
                     call["exit"] = code
-                if e.get("observation") == "error":
+                if _failed(e, call["output"]):
                     call["error"] = True
                 yield call
             continue

@@ -177,11 +177,32 @@ def map_action(action: str, observation: str, viewer: _Viewer, open_file: str = 
     return call
 
 
+def _steps_of_history(history: Any) -> list[Any] | None:
+    """Steps rebuilt from a `history` alone (some files keep only the conversation): each assistant
+    message with an `action`, and the tool or user message after it as its observation.
+    """
+    if not isinstance(history, list):
+        return None
+    steps: list[Any] = []
+    for k, m in enumerate(history):
+        if not isinstance(m, dict) or m.get("role") != "assistant" or not _text(m.get("action")).strip():
+            continue
+        nxt = history[k + 1] if k + 1 < len(history) else None
+        seen = nxt.get("content") if isinstance(nxt, dict) and nxt.get("role") in ("tool", "user") else ""
+        steps.append({"thought": m.get("thought") or m.get("content"), "action": m.get("action"), "observation": seen})
+    return steps or None
+
+
 def read_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
     """The trace objects of one `.traj` file: meta, the task as a user message, then each step."""
     doc = load_json_file(path, max_bytes)
-    if not isinstance(doc, dict) or not isinstance(doc.get("trajectory"), list):
-        raise TraceError(f"{path}: not a SWE-agent trajectory (no `trajectory` list at the top level)")
+    if not isinstance(doc, dict):
+        raise TraceError(f"{path}: not a SWE-agent trajectory (a JSON object with a `trajectory` list)")
+    steps = doc.get("trajectory")
+    if not isinstance(steps, list):
+        steps = _steps_of_history(doc.get("history"))
+        if steps is None:
+            raise TraceError(f"{path}: not a SWE-agent trajectory (no `trajectory` list, no `history` with actions)")
     info = doc.get("info")
     notes = "imported from a SWE-agent trajectory"
     if isinstance(info, dict) and isinstance(info.get("exit_status"), str):
@@ -191,7 +212,7 @@ def read_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
     if task:
         yield {"t": "user", "text": task}
     viewer = _Viewer()
-    for n, step in enumerate(doc["trajectory"], 1):
+    for n, step in enumerate(steps, 1):
         if not isinstance(step, dict):
             raise TraceError(f"{path}: trajectory step {n} is not an object (got {type(step).__name__})")
         thought = _text(step.get("thought")) or _text(step.get("response"))
