@@ -31,9 +31,9 @@ class BlockBuffer:
         """Feed one delta; return the first trip it causes, if any."""
         if not isinstance(delta, str) or not delta:
             return None
-        self.text += to_units(delta)
+        self._append(delta)
         b = self.block_chars
-        while len(self.text) - self.next_base >= b:
+        while self._units() - self.next_base >= b:
             base = self.next_base
             trip = self._block(base, base + b)
             self.next_base = base + b
@@ -41,9 +41,19 @@ class BlockBuffer:
             if trip is not None:
                 return trip
         if self.next_base >= b:
-            self.text = self.text[self.next_base :]
+            self._drop(self.next_base)
             self.next_base = 0
         return None
+
+    # how the text is kept: a unit string here; a subclass may keep it another way
+    def _append(self, delta: str) -> None:
+        self.text += to_units(delta)
+
+    def _units(self) -> int:
+        return len(self.text)
+
+    def _drop(self, units: int) -> None:
+        self.text = self.text[units:]
 
     def _block(self, base: int, end: int) -> dict[str, Any] | None:
         raise NotImplementedError

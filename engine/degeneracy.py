@@ -10,7 +10,7 @@ from typing import Any
 import regex
 from mypy_extensions import i64
 
-from engine.blocks import block_key
+from engine.blocks import BlockBuffer, block_key
 from engine.config import ThinkingConfig
 from engine.shell import JS_SPACE
 from engine.units import FNV_OFFSET, FNV_PRIME, MASK32, UTF16, code_points, from_units, round3
@@ -308,20 +308,18 @@ def trip_rule(flags: tuple[str, ...]) -> str:
     return "degenerate-output"
 
 
-class DegeneracyDetector:
+class DegeneracyDetector(BlockBuffer):
     """One request stream's lens A2. `push()` returns a trip descriptor or None.
 
-    Blocks are cut in UTF-16 code units like lens A's (`BlockBuffer`), but the text is kept as
-    UTF-16 bytes: a block then reads back as code points in one decode, so floods of emoji are
-    measured at C speed instead of a unit at a time.
+    Blocks are cut in UTF-16 code units like lens A's, but the text is kept as UTF-16 bytes: a
+    block then reads back as code points in one decode, so floods of emoji are measured at C speed
+    instead of a unit at a time.
     """
 
     def __init__(self, settings: DegeneracySettings | None = None) -> None:
         self.s = settings or DegeneracySettings.from_config()
-        self.block_chars = self.s.block_chars
+        super().__init__(self.s.block_chars)
         self.buf = b""
-        self.next_base = 0
-        self.idx = 0
         self.streak = 0
         self.last_block = ""  # the newest block, as code points
         self.last_meaning = 1.0  # the newest block's meaning ratio (1.0 before the first block)
@@ -330,23 +328,14 @@ class DegeneracyDetector:
         self._memo_raw = b""
         self._memo: tuple[str, bool, float, BlockFeatures | None] = ("", False, 1.0, None)
 
-    def push(self, delta: Any) -> dict[str, Any] | None:
-        """Feed one delta; return the first trip it causes, if any (the buffer is then left as it is)."""
-        if not isinstance(delta, str) or not delta:
-            return None
+    def _append(self, delta: str) -> None:
         self.buf += delta.encode(UTF16, "surrogatepass")
-        b = self.block_chars
-        while len(self.buf) // 2 - self.next_base >= b:
-            base = self.next_base
-            trip = self._block(base, base + b)
-            self.next_base = base + b
-            self.idx += 1
-            if trip is not None:
-                return trip
-        if self.next_base >= b:
-            self.buf = self.buf[2 * self.next_base :]
-            self.next_base = 0
-        return None
+
+    def _units(self) -> int:
+        return len(self.buf) // 2
+
+    def _drop(self, units: int) -> None:
+        self.buf = self.buf[2 * units :]
 
     def last_features(self) -> BlockFeatures | None:
         """Features of the newest block (computed on demand, for display)."""
