@@ -7,7 +7,6 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.blocks import BlockBuffer
 from engine.breaker import Breaker
 from engine.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features, fnv1a
 from engine.failures import normalized_args
@@ -278,20 +277,32 @@ def test_one_pass_scan_gives_both_tokenizations(cmd: str) -> None:
     assert toks == [(t, is_op, 0) for t, is_op, _ in op_tokenize(cmd)]
 
 
-class _ReferenceLens(BlockBuffer):
-    """Lens A2 walked one code unit at a time over a unit string (the seed's shape)."""
+class _ReferenceLens:
+    """Lens A2 walked one code unit at a time over a unit string (the seed's shape); written here, not
+    derived from the engine's classes (which are compiled in the wheel under test).
+    """
 
     def __init__(self) -> None:
         self.s = DegeneracySettings.from_config()
-        super().__init__(self.s.block_chars)
-        self.streak = 0
+        self.text = ""
+        self.next_base = self.idx = self.streak = 0
 
-    def _block(self, base: int, end: int) -> dict[str, Any] | None:
-        f = features(self.text, base, end, self.s)
-        self.streak = self.streak + 1 if f.degenerate else 0
-        if self.streak < self.s.streak:
-            return None
-        return {"block": self.idx, "offset": base + 1, "fingerprint": fnv1a(self.text, base, end), "stats": f.stats()}
+    def push(self, delta: str) -> dict[str, Any] | None:
+        self.text += to_units(delta)
+        b = self.s.block_chars
+        while len(self.text) - self.next_base >= b:
+            base = self.next_base
+            f = features(self.text, base, base + b, self.s)
+            self.next_base += b
+            self.idx += 1
+            self.streak = self.streak + 1 if f.degenerate else 0
+            if self.streak >= self.s.streak:
+                fp = fnv1a(self.text, base, base + b)
+                return {"block": self.idx - 1, "offset": base + 1, "fingerprint": fp, "stats": f.stats()}
+        if self.next_base >= b:  # consumed text is dropped after a push that trips nothing
+            self.text = self.text[self.next_base :]
+            self.next_base = 0
+        return None
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
