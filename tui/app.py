@@ -310,7 +310,7 @@ class BreakerApp(Actions):
         snap = self.source.monitor.breaker.snapshot()
         scores = snap.get(self.selected_agent) if self.selected_agent else (snap.agents[0] if snap.agents else None)
         if self.main.narrow and not self.main.panels_toggled:
-            self.w_summary.update(summary(scores))
+            self.w_summary.update(summary(scores, self.w_summary.size.width or self.size.width))
         else:
             self.w_scores.show(scores, max(6, min(16, (self.w_scores.size.width - 32) or 16)))
             self.w_window.show(scores)
@@ -329,15 +329,20 @@ class BreakerApp(Actions):
         model = inert(i.model, keep_newlines=False)[:24] or "—"
         # a bridge that went away with its child is a normal end, not news
         bridge = "" if i.bridge in ("connected", "none") or i.child != "running" else f" · bridge {i.bridge}"
-        return Text.assemble(
-            head,
-            (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold"),
-            f" · {model} · turn {i.turn} step {i.step} · {i.input_tokens:,}↑ {i.output_tokens:,}↓"
-            f" · child {i.child}{bridge}{busy}",
-            no_wrap=True,
-            overflow="ellipsis",
-            end="",
-        )
+        # (text, style, rank): on a narrow terminal the highest ranks go first, so the state, the
+        # child and the turn stay readable at 60 columns
+        parts = [
+            (head[0], head[1], 0),
+            (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
+            (f" · {model}", "", 4),
+            (f" · turn {i.turn} step {i.step}", "", 2),
+            (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
+            (f" · child {i.child}{bridge}{busy}", "", 1),
+        ]
+        width = self.w_status.size.width or self.size.width
+        while len(parts) > 1 and sum(len(t) for t, _, _ in parts) > width:
+            parts.remove(max(parts, key=lambda p: p[2]))
+        return Text.assemble(*((t, st) for t, st, _ in parts), no_wrap=True, overflow="ellipsis", end="")
 
     # -- approvals ---------------------------------------------------------------------------
     async def ask_operator(self, q: Question) -> Answer:

@@ -185,6 +185,12 @@ async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stack
         assert not app.query_one("#right").display or app.query_one("#right").region.width == 0
         summary = app.query_one("#summary")
         assert summary.region.width and "win " in text_of(summary) and "HIT" in text_of(summary)
+        # nothing cut off: what does not fit is dropped by rank, the rest is whole
+        app.refresh_view()
+        await pilot.pause()
+        line, status = text_of(summary).strip(), text_of(app.query_one("#status")).strip()
+        assert "denied " in line and "trips " in line and len(line) <= summary.content_size.width, line
+        assert status.startswith("ENFORCING") and "child running" in status and len(status) <= 60, status
         for wid in ("#stream", "#status", "#summary", "#prompt"):
             r = app.query_one(wid).region
             assert r.right <= 60 and r.bottom <= 20, (wid, r)

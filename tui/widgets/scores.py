@@ -150,19 +150,24 @@ class ScoresPanel(Vertical):
         self.query_one("#misc", Line).update(misc, height=3 + min(4, len(s.failures)))
 
 
-def summary(s: AgentScores | None) -> Text:
-    """The one-line form of the scores and window, for terminals too narrow for the side panel."""
+def summary(s: AgentScores | None, width: int = 0) -> Text:
+    """The one-line form of the scores and window, for terminals too narrow for the side panel.
+
+    When `width` is short, the least telling parts go first (lens A's overlap, the key hint, novelty),
+    so the window, the denials and the trips stay in view.
+    """
     if s is None:
         return Text("scores: waiting for the agent… · ctrl+b panel", "dim", no_wrap=True, overflow="ellipsis")
     hits = sum(1 for r in s.window if r.hit)
-    parts = [
-        f"rep {s.overlap:.2f}/{s.overlap_threshold:.2f}",
-        f"nov {s.novelty_streak}/{s.novelty_limit}",
-        f"deg {s.deg_streak}/{s.deg_streak_limit}",
-        f"win {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""),
-        f"denied {s.denials}",
-        f"trips {s.trips}",
+    parts = [  # (text, rank): a higher rank is dropped first
+        (f"rep {s.overlap:.2f}/{s.overlap_threshold:.2f}", 4),
+        (f"nov {s.novelty_streak}/{s.novelty_limit}", 3),
+        (f"deg {s.deg_streak}/{s.deg_streak_limit}", 2),
+        (f"win {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""), 0),
+        (f"denied {s.denials}", 1),
+        (f"trips {s.trips}", 1),
+        ("ctrl+b panel", 3),
     ]
-    return Text(
-        " · ".join(parts) + " · ctrl+b panel", "bold" if hits or s.trips else "", no_wrap=True, overflow="ellipsis"
-    )
+    while width and len(parts) > 1 and len(" · ".join(t for t, _ in parts)) + 1 > width:
+        parts.remove(max(reversed(parts), key=lambda p: p[1]))
+    return Text(" · ".join(t for t, _ in parts), "bold" if hits or s.trips else "", no_wrap=True, overflow="ellipsis")
