@@ -476,27 +476,35 @@ def bounded(token: str) -> str:
     return "'" + token.replace("'", "'\\''") + "'"
 
 
-def _strip(tokens: list[str], verb: str, keep_bounds: bool = False) -> str:
-    """The `cmd:` body of tokens; `keep_bounds` writes each token with `bounded` (the seed joins them bare)."""
+def _strip(tokens: list[str], verb: str) -> str:
+    """The `cmd:` body of tokens, joined bare as the seed joins them."""
+    return " ".join(cmd_words(tokens, verb)).strip(_SPACES)
+
+
+def cmd_words(tokens: list[str], verb: str) -> list[str]:
+    """The words the `cmd:` body keeps: leading env/timeout dropped, and an HTTP client's volatile flags."""
     kept = _strip_leading(tokens)
-    if verb in HTTP_VERBS:
-        out: list[str] = []
-        skip = False
-        for t in kept:
-            if skip:
-                skip = False
+    if verb not in HTTP_VERBS:
+        return kept
+    out: list[str] = []
+    skip = False
+    for t in kept:
+        if skip:
+            skip = False
+            continue
+        if t[:1] == "-":
+            if t in VALUE_FLAGS:
+                skip = True
                 continue
-            if t[:1] == "-":
-                if t in VALUE_FLAGS:
-                    skip = True
-                    continue
-                if t in BOOL_FLAGS or _volatile_form(t):
-                    continue
-            out.append(t)
-        kept = out
-    if keep_bounds:
-        kept = [bounded(t) for t in kept]
-    return " ".join(kept).strip(_SPACES)
+            if t in BOOL_FLAGS or _volatile_form(t):
+                continue
+        out.append(t)
+    return out
+
+
+def bounded_body(words: list[str]) -> str:
+    """The `cmd:` body with word boundaries kept: each word written with `bounded`."""
+    return " ".join(bounded(t) for t in words).strip(_SPACES)
 
 
 def extract_urls(command: str) -> list[str]:

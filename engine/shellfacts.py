@@ -123,9 +123,10 @@ def analyze_general(command: str) -> ShellFacts:
         tokens = shell.tokenize(nav)
         sink = shell._sink(nav)
     verb = shell.verb_of_tokens(tokens)
-    stripped = shell._strip(tokens, verb) if verb else ""
-    split = any(shell.bounded(t) is not t for t in tokens)  # a token that is empty or holds whitespace
-    kept = shell._strip(tokens, verb, keep_bounds=True) if verb and split else stripped
+    words = shell.cmd_words(tokens, verb) if verb else []
+    stripped = " ".join(words).strip(shell._SPACES)
+    split = any(shell.bounded(t) is not t for t in words)  # a word that is empty or holds whitespace
+    kept = shell.bounded_body(words) if split else stripped
     return ShellFacts(verb, stripped, sink, tuple(shell.extract_urls(command)), kept)
 
 
