@@ -92,13 +92,23 @@ def signature(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
     return (tool, body if body is not None else exact_body("", args, _FIXED_IGNORE))
 
 
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path")
+
+
 def shape(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
-    """The call's failure key: tool and canonical arguments, numbers aside, as the seed.
+    """The call's failure key: tool and canonical arguments, numbers aside, as the seed — but a file
+    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried.
 
     Calls that differ in their numbers still fail separately when their errors differ (each test id
     names itself in its failure), because a new error text starts a new streak.
     """
-    return (tool, fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE)))
+    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE))
+    if isinstance(args, dict):
+        for k in _PATH_KEYS:
+            v = args.get(k)
+            if isinstance(v, str) and v != fold_numbers(v):
+                key += "\x00" + v
+    return (tool, key)
 
 
 @dataclass(frozen=True, slots=True)

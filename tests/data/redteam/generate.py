@@ -1214,6 +1214,23 @@ def legit7() -> None:
         "no_loop",
         ev,
     )
+    # numbered files read one by one that all fail the same way: four files, not one call retried
+    ev = [user("compare the detrended series in the 2024 and 2025 tables")]
+    for name in ["ERP-2025-table10.xls", "ERP-2025-table12.xls", "ERP-2024-table10.xls", "ERP-2024-table12.xls"]:
+        ev.append(call("read", {"file_path": f"/root/data/{name}"}, "This tool cannot read binary files", error=True))
+    ev.append(sh("pip install pandas xlrd", "Successfully installed pandas-2.2.3 xlrd-2.0.1"))
+    ev.append(
+        sh(
+            "python3 -c 'import pandas as pd; print(pd.read_excel(\"/root/data/ERP-2025-table10.xls\").head())'",
+            "   year  gdp\n0  2019  1.2",
+        )
+    )
+    case(
+        "legit-numbered-files-fail-alike",
+        "four numbered binary files, each refused by the read tool once",
+        "no_loop",
+        ev,
+    )
 
 
 def main() -> None:
