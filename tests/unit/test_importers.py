@@ -438,3 +438,18 @@ def test_openhands_pairs_and_editor_errors(tmp_path: Path, capsys: pytest.Captur
     assert all(c.get("error") for c in calls)
     assert main(["scan", "--from", "openhands", str(p)]) == 1  # the same broken edit six times is a loop
     assert "DENY" in capsys.readouterr().out
+
+
+def test_claude_code_stream_json_subagent_records_belong_to_the_sidechain(tmp_path: Path) -> None:
+    use = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+    res = {"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}
+    lines = [
+        {"type": "system", "subtype": "init"},
+        {"type": "assistant", "parent_tool_use_id": "task1", "message": {"role": "assistant", "content": [use]}},
+        {"type": "user", "parent_tool_use_id": "task1", "message": {"role": "user", "content": [res]}},
+        {"type": "result", "subtype": "success"},
+    ]
+    p = tmp_path / "run.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    calls = [o for o in importer("claude-code")(p, 1 << 20) if o["t"] == "call"]
+    assert [(c["agent"], c["args"], c["output"]) for c in calls] == [("sidechain", {"command": "ls"}, "a.txt")]

@@ -7,7 +7,9 @@ An assistant's `thinking` block becomes a `think` event, its `text` an `answer`,
 kept as `args`). A call is emitted when its `tool_result` arrives, with the result's text as
 `output`, `error` from `is_error`, and `exit` when the text starts `Exit code N`. A user record
 with plain text (not a tool result, not `isMeta`) is a `user` event; sidechain (subagent) records
-belong to the agent `sidechain`. Other records (summaries, snapshots, system lines) are skipped.
+belong to the agent `sidechain` (`isSidechain` in a session transcript, `parent_tool_use_id` in the
+`claude -p --output-format stream-json` output, which is read the same way). Other records
+(summaries, snapshots, system lines) are skipped.
 The file is read as a stream, one bounded line at a time.
 """
 
@@ -57,7 +59,8 @@ def read_claude_code(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
             if kind not in ("user", "assistant") or rec.get("isMeta") or rec.get("isCompactSummary"):
                 continue
             seen = True
-            agent = "sidechain" if rec.get("isSidechain") else "main"
+            # a subagent's record: `isSidechain` in a session transcript, `parent_tool_use_id` in `stream-json`
+            agent = "sidechain" if rec.get("isSidechain") or rec.get("parent_tool_use_id") else "main"
             message: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
             for b in _blocks(message.get("content")):
                 t = b.get("type")
