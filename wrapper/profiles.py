@@ -50,6 +50,13 @@ DEV_PATCH = """\
 {models}
 - id: session-persistence-jsonl
   config: {{ root: !!js dshHomePath('{root}'), compression: none, packChunks: false, writeBatchMaxDelayMs: 20 }}
+# Code Mode when DSH_TOOLS_MODE asks for it (native|code|both), the opt-in dsh's headless and web profiles use
+- id: tools
+  config:
+    mode: !!js process.env.DSH_TOOLS_MODE
+- insert:
+    - id: code-runtime
+      name: '@deepseek-ai/dsh-code-runtime-worker-thread'
 """
 
 MOCK_MODELS = """\

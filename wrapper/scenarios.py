@@ -272,6 +272,30 @@ def same_check_six(turn: Turn) -> Reply:
     return _done(turn, "The check keeps failing the same way.")
 
 
+CODE_MODE_LOOP = """const out = [];
+for (let i = 0; i < 6; i++) {
+  try {
+    await tools.bash({ command: "cat notes.txt", description: `Read the notes, attempt ${i + 1}` });
+    out.push("ran");
+  } catch (e) {
+    out.push("refused: " + String(e && e.message).slice(0, 80));
+  }
+}
+return out.join("\\n");
+"""
+
+
+def code_mode_loop(turn: Turn) -> Reply:
+    """Under dsh's Code Mode: one `run_code` program that re-reads the same file six times."""
+    if turn.index == 0:
+        return Reply(
+            reasoning=_chunks("I will read notes.txt in a small program, a few times to be sure."),
+            tool_calls=[ToolCallSpec("run_code", {"code": CODE_MODE_LOOP, "description": "Read the notes"})],
+        )
+    refused = any("refused" in t for t in turn.last_tool_texts)
+    return _done(turn, "Some of the reads were refused." if refused else "All six reads ran.")
+
+
 SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
@@ -289,4 +313,8 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "read-loop": (read_loop, "Read notes.txt.", "the same read-only call again and again (never asks)"),
     "http-500": (http_500, "Say hello.", "the model provider returns HTTP 500"),
     "hang": (hang, "Think hard.", "the model stalls mid-stream (cancel it)"),
+    "code-mode-loop": (code_mode_loop, "Read notes.txt.", "Code Mode: one program re-reads a file six times"),
 }
+
+# What a scenario needs from dsh's environment to mean what it says.
+SCENARIO_ENV: dict[str, dict[str, str]] = {"code-mode-loop": {"DSH_TOOLS_MODE": "code"}}

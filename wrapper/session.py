@@ -51,6 +51,7 @@ Approver = Callable[[Question], Awaitable[Answer]]
 CHILD_AGENT = "child"
 # what the bridge puts in the environment of the child and every tool it runs: never the socket or token
 SECRET_ENV = ("BREAKER_SOCKET", "BREAKER_TOKEN")
+BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
 
 
 async def deny_all(_: Question) -> Answer:
@@ -298,10 +299,20 @@ class Session(SessionControls):
             self.guards.stalls.close_all()
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
-                self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
+                self._spawn(self._bridge_lost(self.generation))
             return
         self._record("note", {"what": kind, "text": text})
         self._emit(StatusItem(kind, text))
+
+    async def _bridge_lost(self, gen: int) -> None:
+        """dsh closes its plugins before it exits: a bridge that goes away with its child is a normal
+        end. Only one whose child is still running a moment later is news.
+        """
+        try:
+            await asyncio.wait_for(self._exited.wait(), BRIDGE_GONE_GRACE_S)
+        except TimeoutError:
+            if gen == self.generation and self.child is not None and self.child.running:
+                self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
 
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
         """One bridge message: the monitor decides (`Monitor.handle`), the session carries it out."""

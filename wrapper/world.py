@@ -10,6 +10,7 @@ from pathlib import Path
 
 from wrapper.mockllm import MockModel
 from wrapper.profiles import mock_env, write_dev_profile
+from wrapper.scenarios import SCENARIO_ENV
 
 
 @dataclass
@@ -40,5 +41,5 @@ def make_world(scenario: str, root: Path | None = None, idle_ms: int = 20000) ->
     (ws / "notes.txt").write_text("The release is on Friday. Tests must pass first.\n")
     mock = MockModel(scenario, log_path=base / "model-requests.jsonl").start()
     write_dev_profile(home, "dev", mock=True, idle_ms=idle_ms)
-    env = {**os.environ, **mock_env(home, mock.base_url)}
+    env = {**os.environ, **mock_env(home, mock.base_url), **SCENARIO_ENV.get(scenario, {})}
     return World(mock, base, home, ws, env, own)

@@ -122,3 +122,27 @@ def test_scan_of_the_recording_reproduces_the_live_decisions(world_factory: Any,
     denied = [f for f in found if f["kind"] == "verdict" and f["verdict"] == "deny"]
     assert len(denied) == len(live_denies)
     assert "not reproduced" not in s.stderr, s.stderr
+
+
+@pytest.mark.parametrize("profile", ["headless", "dev"])
+def test_code_mode_does_not_blind_the_breaker(profile: str, world_factory: Any, tmp_path: Path) -> None:
+    # DSH_TOOLS_MODE=code: the model gets only `run_code` and calls the tools from inside a program;
+    # each inner call still passes the bridge's gate, so the 5th identical read is refused live,
+    # in dsh's headless profile and in the dev profile breaker-tui writes
+    w = world_factory("code-mode-loop")
+    assert w.env["DSH_TOOLS_MODE"] == "code"  # the scenario's world asks dsh for Code Mode
+    if profile == "headless":
+        p = _headless(w, tmp_path, "Read notes.txt")
+    else:
+        env = {**w.env, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
+        argv = [sys.executable, "-m", "tui", "--no-tui", "--prompt", "Read notes.txt", "--", "dsh", "--profile", "dev"]
+        p = subprocess.run(argv, cwd=w.workspace, env=env, capture_output=True, text=True, timeout=150)
+    main = [r for r in w.mock.requests if r["body"].get("tools")]
+    assert [t["function"]["name"] for t in main[0]["body"]["tools"]] == ["run_code"], "not in Code Mode"
+    program_output = next(m["content"] for m in main[-1]["body"]["messages"] if m.get("role") == "tool")
+    assert program_output.split("\n")[:4] == ["ran"] * 4, program_output
+    assert program_output.count("refused: REPEAT_TOOL_BLOCKED") == 2, program_output
+    denials = [ln for ln in p.stderr.splitlines() if ln.startswith("breaker: DENY bash")]
+    assert len(denials) == 2 and all("exact:bash" in d for d in denials), p.stderr
+    assert "Some of the reads were refused." in p.stdout and p.returncode == 0
+    assert "bridge disconnected" not in p.stderr, "a bridge that closes with its child is a normal end"
