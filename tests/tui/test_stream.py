@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle
+from tests.tui.conftest import make, settle, stream_text
 from tui.app import BreakerApp
 from tui.widgets.stream import StreamView
 from tui.widgets.streamlog import StreamLog
@@ -153,3 +153,19 @@ async def test_more_than_a_screenful_at_once_is_shown_a_screen_at_a_time_then_th
         stream.flush()
         assert log.scroll_y >= log.max_scroll_y - height, "never more than a screenful behind the end"
         await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")
+
+
+async def test_a_call_judged_before_any_event_named_it_gets_its_header_once() -> None:
+    inner = {"t": "verdict_request", "id": "v9", "sessionId": scripts.SID, "callId": "call_7_0:code:1"}
+    msgs = [
+        scripts.ready(),
+        *scripts.turn(1, "go"),
+        *scripts.call(1, "bash", {"command": "ls"}),
+        {**inner, "name": "bash", "args": {"command": "cat notes.txt"}},
+    ]
+    app, src = make(msgs)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        text = stream_text(app)
+        assert text.count("⚙ bash  ls") == 1, "an announced call keeps its one header"
+        assert text.count("⚙ bash  cat notes.txt  · from a program") == 1, text

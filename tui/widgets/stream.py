@@ -101,6 +101,7 @@ class StreamView(Vertical):
         self._buf: list[str] = []
         self._buf_chars = 0
         self._block_chars = 0
+        self._calls: dict[str, None] = {}  # call ids whose header is shown (bounded)
         self._open_changed = False
         # entries are (kind, line): "" always shown, "r" a reasoning line, "m" the marker of a folded block
         self._pending: list[tuple[str, Text]] = []
@@ -268,15 +269,31 @@ class StreamView(Vertical):
         elif isinstance(e, ev.UserMessage) and e.source == "plugin" and "repeat-tool-reminder" in e.text[:200]:
             self.line(Text("· dsh reminder: " + clip(e.text, 200), p.muted))
         elif isinstance(e, ev.ToolCall):
-            self.line(Text(f"⚙ {clip(e.tool, 40)}  {_short(e.args)}", f"bold {p.tool}"))
+            self._call_header(e.call_id, e.tool, e.args)
         elif isinstance(e, ev.TurnEnd):
             style = p.muted if e.reason in ("completed", "end_turn") else p.error  # dsh's and ACP's normal ends
             self.line(Text(f"└ turn {e.turn} ended: {clip(e.reason, 60)}", style))
         elif isinstance(e, ev.RequestStart):
             self._close_block()
 
+    def _call_header(self, call_id: str, tool: str, args: Any, note: str = "") -> None:
+        """`⚙ tool  arguments`, once per call."""
+        if call_id:
+            if call_id in self._calls:
+                return
+            if len(self._calls) >= 256:
+                self._calls.pop(next(iter(self._calls)))
+            self._calls[call_id] = None
+        self.line(Text(f"⚙ {clip(tool, 40)}  {_short(args)}{note}", f"bold {self.palette.tool}"))
+
     def verdict(self, item: VerdictItem) -> None:
-        """The verdict under its call (a call that ran without asking could not be stopped: say so)."""
+        """The verdict under its call (a call that ran without asking could not be stopped: say so).
+
+        A call judged before any event announced it (one a Code Mode program makes: dsh reports only
+        the program's own call) gets its header here.
+        """
+        note = "  · from a program" if ":code:" in item.call_id else ""
+        self._call_header(item.call_id, item.tool, item.args, note)
         v = item.verdict
         if item.ran and v.kind == "deny":
             hits = inert(", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits), keep_newlines=False)
