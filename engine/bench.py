@@ -47,9 +47,10 @@ def tool_calls(n: int) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _pct(samples: list[float], q: float) -> float:
+def pct(samples: list[float], q: float) -> float:
+    """The `q` quantile of the samples (0.0 for none), as every benchmark here reports it."""
     s = sorted(samples)
-    return s[min(len(s) - 1, int(q * len(s)))]
+    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
 
 
 def reference_speed(text: str) -> float:
@@ -79,30 +80,38 @@ def lens_speed(factory: Callable[[], Any], text: str, chunk: int = 64) -> dict[s
     gc.enable()
     return {
         "chars_per_s": len(text) / total,
-        "p50_us": _pct(lat, 0.5) / 1000,
-        "p99_us": _pct(lat, 0.99) / 1000,
+        "p50_us": pct(lat, 0.5) / 1000,
+        "p99_us": pct(lat, 0.99) / 1000,
     }
 
 
 KINDS = ("bash curl+URL", "read", "edit", "bash pytest pipe", "web_fetch", "bash git redirect")
 
 
-def tool_speed(n: int = 20000, mode: str = "default") -> dict[str, float]:
-    """Latency of `Breaker.check_tool` per call (all distinct calls: no cache helps), overall and per kind."""
+def check_latencies(calls: list[tuple[str, dict[str, Any]]], mode: str = "default") -> list[float]:
+    """Nanoseconds of `Breaker.check_tool` per call on a fresh breaker, each call followed by its
+    result, as in a session.
+    """
     b = Breaker(BreakerConfig.from_mapping({"engine": {"mode": mode}}))
-    calls = tool_calls(n)
     lat: list[float] = []
     clock = time.perf_counter_ns
-    t0 = time.perf_counter()
     for i, (tool, args) in enumerate(calls):
         a = clock()
         b.check_tool("agent", f"c{i}", tool, args)
         lat.append(clock() - a)
         b.tool_result("agent", f"c{i}", tool, args, "ok", False)
+    return lat
+
+
+def tool_speed(n: int = 20000, mode: str = "default") -> dict[str, float]:
+    """Latency of `Breaker.check_tool` per call (all distinct calls: no cache helps), overall and per kind."""
+    calls = tool_calls(n)
+    t0 = time.perf_counter()
+    lat = check_latencies(calls, mode)
     total = time.perf_counter() - t0
-    out = {"calls_per_s": n / total, "p50_us": _pct(lat, 0.5) / 1000, "p99_us": _pct(lat, 0.99) / 1000}
+    out = {"calls_per_s": n / total, "p50_us": pct(lat, 0.5) / 1000, "p99_us": pct(lat, 0.99) / 1000}
     for k, name in enumerate(KINDS):
-        out[f"p99_us[{name}]"] = _pct(lat[k :: len(KINDS)], 0.99) / 1000
+        out[f"p99_us[{name}]"] = pct(lat[k :: len(KINDS)], 0.99) / 1000
     return out
 
 

@@ -15,16 +15,11 @@ import re
 import time
 from typing import Any
 
-from engine.bench import finish
+from engine.bench import finish, pct
 from tui.app import PANEL_PERIOD_S, create_app
 from tui.sources import ScriptedSource
 from tui.widgets.stream import StreamView
 from wrapper.settings import Settings
-
-
-def _pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
 
 
 async def _settled(app: Any, pilot: Any) -> None:
@@ -93,8 +88,8 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
             "in_log": in_log,
             "never_drawn": stream._log.unseen + stream.waiting,
             "lines_skipped": stream.skipped_total,
-            "lag_p50_ms": _pct(lags, 0.5),
-            "lag_p99_ms": _pct(lags, 0.99),
+            "lag_p50_ms": pct(lags, 0.5),
+            "lag_p99_ms": pct(lags, 0.99),
             "lag_max_ms": max(lags) if lags else 0.0,
             "stream_lines": stream.lines_written,
             "backlog_after_s": time.perf_counter() - t_end,

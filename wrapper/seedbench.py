@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from engine.bench import KINDS, finish, tool_calls
-from engine.breaker import Breaker
-from engine.config import BreakerConfig
+from engine.bench import KINDS, check_latencies, finish, pct, tool_calls
 from engine.corpora import LENS_B_DEGENERATE
 from engine.degeneracy import DegeneracyDetector
 from engine.textgen import expand
@@ -80,26 +78,9 @@ def _node_json(script: str, *args: str) -> dict[str, Any]:
     return out
 
 
-def _pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
 def _engine_check(calls: list[tuple[str, dict[str, Any]]], mode: str, rounds: int) -> list[float]:
-    """Per-call `check_tool` nanoseconds (best round), each call followed by its result, as in a session."""
-    best: list[float] = []
-    for _ in range(rounds + 1):  # the first round warms caches the way the seed's first round warms the JIT
-        b = Breaker(BreakerConfig.from_mapping({"engine": {"mode": mode}}))
-        lat: list[float] = []
-        clock = time.perf_counter_ns
-        for i, (tool, args) in enumerate(calls):
-            a = clock()
-            b.check_tool("agent", f"c{i}", tool, args)
-            lat.append(clock() - a)
-            b.tool_result("agent", f"c{i}", tool, args, "ok", False)
-        if not best or sum(lat) < sum(best):
-            best = lat
-    return best
+    """Per-call `check_tool` nanoseconds, best of `rounds + 1` (the first warms caches, as the seed's warms its JIT)."""
+    return min((check_latencies(calls, mode) for _ in range(rounds + 1)), key=sum)
 
 
 def _engine_floods(samples: list[list[str]], rounds: int) -> tuple[list[float], list[str | None]]:
@@ -139,12 +120,12 @@ def run(n: int = 20000, rounds: int = 3) -> dict[str, Any]:
             for mode in ("default", "seed"):
                 ours = [x / 1000 for x in _engine_check(calls, mode, rounds)]
                 for q, label in ((0.5, "p50"), (0.99, "p99")):
-                    res[f"{name} {mode} {label}_us"] = _pct(ours, q)
-                    res[f"{name} seed-guard {label}_us"] = _pct(seed, q)
-                    res[f"{name} {mode} {label} ratio"] = _pct(ours, q) / _pct(seed, q)
+                    res[f"{name} {mode} {label}_us"] = pct(ours, q)
+                    res[f"{name} seed-guard {label}_us"] = pct(seed, q)
+                    res[f"{name} {mode} {label} ratio"] = pct(ours, q) / pct(seed, q)
                 if name == "mixed" and mode == "default":
                     for k, kind in enumerate(KINDS):
-                        mine, theirs = _pct(ours[k :: len(KINDS)], 0.99), _pct(seed[k :: len(KINDS)], 0.99)
+                        mine, theirs = pct(ours[k :: len(KINDS)], 0.99), pct(seed[k :: len(KINDS)], 0.99)
                         res[f"mixed p99 ratio[{kind}]"] = mine / theirs
         samples = flood_samples(40)
         path = Path(tmp) / "floods.json"
