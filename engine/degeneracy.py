@@ -245,7 +245,7 @@ def _judge(
 
 
 def _block_text(buf: bytes, base: int, end: int) -> str:
-    """Block `base:end` (in code units) of a UTF-16 buffer as code points.
+    """Block `base:end` (in code units) of a UTF-16 byte string as code points.
 
     A pair straddling the end is read whole when its low half is already in the buffer, as the
     reference walk reads it; a lone half stays a lone code point.
@@ -326,7 +326,7 @@ class DegeneracyDetector(BlockBuffer):
         self.trips = 0
         self._last: BlockFeatures | None = None
         self._memo_raw = b""
-        self._memo: tuple[str, bool, float, BlockFeatures | None] = ("", False, 1.0, None)
+        self._memo: tuple[str, float, BlockFeatures | None] = ("", 1.0, None)
 
     def _append(self, delta: str) -> None:
         self.buf += delta.encode(UTF16, "surrogatepass")
@@ -349,11 +349,11 @@ class DegeneracyDetector(BlockBuffer):
         s = self.s
         raw = self.buf[2 * base : 2 * end + 2]  # with the unit after the end: a straddling pair's low half
         if raw != self._memo_raw:  # a flood repeats whole blocks: measure each distinct one once
-            cps = _block_text(self.buf, base, end)
+            cps = _block_text(raw, 0, end - base)
             gate, meaning, cls = _gate(cps, s)
             self._memo_raw = raw
-            self._memo = (cps, gate, meaning, _features_of(cps, s, cls) if gate else None)
-        cps, _, self.last_meaning, f = self._memo
+            self._memo = (cps, meaning, _features_of(cps, s, cls) if gate else None)
+        cps, self.last_meaning, f = self._memo  # no features: the meaning gate was shut
         self.last_block = cps
         self._last = f
         if f is None:
