@@ -108,17 +108,24 @@ LOOP_SENTENCE = (
 )
 
 
+# A looping stream does not end by itself: the scripted loops run for hundreds of chunks (about a
+# second at the mock's pace), so the monitor's abort always lands mid-stream, even on a loaded machine.
+LOOP_CHUNKS = 400
+
+
 def reasoning_loop(turn: Turn) -> Reply:
     """Reasoning that repeats itself; with thinking off it answers directly."""
     if not turn.thinking:
         return Reply(content="Answering directly: the adapter accepts the value.")
-    return Reply(reasoning=[LOOP_SENTENCE.format(i=i) for i in range(40)], content="(never reached)")
+    return Reply(reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)], content="(never reached)")
 
 
 def reasoning_loop_twice(turn: Turn) -> Reply:
     """Reasoning that keeps looping even when the step is retried with thinking off."""
     return Reply(
-        reasoning=[LOOP_SENTENCE.format(i=i) for i in range(40)], content="(never reached)", force_reasoning=True
+        reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)],
+        content="(never reached)",
+        force_reasoning=True,
     )
 
 
@@ -126,7 +133,7 @@ def star_flood(turn: Turn) -> Reply:
     """Reasoning that decays into `*** *** ***`; with thinking off it answers."""
     if not turn.thinking:
         return Reply(content="Answering without the star storm.")
-    return Reply(reasoning=["Let me think. "] + ["*** " * 10] * 30, content="(never reached)")
+    return Reply(reasoning=["Let me think. "] + ["*** " * 10] * LOOP_CHUNKS, content="(never reached)")
 
 
 def failing_tool(turn: Turn) -> Reply:
@@ -182,7 +189,9 @@ def sparkle_flood(turn: Turn) -> Reply:
     """Reasoning that decays into a ✦✧ flood; with thinking off it answers."""
     if not turn.thinking:
         return Reply(content="Answering without the sparkles.")
-    return Reply(reasoning=["Let me plan this out. "] + ["✦✧✦✧ ✧✦✧✦ ✦✦✧✧ ✧✧✦✦ "] * 60, content="(never reached)")
+    return Reply(
+        reasoning=["Let me plan this out. "] + ["✦✧✦✧ ✧✦✧✦ ✦✦✧✧ ✧✧✦✦ "] * LOOP_CHUNKS, content="(never reached)"
+    )
 
 
 # The edit -> check cycle: calc.py starts with one bug per function, check.py stops at the first
