@@ -78,18 +78,18 @@ lint: check-format check-lint check-imports check-types
 # (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
 # whole suite (real dsh against the mock model, the TUI) from the checkout.
 test: dsh agents lint compiled
-	cd $(CVENV) && ./bin/python -m engine.conformance $(CURDIR)/../shared/conformance
+	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
 	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(FAST) $(CURDIR)/tests/unit
-	$(BIN)/python -m engine.conformance ../shared/conformance
+	$(BIN)/python -m engine.seed.conformance ../shared/conformance
 	$(BIN)/pytest -q -n auto
 
 unit: setup
 	$(BIN)/pytest -q -n auto $(FAST)
 
 conformance: setup
-	$(BIN)/python -m engine.conformance ../shared/conformance
+	$(BIN)/python -m engine.seed.conformance ../shared/conformance
 
 calibrate: setup
 	$(BIN)/breaker-tui calibrate
@@ -99,7 +99,7 @@ bench: setup compiled
 	cd $(CVENV) && ./bin/python -m engine.bench --out $(CURDIR)/bench-results/engine-compiled.json
 	$(BIN)/python -m engine.bench --out bench-results/engine-plain.json
 	cd $(CVENV) && ./bin/python -m wrapper.bench --out $(CURDIR)/bench-results/wrapper.json
-	cd $(CVENV) && ./bin/python -m wrapper.seedbench --out $(CURDIR)/bench-results/seed.json
+	cd $(CVENV) && ./bin/python -m wrapper.bench.seed --out $(CURDIR)/bench-results/seed.json
 	cd $(CVENV) && ./bin/python -m tui.bench --out $(CURDIR)/bench-results/tui.json
 
 clean:

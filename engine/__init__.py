@@ -1,6 +1,9 @@
 """The breaker engine: pure loop-detection logic with no I/O, no asyncio and no UI.
 
-Import `engine.breaker.Breaker` and `engine.config.BreakerConfig`; everything else is the parts.
+Import `engine.breaker.Breaker` and `engine.config.BreakerConfig`; everything else is the parts: at this
+root what both kinds of rule share (config, events, verdicts, scores, text units, the neutral trace), and the
+rooms `tools/` (tool-call rules), `lenses/` (reasoning lenses), `seed/` (the seeds' exact semantics and their
+proofs) and `bench/` (benchmarks).
 An installed wheel may hold the hot modules compiled with mypyc (see `hatch_build.py`); `build_info`
 says which build is running.
 """

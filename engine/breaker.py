@@ -6,16 +6,16 @@ from typing import Any, Literal
 
 from engine import events as ev
 from engine.config import BreakerConfig
-from engine.degeneracy import DegeneracySettings
-from engine.failures import FailureGuard, FailureSettings
-from engine.fingerprints import fingerprints, kind_of, limit_for
-from engine.messages import failure_denial, failure_guidance, post_trip_hint
-from engine.repeat import RepeatGuard, RepeatVerdict
-from engine.repetition import RepetitionSettings
-from engine.rules import DefaultRules
-from engine.safeargs import bounded_args, clamp
+from engine.lenses.degeneracy import DegeneracySettings
+from engine.lenses.repetition import RepetitionSettings
+from engine.lenses.streams import AgentState, default_lenses, fresh_streams, seed_lenses
 from engine.scores import AgentScores, Snapshot, WindowRow
-from engine.streams import AgentState, default_lenses, fresh_streams, seed_lenses
+from engine.tools.failures import FailureGuard, FailureSettings
+from engine.tools.fingerprints import fingerprints, kind_of, limit_for
+from engine.tools.messages import failure_denial, failure_guidance, post_trip_hint
+from engine.tools.repeat import RepeatGuard, RepeatVerdict
+from engine.tools.rules import DefaultRules
+from engine.tools.safeargs import bounded_args, clamp
 from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 
 __all__ = ["ALLOW", "Breaker", "ResultRewrite", "StreamTrip", "Verdict"]

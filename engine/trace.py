@@ -20,9 +20,9 @@ from engine import events as ev
 from engine.breaker import Breaker, Verdict
 from engine.config import BreakerConfig, EngineConfig, ThinkingConfig
 from engine.errors import ConfigError
-from engine.fingerprints import kind_of
 from engine.keynames import canonical
 from engine.repeat_config import RepeatConfig
+from engine.tools.fingerprints import kind_of
 
 MAIN = "main"
 KINDS = ("user", "request", "think", "answer", "call")

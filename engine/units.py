@@ -9,6 +9,12 @@ from array import array
 from collections.abc import Iterator
 from typing import Final
 
+# JavaScript's `\s` (with the u flag), hard-coded: Python's differs.
+JS_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")  # chr(): mypyc takes no surrogate literals
 _HIGH = "[" + chr(0xD800) + "-" + chr(0xDBFF) + "]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from engine.messages import Hit
+from engine.tools.messages import Hit
 
 
 class Verdict(NamedTuple):

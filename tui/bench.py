@@ -15,7 +15,7 @@ import re
 import time
 from typing import Any
 
-from engine.bench import finish, pct
+from engine.bench.core import finish, pct
 from tui.app import PANEL_PERIOD_S, create_app
 from tui.sources import ScriptedSource
 from tui.widgets.stream import StreamView

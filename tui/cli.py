@@ -176,7 +176,7 @@ def _run(opts: list[str], command: list[str]) -> int:
 
 def _load_source(path: Path):  # type: ignore[no-untyped-def]
     """A recording or dsh log, or None after printing why it cannot be read."""
-    from wrapper.sources import SourceError, load
+    from wrapper.records.sources import SourceError, load
 
     try:
         return load(path)
@@ -201,19 +201,20 @@ def _replay(args: list[str]) -> int:
 
 
 def _scan(args: list[str]) -> int:
-    from wrapper.scan import main as scan_main
+    from wrapper.harness.registry import replayer_for
+    from wrapper.records.scan import main as scan_main
 
-    return scan_main(args)
+    return scan_main(args, replayer_for)
 
 
 def _eval(args: list[str]) -> int:
-    from wrapper.evalcmd import main as eval_main
+    from wrapper.records.evalcmd import main as eval_main
 
     return eval_main(args)
 
 
 def _demo(args: list[str]) -> int:
-    from wrapper.scenarios import SCENARIOS
+    from wrapper.mock.scenarios import SCENARIOS
 
     p = argparse.ArgumentParser(prog="breaker-tui demo")
     p.add_argument("scenario", nargs="?", default="tool-loop", help="one of --list (default: tool-loop)")
@@ -242,8 +243,8 @@ def _demo(args: list[str]) -> int:
 
 
 def _mock(args: list[str]) -> int:
-    from wrapper.mockllm import serve
-    from wrapper.scenarios import SCENARIOS
+    from wrapper.mock.scenarios import SCENARIOS
+    from wrapper.mock.server import serve
 
     p = argparse.ArgumentParser(prog="breaker-tui mock-llm")
     p.add_argument("--scenario", default="normal", choices=list(SCENARIOS))
@@ -255,7 +256,8 @@ def _mock(args: list[str]) -> int:
 
 
 def _setup(args: list[str]) -> int:
-    from wrapper.provision import ProvisionError, setup_dsh
+    from wrapper.harness.dsh.provision import setup_dsh
+    from wrapper.toolchain import ProvisionError
 
     p = argparse.ArgumentParser(prog="breaker-tui setup-dsh")
     p.add_argument("--force", action="store_true", help="reinstall even if present")
@@ -269,7 +271,7 @@ def _setup(args: list[str]) -> int:
 
 
 def _doctor(args: list[str]) -> int:
-    from wrapper.provision import doctor
+    from wrapper.doctor import doctor
 
     bad = 0
     for c in doctor():
@@ -285,7 +287,7 @@ def _calibrate(args: list[str]) -> int:
     p = argparse.ArgumentParser(prog="breaker-tui calibrate")
     p.add_argument("--config", type=Path, help="take block_chars / min_repeat_gap / history_blocks from this config")
     a = p.parse_args(args)
-    from engine.report import full_report
+    from engine.seed.report import full_report
 
     th = load_settings(a.config).engine.thinking
     print(full_report(th.block_chars, th.min_repeat_gap, th.history_blocks))
@@ -370,7 +372,7 @@ def _toml_string(text: str) -> str:
 
 
 def _init_profile(args: list[str]) -> int:
-    from wrapper.profiles import ProfileError, write_dev_profile
+    from wrapper.harness.dsh.profiles import ProfileError, write_dev_profile
     from wrapper.safetext import inert
 
     p = argparse.ArgumentParser(prog="breaker-tui init-profile")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from wrapper.provision import ProvisionError, find_dsh, setup_dsh
-from wrapper.scenarios import SCENARIOS
+from wrapper.harness.dsh.provision import find_dsh, setup_dsh
+from wrapper.harness.dsh.world import make_world
+from wrapper.mock.scenarios import SCENARIOS
 from wrapper.settings import Settings
-from wrapper.world import make_world
+from wrapper.toolchain import ProvisionError
 
 DEMO_ARGV = ["dsh", "--profile", "dev"]
 

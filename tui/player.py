@@ -1,6 +1,6 @@
 """Replay as a player: a recording played through the same screen, with seek both ways.
 
-The engine state shown is always the state at the current step (`wrapper.replay.Player` rebuilds it
+The engine state shown is always the state at the current step (`wrapper.records.replay.Player` rebuilds it
 when going back); timing follows the recording at the chosen speed, and any key interrupts a wait.
 """
 
@@ -14,15 +14,15 @@ from wrapper.harness.capabilities import REPLAY
 from wrapper.harness.registry import replayer_for
 from wrapper.items import StatusItem
 from wrapper.monitor import Monitor
-from wrapper.replay import Player
+from wrapper.records.replay import Player
+from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
-from wrapper.sources import Loaded
 
 
 class ReplaySource(Source):
     """A recording or a dsh log as a player: play / pause, step and seek both ways, jump between trips.
 
-    The engine state shown is the state at `position` (see `wrapper.replay.Player`). A backward move
+    The engine state shown is the state at `position` (see `wrapper.records.replay.Player`). A backward move
     emits `StatusItem("rewind")` first, then the items up to the new position: the screen starts over.
     """
 

@@ -8,43 +8,18 @@ it ended by itself, else 0 (the person quit, killed or restarted it).
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import sys
 from typing import TextIO
 
 from tui.app import create_app
 from tui.player import ReplaySource
 from tui.sources import LiveSource
-from wrapper.launch import is_dsh
-from wrapper.provision import child_env, find_dsh
+from wrapper.harness.registry import cannot_start
+from wrapper.records.sources import Loaded
 from wrapper.safetext import inert
 from wrapper.settings import Settings
-from wrapper.sources import Loaded
 
 EXIT_CANNOT_START = 3
-
-
-def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
-    """Why `argv` cannot be launched, or "" when it can (checked before any screen opens)."""
-    from wrapper.harness.acp.cli import cannot_run
-    from wrapper.harness.registry import is_acp
-
-    if is_acp(argv) and (why := cannot_run(argv)) is not None:
-        return why
-    if is_acp(argv):
-        return ""  # a preset: its installed command line is resolved by the harness
-    exe = argv[0]
-    if is_dsh(argv) and os.path.basename(exe) == "dsh" and os.sep not in exe:
-        found = find_dsh()
-        if found is None or not os.access(found, os.X_OK):
-            where = f" ({found} is not an executable file)" if found is not None else ""
-            return f"dsh was not found{where}. Run `breaker-tui setup-dsh` (`breaker-tui doctor` says what is missing)."
-        return ""
-    if os.sep in exe:
-        return "" if os.access(exe, os.X_OK) else f"{exe}: no such executable file"
-    path = child_env(env).get("PATH", "")
-    return "" if shutil.which(exe, path=path) else f"{exe}: command not found on PATH"
 
 
 def say(text: str, stream: TextIO | None = None) -> None:

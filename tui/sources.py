@@ -9,13 +9,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from wrapper import protocol as P
 from wrapper import signals
 from wrapper.harness.capabilities import DSH, Capabilities
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.monitor import BridgeMonitor
+from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.registry import open_session
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem
 from wrapper.monitor import Info, Monitor
-from wrapper.replay import describe_command
 from wrapper.settings import Settings
 
 Emit = Callable[[Item], None]
@@ -223,7 +224,7 @@ class ScriptedSource(Source):
     ) -> None:
         super().__init__(settings or Settings(), title)
         self.capabilities = capabilities
-        self._monitor = Monitor(self.settings, Info(dsh=True, runner=True, child="running", bridge="connected"))
+        self._monitor = BridgeMonitor(self.settings, Info(dsh=True, runner=True, child="running", bridge="connected"))
         self.messages = list(messages)
         self.actions: list[str] = []
         self.answers: list[Answer] = []
@@ -232,7 +233,7 @@ class ScriptedSource(Source):
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
-    def monitor(self) -> Monitor:
+    def monitor(self) -> BridgeMonitor:
         return self._monitor
 
     def feed(self, *messages: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import signal
 import threading
 import time
@@ -13,6 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pexpect
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]|\r")
+
+
+def strip_ansi(text: str) -> str:
+    """Terminal output without escape sequences and carriage returns."""
+    return _ANSI.sub("", text)
+
 
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
 

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from engine import events as ev
 from wrapper import signals
+from wrapper.harness.base import allow_all, deny_all
 from wrapper.items import (
     ApprovalItem,
     EngineItem,
@@ -31,9 +32,8 @@ from wrapper.items import (
     TripItem,
     VerdictItem,
 )
-from wrapper.replay import finding
+from wrapper.records.replay import finding
 from wrapper.safetext import inert
-from wrapper.session import allow_all, deny_all
 from wrapper.settings import Settings
 
 EXIT_TURN_FAILED = 1

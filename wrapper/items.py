@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from engine import events as ev
 from engine.breaker import ResultRewrite, StreamTrip, Verdict
-from engine.messages import Hit
+from engine.tools.messages import Hit
 
 Answer = Literal["allow-once", "allow-turn", "deny", "cancel-turn"]
 

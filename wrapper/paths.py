@@ -35,4 +35,4 @@ def recordings_dir() -> Path:
 
 def bridge_file() -> Path:
     """The bridge plugin shipped inside the package."""
-    return Path(__file__).resolve().parent / "bridge" / "breaker-bridge.mjs"
+    return Path(__file__).resolve().parent / "harness" / "dsh" / "bridge" / "breaker-bridge.mjs"

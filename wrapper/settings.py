@@ -13,10 +13,34 @@ from engine.config import BreakerConfig, EngineConfig, ThinkingConfig, describe
 from engine.errors import ConfigError
 from engine.keynames import canonical, check_spellings, note
 from engine.repeat_config import RepeatConfig
-from wrapper.harness.acp.config import AcpSettings
 
 # the bridge's timers cannot honour less than this; a smaller value is a config error, not "never"
 MIN_TIMEOUT_S = 0.01
+
+
+class AcpSettings(BaseModel):
+    """How breaker-tui enforces its rules on an ACP agent (each choice can be `observe`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    deny: Literal["reject", "observe"] = "reject"
+    """A call the engine denies that comes with a permission request: answer `reject_once` (or only observe)."""
+    unasked: Literal["reprompt", "cancel", "observe"] = "reprompt"
+    """Calls that ran without asking and trip a rule: cancel the turn and send one follow-up prompt naming
+    the repeat (`reprompt`; a second trip in the turn only cancels), only cancel, or only observe."""
+    reasoning: Literal["reprompt", "cancel", "observe"] = "reprompt"
+    """A reasoning-lens trip: cancel the turn and send one follow-up prompt asking for an answer without
+    re-deliberating (`reprompt`; a second trip in the turn only cancels), only cancel, or only observe."""
+    agent_asks: Literal["person", "allow"] = "person"
+    """The agent's own permission requests for calls the engine allows: ask the person (the approval modal,
+    or `--approvals` without a screen), or allow them (the preset made the agent ask only so breaker-tui
+    can refuse repeats)."""
+    make_ask: bool = True
+    """Configure known agents to ask before tool calls (opencode's `permission`, Claude's `default` mode)."""
+    startup_timeout_s: float = Field(90.0, gt=0, le=3600)
+    """How long `initialize` and `session/new` may take before the agent counts as broken."""
+    cancel_timeout_s: float = Field(10.0, gt=0, le=600)
+    """After `session/cancel`, how long the turn may take to end before the follow-up prompt is dropped."""
 
 
 class WrapperSettings(BaseModel):

@@ -20,9 +20,9 @@ from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.registry import open_session
 from wrapper.items import Answer, EngineItem, Item, Question, StatusItem, TripItem, VerdictItem
+from wrapper.mock.world import World
 from wrapper.recorder import Recorder
 from wrapper.settings import Settings
-from wrapper.world import World
 
 AGENTS = ("opencode", "claude")
 

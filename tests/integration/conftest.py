@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_until
+from wrapper.harness.dsh.provision import find_dsh
+from wrapper.harness.dsh.session import Session
+from wrapper.harness.dsh.world import make_world
 from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
-from wrapper.provision import find_dsh
+from wrapper.mock.world import World
 from wrapper.recorder import Recorder
-from wrapper.session import Session
 from wrapper.settings import Settings, WrapperSettings
-from wrapper.world import World, make_world
 
 DSH_ARGV = ["dsh", "--profile", "dev"]
 

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wrapper import protocol as P
-from wrapper.channel import Channel
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.channel import Channel
 
 
 def say(**obj: Any) -> None:

@@ -11,13 +11,13 @@ from engine import events as ev
 from tests.integration.acp_helpers import AGENTS, acp_run, group_gone, need
 from wrapper.harness.acp.replay import AcpReplayer
 from wrapper.harness.acp.world import make_acp_world
+from wrapper.harness.base import deny_all
 from wrapper.harness.registry import replayer_for
 from wrapper.headless import run as headless_run
 from wrapper.items import Answer, ApprovalItem, ResultItem
-from wrapper.replay import finding
-from wrapper.session import deny_all
+from wrapper.records.replay import finding
+from wrapper.records.sources import load
 from wrapper.settings import Settings, WrapperSettings
-from wrapper.sources import load
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -111,7 +111,7 @@ async def test_any_acp_command_runs_with_acp_flag(tmp_path: Path) -> None:
     from wrapper.harness.acp.presets import PRESETS
     from wrapper.harness.acp.session import AcpSession
     from wrapper.harness.registry import open_session
-    from wrapper.provision import node
+    from wrapper.toolchain import node
 
     world = make_acp_world("claude", "normal", tmp_path)
     argv = [str(node()), str(PRESETS["claude"].launcher())]

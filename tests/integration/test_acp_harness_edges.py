@@ -13,8 +13,8 @@ import pytest
 from engine import events as ev
 from tests.integration.acp_helpers import group_gone
 from wrapper.harness.acp.session import AcpSession
+from wrapper.harness.base import deny_all
 from wrapper.items import EngineItem, Item, StatusItem
-from wrapper.session import deny_all
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]

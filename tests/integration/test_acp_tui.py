@@ -13,8 +13,8 @@ from tui.app import BreakerApp, create_app
 from tui.screens.approval import ApprovalScreen
 from tui.sources import LiveSource
 from wrapper.harness.acp.world import make_acp_world
+from wrapper.mock.world import World
 from wrapper.settings import Settings, WrapperSettings
-from wrapper.world import World
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 AGENT = "claude"  # starts in seconds; opencode is covered at the wrapper level

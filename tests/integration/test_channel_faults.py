@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from wrapper import protocol as P
-from wrapper.channel import Channel
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.channel import Channel
 from wrapper.items import StatusItem
 
 pytestmark = pytest.mark.integration
@@ -195,7 +195,7 @@ class _JsonShim:
 
 
 def _deep_then_normal(turn: Any) -> Any:
-    from wrapper.scenarios import Reply, ToolCallSpec
+    from wrapper.mock.scenarios import Reply, ToolCallSpec
 
     if turn.index == 0:
         # the dict view holds the raw text's top-level keys, so the mock sends the call as written
@@ -210,7 +210,8 @@ def _deep_then_normal(turn: Any) -> Any:
 async def test_a_1500_deep_argument_from_the_model_does_not_drop_the_bridge(
     run_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wrapper import mockllm, scenarios
+    from wrapper.mock import scenarios
+    from wrapper.mock import server as mockllm
 
     monkeypatch.setitem(scenarios.SCENARIOS, "deep", (_deep_then_normal, "Go.", "test only"))
     monkeypatch.setattr(mockllm, "json", _JsonShim)

@@ -10,9 +10,9 @@ import pytest
 
 from engine import events as ev
 from tests.integration.conftest import settings
-from wrapper import protocol as P
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.session import Session
 from wrapper.items import EngineItem, VerdictItem
-from wrapper.session import Session
 
 pytestmark = pytest.mark.integration
 
@@ -99,8 +99,8 @@ async def test_provider_http_500_is_reported(run_factory: Any) -> None:
 
 
 async def test_the_recording_replays_to_the_same_verdicts(run_factory: Any) -> None:
-    from wrapper.replay import Replayer
-    from wrapper.sources import load
+    from wrapper.harness.dsh.replay import Replayer
+    from wrapper.records.sources import load
 
     run = await run_factory("tool-loop")
     await run.turn("Read notes.txt")

@@ -21,8 +21,8 @@ import pytest
 
 from tests.conftest import ROOT
 from wrapper.items import ResultItem, VerdictItem
-from wrapper.mockllm import TITLE_PREFIX
-from wrapper.scenarios import RUN_CHECK
+from wrapper.mock.scenarios import RUN_CHECK
+from wrapper.mock.server import TITLE_PREFIX
 
 pytestmark = pytest.mark.integration
 

@@ -18,14 +18,15 @@ from typing import Any
 
 import pytest
 
-from wrapper import protocol as P
-from wrapper import scenarios, signals
+from wrapper import signals
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.replay import Replayer
+from wrapper.harness.dsh.session import Session
 from wrapper.items import ApprovalClosed, StatusItem
+from wrapper.mock import scenarios
+from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn
 from wrapper.recorder import Recorder
-from wrapper.replay import Replayer
-from wrapper.scenarios import Reply, ToolCallSpec, Turn
-from wrapper.session import Session
-from wrapper.sources import load
+from wrapper.records.sources import load
 
 from .conftest import settings
 

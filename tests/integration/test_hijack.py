@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from wrapper import scenarios
 from wrapper.items import StatusItem
-from wrapper.scenarios import Reply, ToolCallSpec, Turn, tool_loop
+from wrapper.mock import scenarios
+from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn, tool_loop
 
 pytestmark = pytest.mark.integration
 HUNT = Path(__file__).with_name("hunt.py")

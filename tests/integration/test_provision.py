@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from wrapper.provision import DSH_VERSION
+from wrapper.harness.dsh.provision import DSH_VERSION
 
 pytestmark = pytest.mark.integration
 

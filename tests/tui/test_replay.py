@@ -12,9 +12,9 @@ from tests.tui.test_modes import footer
 from tests.tui.test_snapshots import _recording
 from tui.app import create_app
 from tui.player import ReplaySource
-from wrapper.replay import Replayer
+from wrapper.harness.dsh.replay import Replayer
+from wrapper.records.sources import load
 from wrapper.settings import Settings
-from wrapper.sources import load
 
 
 def _expected(path: Path, position: int) -> list[tuple[str, int, bool]]:

@@ -15,8 +15,8 @@ from tui.app import create_app
 from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
 from wrapper.recorder import FORMAT
+from wrapper.records.sources import load
 from wrapper.settings import Settings
-from wrapper.sources import load
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 THEMES = ("breaker-dark", "breaker-light")

@@ -11,12 +11,11 @@ import pytest
 from engine import events as ev
 from engine.errors import ConfigError
 from wrapper.harness.acp.calls import CallState
-from wrapper.harness.acp.config import AcpSettings
 from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.items import ApprovalItem, EngineItem, StatusItem, TripItem, VerdictItem
+from wrapper.mock.scenarios import LOOP_SENTENCE, ToolCallSpec
 from wrapper.mock.tools import declared, fit_call
-from wrapper.scenarios import LOOP_SENTENCE, ToolCallSpec
-from wrapper.settings import Settings, from_mapping
+from wrapper.settings import AcpSettings, Settings, from_mapping
 
 SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "samples" / "acp"
 OPTIONS = [

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from wrapper.launch import write_handoff
+from wrapper.harness.dsh.launch import write_handoff
 from wrapper.paths import bridge_file
-from wrapper.provision import node
+from wrapper.toolchain import node
 
 PROBE = Path(__file__).parent / "js" / "bridge_probe.mjs"
 GOOD = {"verdictTimeoutMs": 50, "approvalTimeoutMs": 0, "resultTimeoutMs": 50, "maxLineBytes": 65536, "maxTokens": 0}

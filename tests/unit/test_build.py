@@ -25,7 +25,7 @@ def test_build_info_names_the_running_build() -> None:
 
 
 def test_the_checkout_holds_no_compiled_module_that_would_shadow_its_sources() -> None:
-    strays = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("engine/*.so"), *ROOT.glob("*__mypyc*.so")])
+    strays = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("engine/**/*.so"), *ROOT.glob("*__mypyc*.so")])
     assert strays == [], "compiled modules in the checkout shadow the sources: remove them (git clean -X engine)"
 
 

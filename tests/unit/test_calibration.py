@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from engine.report import lens_a_table, lens_b_blocks, lens_b_sweep
+from engine.seed.report import lens_a_table, lens_b_blocks, lens_b_sweep
 from tests.conftest import SHARED
 
 SEED = SHARED / "design" / "seed-breakers.md"

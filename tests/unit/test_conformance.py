@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import conformance
+from engine.seed import conformance
 from tests.conftest import ROOT, SHARED
 
 VECTORS = SHARED / "conformance"
@@ -34,7 +34,7 @@ def test_runner_cli_reports_counts_and_exit_status(tmp_path: Path) -> None:
     for name in ("url_norm.jsonl", "local_host.jsonl"):
         shutil.copy(VECTORS / name, good / name)
     ok = subprocess.run(
-        [sys.executable, "-m", "engine.conformance", str(good)],
+        [sys.executable, "-m", "engine.seed.conformance", str(good)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -48,7 +48,7 @@ def test_runner_cli_reports_counts_and_exit_status(tmp_path: Path) -> None:
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "broken.jsonl").write_text(json.dumps(rec) + "\n")
     bad = subprocess.run(
-        [sys.executable, "-m", "engine.conformance", str(tmp_path / "broken")],
+        [sys.executable, "-m", "engine.seed.conformance", str(tmp_path / "broken")],
         cwd=ROOT,
         capture_output=True,
         text=True,

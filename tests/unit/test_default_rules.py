@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.breaker import Breaker, Verdict
 from engine.config import BreakerConfig
-from engine.progress import failed, fold, mutates
+from engine.tools.progress import failed, fold, mutates
 
 SEED = BreakerConfig.from_mapping({"engine": {"mode": "seed"}})
 

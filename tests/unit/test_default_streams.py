@@ -10,9 +10,9 @@ import pytest
 from engine import events as ev
 from engine.breaker import Breaker, StreamTrip
 from engine.config import BreakerConfig
-from engine.corpora import LENS_A, LENS_B_CLEAN, clean_generators
-from engine.textgen import expand
-from engine.verbatim import ProseFilter, VerbatimDetector, is_prose
+from engine.lenses.verbatim import ProseFilter, VerbatimDetector, is_prose
+from engine.seed.corpora import LENS_A, LENS_B_CLEAN, clean_generators
+from engine.seed.textgen import expand
 
 NO_CAP = BreakerConfig.from_mapping({"thinking": {"max_reasoning_chars": 0}})
 WORK = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection" / "work"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wrapper.evaluate import evaluate, main
+from wrapper.records.evaluate import evaluate, main
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection"
 

@@ -18,13 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import ConfigError
-from wrapper.lines import Lines, split_lines
-from wrapper.protocol import BadMessage, decode_line
-from wrapper.replay import Replayer
+from wrapper.harness.dsh.lines import Lines, split_lines
+from wrapper.harness.dsh.logs import iter_dsh_events
+from wrapper.harness.dsh.protocol import BadMessage, decode_line
+from wrapper.harness.dsh.replay import Replayer
+from wrapper.records.sources import Loaded, SourceError
+from wrapper.records.sources import load as load_source
 from wrapper.settings import from_mapping
 from wrapper.settings import load as load_config
-from wrapper.sources import Loaded, SourceError, iter_dsh_events
-from wrapper.sources import load as load_source
 
 EXAMPLES = 200
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from engine.trace import TraceError
 from tests.conftest import ROOT
 from tui.cli import main
-from wrapper.importers import IMPORTERS, import_trace, importer
-from wrapper.importers.swe_agent import _Viewer, map_action
+from wrapper.records.importers import IMPORTERS, import_trace, importer
+from wrapper.records.importers.swe_agent import _Viewer, map_action
 
 DATA = ROOT / "tests" / "unit" / "data"
 CYCLE = DATA / "swe-view-cycle.traj"

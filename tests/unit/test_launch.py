@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wrapper.launch import (
+from wrapper.harness.dsh.launch import (
     BridgeSettings,
     build_argv,
     is_dsh,

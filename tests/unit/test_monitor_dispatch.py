@@ -1,29 +1,30 @@
-"""`Monitor.handle`: the one dispatcher of bridge messages, tested without dsh, a socket or a screen."""
+"""`BridgeMonitor.handle`: the one dispatcher of bridge messages, tested without dsh, a socket or a screen."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from engine import events as ev
-from wrapper import protocol as P
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.items import EngineItem, ResultItem, StatusItem, VerdictItem
-from wrapper.monitor import Info, Monitor
-from wrapper.scenarios import LOOP_SENTENCE
+from wrapper.mock.scenarios import LOOP_SENTENCE
+from wrapper.monitor import Info
 from wrapper.settings import Settings
 
 
-def handle(m: Monitor, **msg: Any) -> Any:
+def handle(m: BridgeMonitor, **msg: Any) -> Any:
     return m.handle(P.parse_inbound(msg))
 
 
-def fresh() -> Monitor:
-    m = Monitor(Settings(), Info(dsh=True, runner=True))
+def fresh() -> BridgeMonitor:
+    m = BridgeMonitor(Settings(), Info(dsh=True, runner=True))
     handle(m, t="ready", sessionId="s1", provider="mock", model="mock-model")
     return m
 
 
 def test_hello_ready_and_status_update_the_status_line() -> None:
-    m = Monitor(Settings(), Info(dsh=True))
+    m = BridgeMonitor(Settings(), Info(dsh=True))
     r = handle(m, t="hello", token="x", pid=42)
     assert r.connected and m.info.bridge == "connected" and "pid 42" in r.items[0].text
     r = handle(m, t="ready", sessionId="s1", model="mock-model")

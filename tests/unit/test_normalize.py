@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from engine import events as ev
-from wrapper.normalize import parse_args, strip_ansi, text_of, to_engine, unpack
+from wrapper.child import strip_ansi
+from wrapper.harness.dsh.normalize import parse_args, text_of, to_engine, unpack
 
 
 def chunk(kind: str, **fields: Any) -> dict[str, Any]:

@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.breaker import Breaker
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features, fnv1a
-from engine.failures import normalized_args
-from engine.fingerprints import fingerprints
+from engine.lenses.degeneracy import DegeneracyDetector, DegeneracySettings, fast_features, features, fnv1a
+from engine.lenses.repetition import RepetitionDetector
 from engine.repeat_config import RepeatConfig
-from engine.repetition import RepetitionDetector
-from engine.shell import (
+from engine.tools.failures import normalized_args
+from engine.tools.fingerprints import fingerprints
+from engine.tools.shell import (
     extract_sink,
     extract_urls,
     first_verb,
@@ -25,8 +25,8 @@ from engine.shell import (
     tokenize,
     words_to_tokens,
 )
+from engine.tools.urls import is_local_host, norm_url
 from engine.units import from_units, to_units
-from engine.urls import is_local_host, norm_url
 
 CFG = RepeatConfig()
 ALLOW_CFG = RepeatConfig(local_hosts="allow")
@@ -168,7 +168,7 @@ def test_flat_json_fast_path_agrees_with_the_general_writer(d: dict[str, Any]) -
     st.lists(st.sampled_from([*"utmUTM_gclidfbGCLID09xK", "\u212a", "\u017f", "utm_", "_ga", "ref_src"]), max_size=8)
 )
 def test_tracking_name_fast_path_agrees_with_the_pattern(parts: list[str]) -> None:
-    from engine import urls
+    from engine.tools import urls
 
     name = "".join(parts)
     assert urls.is_tracking(name) == (urls._TRACKING.fullmatch(name) is not None)
@@ -190,7 +190,7 @@ plain_shell = st.lists(
 @settings(max_examples=1500)
 @given(plain_shell)
 def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> None:
-    from engine import shellfacts
+    from engine.tools import shellfacts
 
     assert is_plain(cmd)
     fast = shellfacts.plain_facts(cmd)
@@ -203,7 +203,7 @@ def test_plain_command_fast_path_agrees_with_the_general_analysis(cmd: str) -> N
 @settings(max_examples=500)
 @given(st.lists(st.sampled_from(["a", "b", ".", "1", "127", "..", "x.y", ":"]), max_size=8))
 def test_site_fast_path_agrees_with_the_label_split(parts: list[str]) -> None:
-    from engine.urls import _QUAD, site_of
+    from engine.tools.urls import _QUAD, site_of
 
     host = "".join(parts)
     labels = [p for p in host.split(".") if p]
@@ -220,7 +220,7 @@ url_text = st.lists(
 @settings(max_examples=800)
 @given(url_text)
 def test_url_scan_agrees_with_the_full_pattern(cmd: str) -> None:
-    from engine import shell
+    from engine.tools import shell
 
     assert shell._url_texts(cmd) == [m.group() for m in shell._URL.finditer(cmd)]
 
@@ -242,7 +242,7 @@ url_like = st.tuples(st.sampled_from(["https://", "http://a", "foo://", "file://
 @settings(max_examples=1500)
 @given(url_like)
 def test_query_apart_parse_agrees_with_the_whole_parse(text: str) -> None:
-    from engine import urls
+    from engine.tools import urls
 
     whole, apart = urls._parse(text), urls.parse_apart(text)
     assert (whole is None) == (apart is None)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wrapper import protocol as P
+from wrapper.harness.dsh import protocol as P
 
 INBOUND: list[tuple[dict[str, Any], type]] = [
     ({"t": "hello", "token": "k", "pid": 7, "runner": True}, P.Hello),

@@ -11,8 +11,7 @@ from engine.keynames import aliases
 from engine.repeat_config import RepeatConfig
 from tests.conftest import ROOT
 from tui.cli import COMMANDS
-from wrapper.harness.acp.config import AcpSettings
-from wrapper.settings import UiSettings, WrapperSettings
+from wrapper.settings import AcpSettings, UiSettings, WrapperSettings
 
 README = (ROOT / "README.md").read_text()
 

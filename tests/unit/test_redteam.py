@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from engine.breaker import Breaker
-from engine.cycles import WHOLE, page_span
-from engine.outcomes import command_of, targets
-from engine.progress import cd_dir, command_text, pure_wait
-from wrapper.evaluate import evaluate
+from engine.tools.cycles import WHOLE, page_span
+from engine.tools.outcomes import command_of, targets
+from engine.tools.progress import cd_dir, command_text, pure_wait
+from wrapper.records.evaluate import evaluate
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "redteam"
 

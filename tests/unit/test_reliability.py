@@ -12,13 +12,13 @@ import pytest
 import zstandard
 
 from engine.errors import ConfigError
-from wrapper import sources
-from wrapper.launch import BridgeSettings, write_handoff, write_overlay
+from wrapper.harness.dsh.launch import BridgeSettings, write_handoff, write_overlay
 from wrapper.recorder import Recorder, prune
+from wrapper.records import sources
+from wrapper.records.sources import SourceError
+from wrapper.records.sources import load as load_source
 from wrapper.rundir import OWNER_FILE, RunDir, clean_stale
 from wrapper.settings import WrapperSettings, load
-from wrapper.sources import SourceError
-from wrapper.sources import load as load_source
 from wrapper.watch import DenialStreak, StallWatch
 
 # -- run directories -------------------------------------------------------------------------------

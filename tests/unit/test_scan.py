@@ -217,7 +217,7 @@ def test_fuzz_scan_never_crashes_on_valid_shaped_traces(
 def test_an_internal_error_exits_70_not_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wrapper import importers
+    from wrapper.records import importers
 
     def broken(path: Path, max_bytes: int) -> Any:
         raise ZeroDivisionError("a bug")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from wrapper.seedbench import _engine_floods, _node_json, flood_samples, quoted_url_calls
+from wrapper.bench.seed import _engine_floods, _node_json, flood_samples, quoted_url_calls
 
 
 def test_the_rebuilt_seed_lens_and_the_engine_trip_the_same_rules_on_the_flood_corpus(tmp_path: Path) -> None:

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from engine import seedopts
 from engine.breaker import Breaker
 from engine.config import BreakerConfig, ThinkingConfig
-from engine.degeneracy import DegeneracyDetector, DegeneracySettings
 from engine.errors import ConfigError
-from engine.failures import FailureGuard, FailureSettings
-from engine.progress import SHELL_TOOLS
-from engine.repetition import RepetitionDetector, RepetitionSettings
+from engine.lenses.degeneracy import DegeneracyDetector, DegeneracySettings
+from engine.lenses.repetition import RepetitionDetector, RepetitionSettings
+from engine.seed import seedopts
+from engine.tools.failures import FailureGuard, FailureSettings
+from engine.tools.progress import SHELL_TOOLS
 from wrapper import monitor
 
 

@@ -8,9 +8,9 @@ import pytest
 import zstandard
 
 from tests.conftest import SHARED
+from wrapper.harness.dsh.replay import Replayer
 from wrapper.items import VerdictItem
-from wrapper.replay import Replayer
-from wrapper.sources import SourceError, load
+from wrapper.records.sources import SourceError, load
 
 RAW = SHARED / "samples" / "dsh" / "session.raw.jsonl"
 

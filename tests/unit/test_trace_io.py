@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine.trace import TraceError, TraceEvent, TraceMeta
 from tests.conftest import SHARED
-from wrapper.trace_io import first_object, is_trace_line, iter_lines, open_trace
+from wrapper.records.trace_io import first_object, is_trace_line, iter_lines, open_trace
 
 WORK = SHARED / "detection" / "work"
 

@@ -1,5 +1,6 @@
-"""Harnesses: the agent programs breaker-tui can drive (dsh through its bridge, ACP agents, plain commands).
+"""Harnesses: the agent programs breaker-tui can drive, one folder each (dsh/, acp/, plain/).
 
-Each harness says what it can do (`Capabilities`) so the screen offers only actions that work. A new
-harness lives in its own folder here and is added to the registry in this package; the TUI does not change.
+`base.py` is the interface every harness session offers the drivers, `capabilities.py` what each can do,
+`pty.py` a command on a pty (shared by dsh and plain), and `registry.py` the one place that picks a harness
+for a command line. Harness folders do not import each other.
 """

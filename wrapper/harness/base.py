@@ -8,15 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.breaker import Breaker
 from wrapper.child import ExitInfo
 from wrapper.harness.capabilities import Capabilities
-from wrapper.items import Item, StatusItem
+from wrapper.items import Answer, Item, Question, StatusItem
 from wrapper.monitor import Info, Monitor
 from wrapper.recorder import Recorder
+
+# who answers the questions a session asks: the TUI's modal, a headless policy, a test
+Approver = Callable[[Question], Awaitable[Answer]]
+
+
+async def deny_all(_: Question) -> Answer:
+    """The fail-closed approver: every approval is declined."""
+    return "deny"
+
+
+async def allow_all(_: Question) -> Answer:
+    """Approve everything once (for scripted runs that opt in)."""
+    return "allow-once"
 
 
 class HarnessSession(Protocol):
@@ -28,7 +41,11 @@ class HarnessSession(Protocol):
         ...
 
     argv: list[str]
-    monitor: Monitor
+
+    @property
+    def monitor(self) -> Monitor:
+        """The harness's monitor (each harness has its own kind)."""
+
     breaker: Breaker
     info: Info
     recorder: Recorder | None

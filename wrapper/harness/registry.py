@@ -1,21 +1,30 @@
 """Which harness runs a command: dsh through its bridge, an ACP agent, or any other command.
 
-`breaker-tui -- opencode` (a preset name) and `breaker-tui --acp -- COMMAND` run the ACP harness; dsh and
-plain commands run the original `Session`. Adding a harness adds a branch here, not in the TUI.
+`breaker-tui -- opencode` (a preset name) and `breaker-tui --acp -- COMMAND` run the ACP harness; `dsh ...` runs
+the dsh harness; anything else runs the plain harness. Adding a harness is a folder beside these and a line
+here, and nothing in the TUI changes: this is the only module of the wrapper that imports a harness folder.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+
+from wrapper.harness.acp.cli import cannot_run as acp_cannot_run
+from wrapper.harness.acp.install import agent_checks
 from wrapper.harness.acp.presets import command_line, preset_for
 from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
-from wrapper.harness.acp.session import AcpSession, Approver
-from wrapper.harness.base import HarnessSession
-from wrapper.provision import node
+from wrapper.harness.acp.session import AcpSession
+from wrapper.harness.base import Approver, HarnessSession
+from wrapper.harness.dsh.launch import is_dsh
+from wrapper.harness.dsh.provision import dsh_checks, find_dsh
+from wrapper.harness.dsh.replay import Replayer
+from wrapper.harness.dsh.session import Session
+from wrapper.harness.plain.session import PlainSession
 from wrapper.recorder import Recorder
-from wrapper.replay import Replayer
-from wrapper.session import Session
+from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
-from wrapper.sources import Loaded
+from wrapper.toolchain import Check, child_env, node
 
 
 def is_acp(argv: list[str], acp: bool = False) -> bool:
@@ -39,7 +48,9 @@ def open_session(
         return AcpSession(run, settings, approver, cwd, env, recorder, preset, display_argv=list(argv))
     if acp:
         return AcpSession(list(argv), settings, approver, cwd, env, recorder)
-    return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
+    if is_dsh(argv):
+        return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
+    return PlainSession(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
 
 
 def replayer_for(loaded: Loaded, settings: Settings) -> Replayer | AcpReplayer:
@@ -47,3 +58,27 @@ def replayer_for(loaded: Loaded, settings: Settings) -> Replayer | AcpReplayer:
     if is_acp_recording(loaded):
         return AcpReplayer(loaded, settings)
     return Replayer(loaded, settings)
+
+
+def harness_checks() -> list[Check]:
+    """`doctor`'s lines from every harness: dsh, then each known ACP agent."""
+    return [*dsh_checks(), *agent_checks()]
+
+
+def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
+    """Why `argv` cannot be launched, or "" when it can (checked before any screen opens)."""
+    if is_acp(argv) and (why := acp_cannot_run(argv)) is not None:
+        return why
+    if is_acp(argv):
+        return ""  # a preset: its installed command line is resolved by the harness
+    exe = argv[0]
+    if is_dsh(argv) and os.path.basename(exe) == "dsh" and os.sep not in exe:
+        found = find_dsh()
+        if found is None or not os.access(found, os.X_OK):
+            where = f" ({found} is not an executable file)" if found is not None else ""
+            return f"dsh was not found{where}. Run `breaker-tui setup-dsh` (`breaker-tui doctor` says what is missing)."
+        return ""
+    if os.sep in exe:
+        return "" if os.access(exe, os.X_OK) else f"{exe}: no such executable file"
+    path = child_env(env).get("PATH", "")
+    return "" if shutil.which(exe, path=path) else f"{exe}: command not found on PATH"

@@ -11,13 +11,11 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wrapper.mock.api import ModelCore
+from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
-from wrapper.scenarios import SCENARIOS, Reply, Turn
-
-if TYPE_CHECKING:
-    from wrapper.mockllm import MockModel
 
 
 def _blocks_text(content: Any) -> str:
@@ -51,7 +49,7 @@ def describe(body: dict[str, Any]) -> Turn:
     return Turn(assistants, thinking, tool_texts, users)
 
 
-def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
     """Answer one `/v1/messages` request (or its `count_tokens` probe)."""
     if "count_tokens" in h.path:
         model._json(h, 200, {"input_tokens": 100})
@@ -83,7 +81,7 @@ def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
     stream(model, h, reply, body)
 
 
-def stream(model: MockModel, h: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:
+def stream(model: ModelCore, h: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:
     """The SSE event sequence of one streamed message."""
     h.send_response(200)
     h.send_header("Content-Type", "text/event-stream")

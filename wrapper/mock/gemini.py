@@ -11,14 +11,11 @@ from __future__ import annotations
 import json
 import time
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from wrapper.harness.acp.calls import obj
+from wrapper.mock.api import ModelCore, obj
+from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
-from wrapper.scenarios import SCENARIOS, Reply, Turn
-
-if TYPE_CHECKING:
-    from wrapper.mockllm import MockModel
 
 
 def describe(body: dict[str, Any]) -> Turn:
@@ -63,7 +60,7 @@ def sample(schema: Any) -> Any:
     return "mock"
 
 
-def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
     """Answer one Gemini request."""
     gen = obj(body, "generationConfig")
     if gen.get("responseMimeType") == "application/json":

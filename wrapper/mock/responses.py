@@ -10,13 +10,11 @@ import json
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wrapper.mock.api import ModelCore
+from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
-from wrapper.scenarios import SCENARIOS, Reply, Turn
-
-if TYPE_CHECKING:
-    from wrapper.mockllm import MockModel
 
 
 def _text(content: Any) -> str:
@@ -50,7 +48,7 @@ def describe(body: dict[str, Any]) -> Turn:
     return Turn(steps, not (users and FOLLOWUP_MARKER in users[-1]), tool_texts, users)
 
 
-def handle(model: MockModel, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
     """Answer one `/v1/responses` request."""
     if not body.get("tools"):
         reply = Reply(content="Mock session title")

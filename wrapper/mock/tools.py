@@ -12,7 +12,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from wrapper.scenarios import Reply, ToolCallSpec
+from wrapper.mock.scenarios import Reply, ToolCallSpec
 
 FOLLOWUP_MARKER = "without re-deliberating"  # the monitor's reasoning follow-up: answer with thinking off
 FAMILIES = {

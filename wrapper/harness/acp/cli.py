@@ -7,8 +7,8 @@ import sys
 
 from wrapper.harness.acp.install import setup_agent, version_of
 from wrapper.harness.acp.presets import PRESETS, command_line, preset_for
-from wrapper.provision import ProvisionError, node
 from wrapper.safetext import inert
+from wrapper.toolchain import ProvisionError, node
 
 
 def agents(args: list[str]) -> int:

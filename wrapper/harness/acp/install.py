@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from wrapper.harness.acp.presets import PRESETS, Preset
-from wrapper.provision import Check, ProvisionError, Say, _run, child_env, node, npm_cli
+from wrapper.toolchain import Check, ProvisionError, Say, child_env, node, npm_cli, run_tool
 
 
 def package_json(p: Preset) -> str:
@@ -46,7 +46,7 @@ def setup_agent(name: str, say: Say = print, force: bool = False) -> Preset:
         say(f"[2/3] installing {p.package}@{p.version} into {d} (about {p.size_mb} MB) ...")
         (d / "package.json").write_text(wanted)
         t0 = time.monotonic()
-        _run(
+        run_tool(
             [str(node()), str(npm_cli()), "install", "--no-audit", "--no-fund", "--omit=dev", "--loglevel=error"],
             d,
             1200,

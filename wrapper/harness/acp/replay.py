@@ -12,14 +12,13 @@ from typing import Any
 from engine.config import BreakerConfig
 from engine.errors import ConfigError
 from wrapper.harness.acp.calls import obj
-from wrapper.harness.acp.config import AcpSettings
 from wrapper.harness.acp.handshake import model_of
 from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Info
-from wrapper.replay import Step
-from wrapper.settings import Settings
-from wrapper.sources import Loaded
+from wrapper.records.replay import Step
+from wrapper.records.sources import Loaded
+from wrapper.settings import AcpSettings, Settings
 
 
 def settings_for(loaded: Loaded, fallback: Settings) -> Settings:

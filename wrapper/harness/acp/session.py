@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +20,13 @@ from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.stream import ItemStream
-from wrapper.items import Answer, Question, StatusItem
+from wrapper.harness.base import Approver
+from wrapper.items import Question, StatusItem
 from wrapper.monitor import Info
-from wrapper.provision import child_env
 from wrapper.recorder import Recorder
 from wrapper.safetext import inert
 from wrapper.settings import Settings
-
-Approver = Callable[[Question], Awaitable[Answer]]
+from wrapper.toolchain import child_env
 
 
 class AcpSession(ItemStream):

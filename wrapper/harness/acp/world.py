@@ -7,8 +7,8 @@ import tempfile
 from pathlib import Path
 
 from wrapper.harness.acp.presets import PRESETS, mock_env
-from wrapper.mockllm import MockModel
-from wrapper.world import World
+from wrapper.mock.server import MockModel
+from wrapper.mock.world import World
 
 
 def make_acp_world(agent: str, scenario: str, root: Path | None = None) -> World:

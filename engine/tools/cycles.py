@@ -1,0 +1,295 @@
+"""Long-horizon loops over dispatched calls: (call, result) cycles, paging with no edit, the identical-call backstop.
+
+The repeat window (5 in 12) only sees cycles of period 3 or less. Real models also cycle through the
+same handful of file views (periods of 4–17 calls, identical outputs) or page through one file for
+dozens of calls. Per agent and turn this module keeps the (call, result) pairs dispatched so far and
+denies, before it runs, a call that continues:
+
+* a strict cycle: the last 3·p pairs repeat with period p (2 ≤ p ≤ 17) and the call is the next one;
+* a dense replay: at least `repeats` of the last `window` dispatched pairs were pairs already seen in
+  this turn, and the call was seen before too (catches period 4–17 within ~12 calls of repeating);
+* paging: `paging` reads of one file with no successful change to the workspace in between, counting
+  only reads that show little new: lines already shown, an unknown range, or a window under
+  `PAGE_MIN` lines (reading a big file forward in real pages is progress; scrolling it 10 lines at a
+  time, or back and forth, is not);
+* the backstop: an identical call made `backstop` times in the last `backstop_window` calls with no
+  change in between, whatever its results (results can carry per-call ids that defeat comparing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from engine.tools.messages import preview
+from engine.tools.progress import SHELL_TOOLS, command_text
+from engine.tools.shellfacts import analyze
+
+PERIOD_MAX = 17
+LABEL_CHARS = 100
+_SEEN_CAP = 512
+_PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
+_PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
+PAGE_MIN = 40  # a read showing fewer lines than this is a scroll step, not a page
+WINDOW = 100  # the lines a viewer shows from an offset when no limit is given (SWE-agent's window)
+WHOLE = 10**9  # "to the end of the file"
+_SPANS_CAP = 64
+_SED_ANY = re.compile(r"\bsed\s+-n\s*['\"]?(\d+),(\d+)p['\"]?")
+_FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z0-9]{1,8}$|^[\w.~-]*/[\w./-]+$")
+
+
+class Pair(NamedTuple):
+    """One dispatched call: its identity (`tool NUL canonical arguments`), its result, the epoch after it."""
+
+    call: str
+    result: int
+    epoch: int
+
+
+def label(call: str) -> str:
+    """A short description of a call for denial messages: the tool and the start of its arguments."""
+    tool, _, body = call.partition("\x00")
+    return f"{tool} {preview(body, LABEL_CHARS)}"
+
+
+class CycleHit(NamedTuple):
+    """A detected loop: the rule, the period (0 when none), the calls with how often each was made."""
+
+    rule: str
+    period: int
+    calls: tuple[tuple[str, int], ...]
+    times: int
+
+
+@dataclass(slots=True)
+class _Agent:
+    pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
+    seen: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)  # call key -> how often dispatched this turn
+    flags: deque[bool] = field(default_factory=deque)
+    pages: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # lines shown per file (merged)
+    epoch: int = 0
+    recent: deque[str | None] = field(default_factory=deque)
+    tally: dict[str, int] = field(default_factory=dict)
+    last_epoch: dict[str, int] = field(default_factory=dict)
+    hit: CycleHit | None = None
+
+
+def page_path(tool: str, args: Any) -> str | None:
+    """The file a read-like call looks at, when it names one."""
+    if tool in SHELL_TOOLS:
+        command = command_text(args)
+        if not command or len(command) > 400:
+            return None
+        facts = analyze(command)
+        if facts.verb not in _PAGER_VERBS or facts.sink is not None:
+            return None
+        words = [w for w in facts.stripped.split()[1:] if not w.startswith("-")]
+        return next((w for w in reversed(words) if _FILEISH.match(w)), None)
+    if not isinstance(args, dict):
+        return None
+    for key in _PATH_KEYS:
+        v = args.get(key)
+        if isinstance(v, str) and v:
+            return v
+    return None
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)
+    return None
+
+
+def page_span(tool: str, args: Any) -> tuple[int, int] | None:
+    """The lines a read shows, when its arguments say (`view_range`, `offset`/`limit`, `sed -n A,Bp`, `head -n N`)."""
+    if not isinstance(args, dict):
+        return None
+    if tool in SHELL_TOOLS:
+        command = command_text(args)
+        if not command or len(command) > 400:
+            return None
+        m = _SED_ANY.search(command)  # `sed -n 'A,Bp' f`, also behind a pipe: `nl -ba f | sed -n 'A,Bp'`
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            return (a, b) if b >= a else None
+        words = command.split()
+        if len(words) >= 3 and words[0] == "head" and words[1] == "-n":
+            n = _int(words[2])
+            return (1, n) if n else None
+        if len(words) == 2 and words[0] == "cat":
+            return (1, WHOLE)
+        return None
+    vr = args.get("view_range")
+    if isinstance(vr, list) and len(vr) == 2:
+        first, last = _int(vr[0]), _int(vr[1])
+        if first is not None and last == -1:
+            return (first, WHOLE)
+        if first is not None and last is not None and last >= first:
+            return (first, last)
+        return None
+    off = _int(args.get("offset", args.get("start_line")))
+    lim = _int(args.get("limit"))
+    end = _int(args.get("end_line"))
+    if off is not None and lim:
+        return (off, off + lim - 1)
+    if off is not None and end is not None and end >= off:
+        return (off, end)
+    if off is not None and lim is None and end is None:
+        return (off, off + WINDOW - 1)
+    if off is None and lim is None and end is None and not any(k in args for k in ("view_range", "pattern", "query")):
+        return (1, WHOLE)  # the whole file
+    return None
+
+
+def _shows_little_new(spans: list[tuple[int, int]] | None, span: tuple[int, int] | None) -> bool:
+    """Whether a read is a revisit: no known range, a scroll-sized window, or half of it already shown."""
+    if span is None or span[1] - span[0] + 1 < PAGE_MIN:
+        return True
+    if not spans:
+        return False
+    a, b = span
+    seen = sum(max(0, min(b, y) - max(a, x) + 1) for x, y in spans)
+    return 2 * seen >= b - a + 1
+
+
+def _merge(spans: list[tuple[int, int]], span: tuple[int, int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for x, y in sorted([*spans, span]):
+        if out and x <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], y))
+        else:
+            out.append((x, y))
+    return out[:_SPANS_CAP]
+
+
+class Cycles:
+    """Per-agent pair history for the strict-cycle, dense-replay, paging and backstop rules."""
+
+    def __init__(
+        self,
+        window: int = 16,
+        repeats: int = 12,
+        paging: int = 20,
+        backstop: int = 10,
+        backstop_window: int = 20,
+        cycles: bool = True,
+    ) -> None:
+        self.cycles = cycles
+        self.window = window
+        self.repeats = repeats
+        self.paging = paging
+        self.backstop = backstop
+        self.backstop_window = backstop_window
+        self.agents: dict[str, _Agent] = {}
+
+    def _a(self, agent: str) -> _Agent:
+        a = self.agents.get(agent)
+        if a is None:
+            a = self.agents[agent] = _Agent()
+        return a
+
+    def check(
+        self, agent: str, call: str, epoch: int, path: str | None, span: tuple[int, int] | None = None
+    ) -> CycleHit | None:
+        """Before dispatch: the loop this call would continue, if any (and count it for the backstop)."""
+        a = self._a(agent)
+        if epoch != a.epoch:
+            a.epoch = epoch
+            a.pages.clear()
+            a.spans.clear()
+        hit = self._backstop(a, call, epoch) or self._cycle(a, call)
+        if hit is None and path is not None and self.paging:
+            if a.pages.get(path, 0) >= self.paging and _shows_little_new(a.spans.get(path), span):
+                hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
+        if hit is not None:
+            a.hit = hit
+        return hit
+
+    def _backstop(self, a: _Agent, call: str, epoch: int) -> CycleHit | None:
+        if not self.backstop:
+            return None
+        last = a.last_epoch.get(call)
+        counted = last is None or last == epoch
+        entry = call if counted else None
+        a.recent.append(entry)
+        if entry is not None:
+            a.tally[entry] = a.tally.get(entry, 0) + 1
+        while len(a.recent) > self.backstop_window:
+            old = a.recent.popleft()
+            if old is not None:
+                n = a.tally[old] - 1
+                if n:
+                    a.tally[old] = n
+                else:
+                    del a.tally[old]
+        n = a.tally.get(call, 0)
+        if entry is not None and n >= self.backstop:
+            return CycleHit("backstop", 1, ((label(call), n),), n)
+        return None
+
+    def _cycle(self, a: _Agent, call: str) -> CycleHit | None:
+        if not self.cycles or call not in a.calls:
+            return None
+        seq = a.pairs
+        n = len(seq)
+        for p in range(2, min(PERIOD_MAX, n // 3) + 1):
+            if seq[n - p].call != call or all(seq[n - k].call == call for k in range(1, p + 1)):
+                continue  # one call repeated is the repeat window's business, not a cycle
+            if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
+                return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
+        if len(a.flags) >= self.window and sum(a.flags) >= self.repeats:
+            unit: dict[str, Pair] = {}
+            for pr in list(seq)[-self.window :]:
+                unit.setdefault(pr.call, pr)
+            return self._hit(a, "cycle", len(unit), list(unit.values()))
+        return None
+
+    def _hit(self, a: _Agent, rule: str, period: int, unit: list[Pair]) -> CycleHit:
+        calls = tuple((label(p.call), a.calls.get(p.call, 0)) for p in unit)
+        return CycleHit(rule, period, calls, min(n for _, n in calls))
+
+    def record(
+        self, agent: str, call: str, result: int, path: str | None, epoch: int, span: tuple[int, int] | None = None
+    ) -> None:
+        """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it."""
+        a = self._a(agent)
+        if len(a.last_epoch) >= _SEEN_CAP:
+            a.last_epoch.clear()  # bounded: a turn with this many distinct calls starts counting afresh
+        a.last_epoch[call] = epoch
+        key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
+        seen = a.seen.get(key, 0)
+        a.flags.append(seen > 0)
+        while len(a.flags) > self.window:
+            a.flags.popleft()
+        if len(a.seen) >= _SEEN_CAP:
+            a.seen.clear()
+        a.seen[key] = seen + 1
+        if len(a.calls) >= _SEEN_CAP:
+            a.calls.clear()
+        a.calls[call] = a.calls.get(call, 0) + 1
+        a.pairs.append(Pair(call, result, epoch))
+        if path is not None:
+            if path not in a.pages and len(a.pages) >= _SEEN_CAP:
+                old, _ = a.pages.popitem(last=False)
+                a.spans.pop(old, None)
+            spans = a.spans.get(path)
+            a.pages[path] = a.pages.get(path, 0) + (1 if _shows_little_new(spans, span) else 0)
+            if span is not None:
+                a.spans[path] = _merge(spans or [], span)
+
+    def last_hit(self, agent: str) -> CycleHit | None:
+        """The loop most recently detected for this agent in this turn (for the window panel)."""
+        a = self.agents.get(agent)
+        return a.hit if a else None
+
+    def reset(self, agent: str) -> None:
+        """A new turn or a human message: forget the agent."""
+        self.agents.pop(agent, None)

@@ -1,0 +1,304 @@
+"""The default mode's failure arm: a call counts as "failing the same way again" only when nothing changed.
+
+A failure is keyed by the call's shape (tool and canonical arguments, numbers aside) and
+judged against the previous failure of that call: the same error text (folded) with no successful
+change to the workspace since continues the streak, which steers from `steer_after` and denies the
+next attempt from `deny_after`. A new error text, or a change in between, starts the streak over, so
+edit → run cycles that fail differently each time are never steered or denied.
+
+Two backstops catch what the streak cannot see: the same call failing with the same error after
+every change (`same_limit` failures: cosmetic edits that fix nothing, edits that differ from the
+earlier ones only in their numbers; a failure after a new kind of change weighs half,
+so real attempts that happen to fail alike get twice as many runs), and one tool failing with
+one error text whatever its arguments (`tool_limit` failures in a row: a tool that does not exist).
+And cosmetic spellings of one failing action (flags reordered, quotes, `cd X &&`, whitespace) are
+separate calls to the streak, so one tool and command (the shell verb, or the editor sub-command)
+failing `error_limit` times with one error text (whitespace aside) and nothing changed in between
+denies its next call, whatever the arguments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.repeat_config import DEFAULT_IGNORE
+from engine.tools.failures import fold_numbers
+from engine.tools.fingerprints import exact_body
+from engine.tools.progress import SHELL_TOOLS, command_text, fold, result_key, strip_exit
+from engine.tools.shellfacts import analyze
+
+_FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
+APPLIED_CAP = 256
+Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer"]
+ERROR_MIN = 8  # shorter error texts (or none) say too little to call two different calls the same failure
+ANSWER_MIN = 64  # short answers (`ok`, `{"status":"up"}`) repeat legitimately across different calls
+
+
+_RUNNERS = {"npx": 1, "bunx": 1, "uvx": 1, "pipx": 2, "uv": 2, "poetry": 2, "pdm": 2, "hatch": 2, "pnpm": 2, "yarn": 1}
+
+
+def command_of(tool: str, args: Any) -> tuple[str, str]:
+    """The tool and the command it runs: the shell verb (through `python -m X`, `npx X`, `uv run X`),
+    or an editor's sub-command (`str_replace`).
+    """
+    if tool in SHELL_TOOLS:
+        c = command_text(args)
+    else:
+        raw = args.get("command") if isinstance(args, dict) else None
+        return (tool, raw[:64] if isinstance(raw, str) else "")
+    if not c:
+        return (tool, "")
+    facts = analyze(c[:2000])
+    verb = facts.verb
+    words = facts.stripped.split()[:4]
+    if verb in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+        verb = words[2]
+    elif verb in _RUNNERS and len(words) > _RUNNERS[verb]:
+        verb = words[_RUNNERS[verb]] if _RUNNERS[verb] == 1 or words[1] in ("run", "exec") else verb
+    return (tool, verb)
+
+
+_SEGMENT_END = re.compile(r"\|\|?|&&|;|[0-9]?>")
+
+
+def targets(tool: str, args: Any) -> str | None:
+    """What a shell command acts on: the words of its first segment after the verb that are neither
+    flags nor bare numbers, quotes aside (None for other tools). `pytest -q 'a.py' | tail -20` and
+    `python -m pytest a.py 2>&1 | head` act on `a.py`; `cat x/Dockerfile` and `cat y/Dockerfile` differ.
+    """
+    if tool not in SHELL_TOOLS:
+        return None
+    c = command_text(args)
+    if not c:
+        return None
+    first = _SEGMENT_END.split(analyze(c[:2000]).stripped, maxsplit=1)[0]
+    words = [w.strip("'\"") for w in first.split()[1:]]
+    if len(words) > 1 and words[0] == "-m":
+        words = words[2:]
+    return " ".join(sorted({w for w in words if w and not w.startswith("-") and not w.isdigit()}))
+
+
+def error_key(text: str, least: int = ERROR_MIN) -> int | None:
+    """The result text folded, whitespace aside (None when shorter than `least` to compare)."""
+    squeezed = "".join(fold(strip_exit(text)).split())
+    return hash(squeezed) if len(squeezed) >= least else None
+
+
+def signature(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
+    """The call exactly: its tool and canonical arguments (what a change to the workspace is keyed by)."""
+    return (tool, body if body is not None else exact_body("", args, _FIXED_IGNORE))
+
+
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path")
+
+
+def shape(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
+    """The call's failure key: tool and canonical arguments, numbers aside, as the seed — but a file
+    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried.
+
+    Calls that differ in their numbers still fail separately when their errors differ (each test id
+    names itself in its failure), because a new error text starts a new streak.
+    """
+    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE))
+    if isinstance(args, dict):
+        for k in _PATH_KEYS:
+            v = args.get(k)
+            if isinstance(v, str) and v != fold_numbers(v):
+                key += "\x00" + v
+    return (tool, key)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """`dispatch`, `steer` (rewrite the failing result) or `deny` (do not dispatch), and why."""
+
+    action: Literal["dispatch", "steer", "deny"]
+    failures: int
+    rule: Rule = "failure"
+    already: bool = False
+
+
+DISPATCH = Outcome("dispatch", 0)
+
+
+@dataclass(slots=True)
+class _Sig:
+    error: int
+    epoch: int
+    count: int = 1  # consecutive identical failures with no change in between
+    same: int = 1  # identical failures, changes or not
+    weight: int = 2  # `same` weighed: 2 per failure after cosmetic changes only, 1 after a new kind of change
+    novel: int = 0  # the agent's count of new kinds of change at this failure
+
+
+@dataclass(slots=True)
+class _Agent:
+    epoch: int = 0  # successful workspace changes so far in this turn
+    sigs: OrderedDict[tuple[str, str], _Sig] = field(default_factory=OrderedDict)
+    denied: set[tuple[str, str]] = field(default_factory=set)
+    streak_tool: str = ""
+    shapes: set[tuple[str, str]] = field(default_factory=set)  # kinds of change made (numbers aside)
+    novel: int = 0  # how many changes of a new kind this turn
+    streak_error: int = 0
+    streak: int = 0
+    applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
+    # command -> (result, epoch, n, failed): one command giving one result n times in a row, nothing changed
+    errors: dict[tuple[str, str], tuple[int, int, int, bool]] = field(default_factory=dict)
+
+
+class ProgressFailures:
+    """Per-agent failure streaks that restart on a new error or a change to the workspace."""
+
+    def __init__(
+        self,
+        steer_after: int = 2,
+        deny_after: int = 3,
+        history: int = 64,
+        same_limit: int = 4,
+        tool_limit: int = 10,
+        error_limit: int = 4,
+        active: bool = True,
+    ) -> None:
+        self.error_limit = error_limit
+        self.steer_after = max(1, steer_after)
+        self.deny_after = max(1, deny_after)
+        self.history = max(8, history)
+        self.same_limit = same_limit
+        self.tool_limit = tool_limit
+        self.active = active
+        self.agents: dict[str | None, _Agent] = {}
+
+    def epoch(self, agent: str | None) -> int:
+        """How many successful workspace changes this turn (other rules read it)."""
+        st = self.agents.get(agent)
+        return st.epoch if st else 0
+
+    def gate(self, agent: str | None, tool: str, args: Any, body: str | None = None) -> Outcome | None:
+        """Before dispatch: deny a call whose failure streak (or a backstop) is full."""
+        st = self.agents.get(agent)
+        if not self.active or st is None:
+            return None
+        if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
+            return Outcome("deny", st.streak, "tool-failing")
+        if self.error_limit and st.errors:
+            e = st.errors.get(command_of(tool, args))
+            if e is not None and e[1] == st.epoch and e[2] >= self.error_limit:
+                return Outcome("deny", e[2], "same-error" if e[3] else "same-answer")
+        if not st.sigs:
+            return None
+        sig = shape(tool, args, body)
+        s = st.sigs.get(sig)
+        if s is None:
+            return None
+        if sig in st.denied:
+            return Outcome("deny", s.count, "failure", True)
+        if s.epoch == st.epoch and s.count >= self.deny_after:
+            st.denied.add(sig)
+            return Outcome("deny", s.count, "failure")
+        if self.same_limit and s.weight >= 2 * self.same_limit:
+            return Outcome("deny", s.same, "same-failure")
+        return None
+
+    def record(
+        self,
+        agent: str | None,
+        tool: str,
+        args: Any,
+        text: str,
+        failed: bool,
+        mutating: bool,
+        body: str | None = None,
+        key: int | None = None,
+    ) -> Outcome:
+        """After dispatch: a success (maybe a change) clears; a failure extends or restarts its streak."""
+        if not self.active:
+            return DISPATCH
+        st = self.agents.get(agent)
+        if st is None:
+            st = self.agents[agent] = _Agent()
+        if not failed:
+            if key is None and mutating:
+                key = result_key(text)
+            change = (signature(tool, args, body), key or 0) if mutating else None
+            if change is not None and change not in st.applied:
+                # a change already applied in this turn (the same write with the same answer) changes nothing
+                if len(st.applied) >= APPLIED_CAP:
+                    st.applied.popitem(last=False)
+                st.applied[change] = None
+                st.epoch += 1
+                st.denied.clear()
+                kind = shape(tool, args, body)
+                if kind not in st.shapes:
+                    # a change that differs from every earlier one in more than its numbers is a new attempt
+                    if len(st.shapes) >= APPLIED_CAP:
+                        st.shapes.clear()
+                    st.shapes.add(kind)
+                    st.novel += 1
+            target = targets(tool, args) if self.error_limit and not mutating else None
+            if target is not None:
+                # cosmetic spellings of one command on one target that all print the same long answer
+                # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
+                key = error_key(text, ANSWER_MIN)
+                self._same(st, command_of(tool, args), hash((key, target)) if key is not None else None, False)
+            elif st.errors:
+                st.errors.pop(command_of(tool, args), None)
+            if st.sigs or st.streak:
+                st.sigs.pop(shape(tool, args, body), None)
+                if st.streak_tool == tool:
+                    st.streak = 0
+            return DISPATCH
+        sig = shape(tool, args, body)
+        if key is None:
+            key = result_key(text)
+        s = st.sigs.get(sig)
+        if s is None or s.error != key:
+            st.denied.discard(sig)
+            s = st.sigs[sig] = _Sig(key, st.epoch, novel=st.novel)
+            while len(st.sigs) > self.history:
+                st.sigs.popitem(last=False)
+        else:
+            s.same += 1
+            s.weight += 1 if st.novel > s.novel else 2
+            s.novel = st.novel
+            s.count = s.count + 1 if s.epoch == st.epoch else 1
+            s.epoch = st.epoch
+        if self.error_limit:
+            self._same(st, command_of(tool, args), error_key(text), True)
+        if st.streak_tool == tool and st.streak_error == key:
+            st.streak += 1
+        else:
+            st.streak_tool, st.streak_error, st.streak = tool, key, 1
+        return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+
+    def _same(self, st: _Agent, cmd: tuple[str, str], key: int | None, failed: bool) -> None:
+        """Count one more result of this command: the same result again continues the run, else it restarts."""
+        if key is None:
+            st.errors.pop(cmd, None)
+            return
+        e = st.errors.get(cmd)
+        n = e[2] + 1 if e is not None and e[0] == key and e[1] == st.epoch and e[3] == failed else 1
+        if cmd not in st.errors and len(st.errors) >= self.history:
+            st.errors.pop(next(iter(st.errors)))
+        st.errors[cmd] = (key, st.epoch, n, failed)
+
+    def backed_off(self, agent: str | None) -> None:
+        """The agent waited longer than ever before in this turn: earlier identical failures (a 429, a 503)
+        may have been transient, so the same-failure backstop starts over (the streaks restart anyway,
+        since the wait counts as a change).
+        """
+        st = self.agents.get(agent)
+        if st is not None:
+            for s in st.sigs.values():
+                s.same = s.weight = 0
+
+    def new_turn(self, agent: str | None) -> None:
+        """A new turn clears the agent."""
+        self.agents.pop(agent, None)
+
+    def counts(self, agent: str | None) -> dict[tuple[str, str], int]:
+        """The agent's current failure streaks, for display."""
+        st = self.agents.get(agent)
+        return {k: v.count for k, v in st.sigs.items()} if st else {}

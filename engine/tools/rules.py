@@ -1,0 +1,252 @@
+"""The default mode's tool rules in one place: progress-aware failures, result-aware repeats, cycles.
+
+`Breaker` runs the seeds' repeat window as before and asks this object two things: before a call
+runs, whether a failure streak, a cycle, paging or the identical-call backstop blocks it; after it
+ran, what its result says (failed? changed the workspace? the same answer as last time?). A window
+entry whose call made progress — it succeeded and its answer changed, or the workspace changed since
+the same call last ran — is taken back out of the repeat window, so polling that moves, `git status`
+between commits and re-runs after an edit never reach the cap. A failure is never progress by itself.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.config import BreakerConfig
+from engine.monologue import Monologue
+from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
+from engine.tools.fingerprints import exact_body
+from engine.tools.messages import failure_denial
+from engine.tools.outcomes import Outcome, ProgressFailures
+from engine.tools.progress import cd_dir, failed, mutates, pure_wait, result_key, wait_seconds
+from engine.tools.repeat import AgentWindow
+from engine.tools.safeargs import bounded_args
+
+_LAST_CAP = 512
+
+
+@dataclass(slots=True)
+class _Pending:
+    body: str
+    call: str
+    epoch: int
+    reading: bool
+    path: str | None  # the file a read looks at (paging)
+    span: tuple[int, int] | None  # the lines a read shows, when it says (paging)
+    wait: bool  # a pure `sleep`: never a repeated action
+    cwd: str | None  # the directory of a leading `cd X &&`
+    entry: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class _Agent:
+    last: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)  # fp -> (result key, epoch, cd dir)
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    order: deque[str] = field(default_factory=deque)
+    longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
+
+
+def _progress(prev: tuple[int, int, str | None] | None, key: int, epoch: int, bad: bool, cwd: str | None) -> bool:
+    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not,
+    unless it ran in another directory (`cd A && make`, then `cd B && make`) and answered differently.
+    """
+    if prev is None:
+        return False
+    if prev[1] != epoch or (not bad and prev[0] != key):
+        return True
+    return cwd is not None and prev[2] is not None and cwd != prev[2] and prev[0] != key
+
+
+def cycle_message(hit: CycleHit) -> str:
+    """The denial text for a cycle, paging or backstop hit: what loop was seen, with counts."""
+    calls = "; ".join(f"{label} (×{n})" for label, n in hit.calls[:17])
+    if hit.rule == "paging":
+        label, n = hit.calls[0]
+        return (
+            f"Blocked by breaker: you have read {label} {n} times in this turn without changing anything. "
+            "Paging through it again will not help: search for what you need (grep -n), or act on what you have."
+        )
+    if hit.rule == "backstop":
+        return (
+            f"Blocked by breaker: this exact call was made {hit.times} times in the last calls with nothing "
+            f"changed in between: {calls}. Wait for something to change, use a different approach, or stop and report."
+        )
+    return (
+        f"Blocked by breaker: you are repeating a cycle of {hit.period} call(s) that already returned the same "
+        f"results in this turn: {calls}. Repeating them will show the same thing again; change the approach "
+        "(edit something, look elsewhere, or stop and report what blocks you)."
+    )
+
+
+def failure_message(tool: str, o: Outcome) -> str:
+    """The denial text of the default failure arm."""
+    if o.rule == "same-failure":
+        return (
+            f'Blocked by breaker: "{tool}" failed {o.failures} times in this turn with the same error, even '
+            "after your changes, so it was not dispatched. Your edits are not reaching the cause: re-read the "
+            "error, check that you are changing the code that runs, or stop and report the blocker."
+        )
+    if o.rule == "same-error":
+        return (
+            f'Blocked by breaker: "{tool}" failed {o.failures} times in a row with the same error, however the '
+            "call was spelled, and nothing changed in between, so it was not dispatched. Rewording the same "
+            "command will fail the same way: read the error, change something first, or stop and report."
+        )
+    if o.rule == "same-answer":
+        return (
+            f'Blocked by breaker: "{tool}" printed the same result {o.failures} times in a row, however the call '
+            "was spelled, and nothing changed in between, so it was not dispatched. Running it again will print "
+            "it again: act on what it says, change something first, or stop and report."
+        )
+    if o.rule == "tool-failing":
+        return (
+            f'Blocked by breaker: every one of the last {o.failures} calls to "{tool}" failed with the same error, '
+            "whatever the arguments. The tool is not usable this way (does it exist?): use another tool or stop."
+        )
+    return failure_denial(tool, o.failures, o.already)
+
+
+class DefaultRules:
+    """Tool-call rules of the default mode, per agent and turn."""
+
+    def __init__(self, cfg: BreakerConfig) -> None:
+        th, eng = cfg.thinking, cfg.engine
+        self.cfg = cfg
+        self.failures = ProgressFailures(
+            th.tool_failure_steer_after,
+            th.tool_failure_deny_after,
+            th.tool_failure_history,
+            eng.same_failure_limit,
+            eng.tool_failure_limit,
+            eng.same_error_limit,
+            active=th.enabled and th.tool_failure_guard,
+        )
+        # with no cap on identical calls (`limits.exact` off) the cycle rules and the backstop are off too
+        capped = cfg.repeat.limits.get("exact") is not None
+        self.cycles = Cycles(
+            eng.cycle_window,
+            eng.cycle_repeats,
+            eng.paging_limit,
+            eng.backstop_limit if capped else 0,
+            eng.backstop_window,
+            cycles=capped,
+        )
+        self.monologue = Monologue(eng.monologue_steps)
+        self.agents: dict[str, _Agent] = {}
+
+    def _a(self, agent: str) -> _Agent:
+        a = self.agents.get(agent)
+        if a is None:
+            a = self.agents[agent] = _Agent()
+        return a
+
+    def body(self, agent: str, call_id: str) -> str | None:
+        """The canonical arguments `gate` computed for this call (the `exact:` body)."""
+        a = self.agents.get(agent)
+        p = a.pending.get(call_id) if a else None
+        return p.body if p else None
+
+    def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
+        """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
+        body = exact_body(tool, args, self.cfg.repeat.ignore_args)
+        a = self._a(agent)
+        epoch = self.failures.epoch(agent)
+        reading = not mutates(tool, args)
+        call = f"{tool}\x00{body}"
+        path = page_path(tool, args) if reading and self.cycles.paging else None
+        span = page_span(tool, args) if path is not None else None
+        wait = pure_wait(tool, args)
+        a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args))
+        a.order.append(call_id)
+        while len(a.order) > 64:
+            a.pending.pop(a.order.popleft(), None)
+        self.monologue.call(agent)
+        o = self.failures.gate(agent, tool, args, body)
+        if o is not None:
+            return o.rule, failure_message(tool, o)
+        if wait:
+            return None  # waiting is how polling backs off: the poll after it is what repeats or not
+        hit = self.cycles.check(agent, call, epoch, path, span)
+        if hit is not None:
+            return hit.rule, cycle_message(hit)
+        return None
+
+    def committed(self, agent: str, call_id: str, entry: tuple[str, ...]) -> None:
+        """The repeat window counted this call with these fingerprints (it may be taken back)."""
+        p = self._a(agent).pending.get(call_id)
+        if p is not None:
+            p.entry = entry
+
+    def result(
+        self,
+        agent: str,
+        call_id: str,
+        tool: str,
+        args: Any,
+        text: str,
+        is_error: bool,
+        exit: int | None,
+        window: AgentWindow | None,
+    ) -> Outcome:
+        """After a dispatched call: forgive progress in the repeat window, record pairs, count failures."""
+        args = bounded_args(args)
+        a = self._a(agent)
+        p = a.pending.pop(call_id, None)
+        bad = failed(tool, args, text, is_error, exit)
+        key = result_key(text, tool, args)
+        before = self.failures.epoch(agent)
+        body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignore_args)
+        changed = not bad and (not p.reading if p is not None else mutates(tool, args))
+        if not bad and not changed:
+            wait = wait_seconds(tool, args)
+            if wait > a.longest_wait:
+                # backing off longer than ever before is a change for what follows: a transient error
+                # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
+                a.longest_wait = wait
+                changed = True
+                self.failures.backed_off(agent)
+        # errors compare raw (folded): an error naming its own test id is a different error
+        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
+        after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
+        if p is not None and p.wait and not bad:
+            if p.entry and window is not None:
+                window.forgive(p.entry, ())
+            return outcome
+        if p is not None:
+            last = a.last
+            if p.entry and window is not None and last:
+                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad, p.cwd))
+                if len(keep) != len(p.entry):
+                    window.forgive(p.entry, keep)
+            if len(a.last) >= _LAST_CAP:
+                a.last.clear()  # only recent occurrences matter: older ones have left the repeat window
+            for fp in p.entry or ():
+                a.last[fp] = (key, after, p.cwd)
+            self.cycles.record(agent, p.call, key, p.path, after, p.span)
+        return outcome
+
+    def dropped(self, agent: str, call_id: str) -> None:
+        """A call refused before it ran: forget its pending entry."""
+        a = self.agents.get(agent)
+        if a is not None:
+            a.pending.pop(call_id, None)
+
+    def epoch(self, agent: str) -> int:
+        """Successful workspace changes this turn."""
+        return self.failures.epoch(agent)
+
+    def reset_windows(self, agent: str) -> None:
+        """The operator reset the windows: forget the cycle, paging and backstop history and last results."""
+        self.cycles.reset(agent)
+        a = self.agents.get(agent)
+        if a is not None:
+            a.last.clear()
+
+    def new_turn(self, agent: str) -> None:
+        """A new turn (or a human message): forget everything about the agent."""
+        self.failures.new_turn(agent)
+        self.cycles.reset(agent)
+        self.monologue.reset(agent)
+        self.agents.pop(agent, None)

@@ -1,0 +1,224 @@
+"""WHATWG URL normalisation (via ada, Node's own parser) and the local-address test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import ada_url
+
+from engine.units import JS_SPACE, sort_key, usv
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_TRACKING = re.compile(r"(?:utm_[A-Za-z0-9_]+|fbclid|gclid|msclkid|mc_eid|_ga|ref_src|igshid)", re.I)
+_QUAD = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
+_LOCAL_V4 = re.compile(r"(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)")
+_LOCAL_V6 = re.compile(r"(?:f[cd][0-9a-f]{2}:|fe80:)", re.I)
+_TRACKING_NAMES = frozenset({"fbclid", "gclid", "msclkid", "mc_eid", "_ga", "ref_src", "igshid"})
+_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def is_tracking(name: str) -> bool:
+    """`_TRACKING.fullmatch` without the regex for ASCII names (Unicode case folding needs the regex)."""
+    if not name.isascii():
+        return _TRACKING.fullmatch(name) is not None
+    low = name.lower()
+    if low.startswith("utm_"):
+        return len(low) > 4 and not low[4:].strip(_WORD)
+    return low in _TRACKING_NAMES
+
+
+_TRIM = "".join(JS_SPACE)
+_ATTRS = ("hostname", "port", "pathname", "search")
+_PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
+
+
+class NormUrl(NamedTuple):
+    """A normalised URL: host (no port), path, site (last two labels) and the `net:` body."""
+
+    host: str
+    path: str
+    site: str
+    href: str
+
+
+def _pct(text: str) -> str:
+    if "%" not in text and "+" not in text and text.isascii():
+        return text
+    raw = text.replace("+", " ").encode("utf-8", "surrogatepass")
+    if b"%" in raw:
+        raw = _PCT.sub(lambda m: bytes([int(m.group()[1:], 16)]), raw)
+    return raw.decode("utf-8", "replace")
+
+
+def form_decode(search: str) -> list[tuple[str, str]]:
+    """`application/x-www-form-urlencoded` parsing, as `URLSearchParams` does."""
+    out = []
+    for part in search.lstrip("?").split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        out.append((_pct(name), _pct(value)))
+    return out
+
+
+try:  # ada's C API through its cffi binding: one parse, offsets into the href (half the cost of parse_url)
+    from ada_url.ada_adapter import ffi as _ffi  # type: ignore[attr-defined]
+    from ada_url.ada_adapter import lib as _lib  # type: ignore[attr-defined]
+
+    _OMITTED = 0xFFFFFFFF
+except ImportError:  # pragma: no cover - a binding without the raw C API
+    _lib = None
+
+
+def _parse(text: str) -> tuple[str, str, str, str] | None:
+    """(hostname, port, pathname, search) of a WHATWG-parsed URL, or None when it does not parse."""
+    if _lib is None:  # pragma: no cover
+        try:
+            u = ada_url.parse_url(text, attributes=_ATTRS)
+        except ValueError:
+            return None
+        return str(u["hostname"]), str(u["port"]), str(u["pathname"]), str(u["search"])
+    raw = text.encode("utf-8", "surrogatepass")
+    obj = _lib.ada_parse(raw, len(raw))
+    try:
+        if not _lib.ada_is_valid(obj):
+            return None
+        c = _lib.ada_get_components(obj)  # points into `obj`: read it before the free
+        host_start, host_end, port_n = c.host_start, c.host_end, c.port
+        path_start, search_start, hash_start = c.pathname_start, c.search_start, c.hash_start
+        h = _lib.ada_get_href(obj)
+        href = _ffi.unpack(h.data, h.length).decode("ascii", "replace")  # WHATWG serialises to ASCII
+    finally:
+        _lib.ada_free(obj)
+    if hash_start == _OMITTED:
+        hash_start = len(href)
+    if search_start == _OMITTED:
+        search_start = hash_start
+    if href[host_start : host_start + 1] == "@":
+        host_start += 1
+    port = "" if port_n == _OMITTED else str(port_n)
+    return href[host_start:host_end], port, href[path_start:search_start], href[search_start:hash_start]
+
+
+_BASES: dict[str, tuple[str, str, str, str] | None] = {}
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what the URL parser trims from both ends of its input
+
+
+def parse_apart(text: str) -> tuple[str, str, str, str] | None:
+    """`_parse`, with the part before the query parsed once per distinct text (loops vary the query).
+
+    Validity, host, port and path are all decided before the first `?`, and the parser only
+    percent-encodes a query, so the search comes back as written (minus what the parser drops:
+    tabs and newlines, and the input's trailing controls); `form_decode` reads both forms alike.
+    """
+    q = text.find("?")
+    if q <= 0 or text[q - 1] <= " " or "#" in text[:q]:  # no query, or the base would lose a trailing char
+        return _parse(text)
+    base = text[:q]
+    parts = _BASES.get(base)
+    if parts is None:
+        if base in _BASES:
+            return None
+        if len(_BASES) >= _CACHE_MAX:
+            _BASES.clear()
+        parts = _BASES[base] = _parse(base)
+        if parts is None:
+            return None
+    h = text.find("#", q)
+    search = text[q:h] if h >= 0 else text[q:].rstrip(_C0_OR_SPACE)
+    if "\t" in search or "\n" in search or "\r" in search:
+        search = search.replace("\t", "").replace("\n", "").replace("\r", "")
+    return parts[0], parts[1], parts[2], search
+
+
+def site_of(host: str) -> str:
+    """The seed's `siteOf`: IP literals whole, otherwise the last two labels."""
+    if ":" in host or ("0" <= host[-1:] <= "9" and _QUAD.fullmatch(host)):
+        return host
+    if ".." not in host and host[:1] != "." and host[-1:] != ".":  # no empty labels: the common case
+        last = host.rsplit(".", 2)
+        return host if len(last) <= 2 else last[1] + "." + last[2]
+    labels = [p for p in host.split(".") if p]
+    if len(labels) <= 2:
+        return host
+    return ".".join(labels[-2:])
+
+
+_CACHE: dict[tuple[str, tuple[Any, ...]], NormUrl | None] = {}
+_CACHE_MAX = 4096
+
+
+def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
+    """Normalise one URL as the seed's `normUrl`, keeping non-default ports in `href`.
+
+    Results are memoised per alias table (agents repeat URLs; that is why we are here).
+    """
+    if not isinstance(raw, str):
+        return None
+    key = (raw, tuple(aliases.items()))
+    try:
+        if key in _CACHE:
+            return _CACHE[key]
+    except TypeError:  # an unhashable alias value: compute without the memo
+        return _norm(raw, aliases)
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    out = _CACHE[key] = _norm(raw, aliases)
+    return out
+
+
+def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
+    s = raw.strip(_TRIM)
+    if not s:
+        return None
+    if not (s.startswith("https://") or s.startswith("http://") or _SCHEME.match(s)):
+        s = "https://" + s
+    parts = parse_apart(usv(s))
+    if parts is None:
+        return None
+    host, port, path, search = parts
+    host = host.lower()
+    if host.endswith("."):
+        host = host[:-1]
+    if host.startswith("www."):
+        host = host[4:]
+    if not host:
+        return None
+    alias = aliases.get(host) if host in aliases else None
+    if isinstance(alias, str) and alias:
+        host = alias.lower()
+    if len(path) > 1:
+        path = path.rstrip("/")
+    if not path:
+        path = "/"
+    query = ""
+    if search:
+        pairs = [f"{k}={v}" for k, v in form_decode(search) if not is_tracking(k)]
+        if all(p.isascii() for p in pairs):
+            pairs.sort()  # code-point order is UTF-16 order for ASCII
+        else:
+            pairs.sort(key=sort_key)
+        query = "&".join(pairs)
+    hostport = f"{host}:{port}" if port else host
+    href = hostport + path + ("?" + query if query else "")
+    return NormUrl(host, path, site_of(host), href)
+
+
+def _local_v6(h: str) -> bool:
+    return ":" in h and (h in ("::1", "0:0:0:0:0:0:0:1") or _LOCAL_V6.match(h) is not None)
+
+
+def is_local_host(host: Any) -> bool:
+    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals as local."""
+    if not isinstance(host, str) or not host:
+        return False
+    h = host
+    if len(h) > 2 and h[0] == "[" and h[-1] == "]":
+        return _local_v6(h[1:-1])
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    if _local_v6(h):
+        return True
+    return "0" <= h[0] <= "9" and (h == "0.0.0.0" or _LOCAL_V4.match(h) is not None)

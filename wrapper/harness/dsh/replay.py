@@ -1,0 +1,185 @@
+"""Plays a dsh recording (or dsh's own session log) through a fresh engine, as if live: for `scan` and replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from engine.breaker import Verdict
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.logs import iter_dsh_events
+from wrapper.harness.dsh.monitor import BridgeMonitor
+from wrapper.harness.dsh.normalize import parse_args, text_of
+from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.records.replay import Step, settings_for
+from wrapper.records.sources import Loaded
+from wrapper.settings import Settings
+
+
+class Replayer:
+    """Iterate `steps()`; `mismatches` lists live decisions the replay did not reproduce."""
+
+    def __init__(self, loaded: Loaded, settings: Settings | None = None) -> None:
+        self.loaded = loaded
+        self.settings = settings_for(loaded, settings or Settings())
+        self.monitor = BridgeMonitor(self.settings)
+        self.monitor.info.dsh = True
+        self.mismatches: list[str] = []
+        self.bad_messages = loaded.bad_lines
+        self.record = 0  # 1-based position in `loaded.records` of the record being replayed (for errors)
+
+    def steps(self) -> Iterator[Step]:
+        """Every item the live session showed, re-derived, with its relative time."""
+        if self.loaded.kind == "recording":
+            yield from self._recording()
+        else:
+            yield from self._dsh_log()
+
+    # -- breaker-tui recordings -----------------------------------------------------------------
+    def _recording(self) -> Iterator[Step]:
+        m = self.monitor
+        records = self.loaded.records
+        t0 = float(records[0].get("at", 0) or 0) if records else 0.0
+        live_verdicts = {r.get("id"): r for r in records if r.get("k") == "out" and r.get("t") == "verdict"}
+        questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}
+        for n, r in enumerate(records, 1):
+            self.record = n
+            t = max(0.0, float(r.get("at", t0) or t0) - t0)
+            k = r.get("k")
+            body = {key: v for key, v in r.items() if key not in ("at", "k")}
+            if k == "child":
+                yield Step(t, OutputItem(str(r.get("text", ""))))
+                continue
+            if k == "note":
+                yield from (Step(t, i) for i in self._note(r))
+                continue
+            if k == "out" and r.get("t") == "approval_response":
+                pair = questions.pop(str(r.get("id")), None)
+                answer = r.get("answer", "deny")
+                if pair is not None:
+                    m.answer(pair[0], pair[1], answer)
+                    yield Step(t, ApprovalItem(pair[1], answer, "recorded answer"))
+                continue
+            if k == "out" and r.get("t") == "trip":
+                continue
+            if k != "in" or r.get("t") == "hello":
+                continue
+            try:
+                msg = P.parse_inbound(body)
+            except P.BadMessage as e:
+                self.bad_messages += 1
+                yield Step(t, StatusItem("warning", f"unreadable recorded message: {e}"))
+                continue
+            reaction = m.handle(msg)  # the live session's dispatcher, decision for decision
+            for item in reaction.items:
+                if isinstance(msg, P.VerdictRequest) and isinstance(item, VerdictItem):
+                    self._compare(msg.id, item.verdict, live_verdicts.get(msg.id))
+                yield Step(t, item)
+            for trip in reaction.trips:
+                yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
+            if reaction.approval is not None:
+                q = m.question(reaction.approval)
+                questions[reaction.approval.id] = (reaction.approval, q)
+                yield Step(t, ApprovalItem(q))
+
+    def _note(self, r: dict[str, Any]) -> list[Item]:
+        what = r.get("what")
+        if what == "enforcing":
+            self.monitor.breaker.set_enforcing(bool(r.get("on")))
+            return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]
+        if what == "reset-windows":
+            self.monitor.breaker.reset_windows()
+            return [StatusItem("notice", "sliding windows reset")]
+        if what == "exit":
+            return [StatusItem("exited", f"child exited with status {r.get('code')}", {"code": r.get("code")})]
+        if what == "launch":
+            return [StatusItem("started", "started " + " ".join(map(str, r.get("argv", []))))]
+        if what == "bridge-lost":
+            return [StatusItem("notice", "the dsh bridge disconnected")]
+        return [StatusItem(str(what or "note"), str(r.get("text", "")))] if r.get("text") else []
+
+    def _compare(self, vid: str, got: Verdict, live: dict[str, Any] | None) -> None:
+        if live is None:
+            return
+        if live.get("kind") != got.kind:
+            self.mismatches.append(f"verdict {vid}: live {live.get('kind')}, replay {got.kind}")
+
+    # -- dsh's own session logs -----------------------------------------------------------------
+    def _dsh_log(self) -> Iterator[Step]:
+        m = self.monitor
+        t0: float | None = None
+        n = 0
+        for k, (agent, e) in enumerate(iter_dsh_events(self.loaded), 1):
+            self.record = k
+            ts = float(e.get("time") or e.get("time0") or 0) / 1000
+            t0 = ts if t0 is None else t0
+            t = max(0.0, ts - t0)
+            kind = e.get("type")
+            data = e.get("data") or {}
+            if kind == "step/start":
+                yield from (
+                    Step(t, i)
+                    for i in m.request_start(
+                        P.RequestStart(
+                            t="request_start",
+                            sessionId=agent,
+                            turn=int(data.get("turn") or 0),
+                            step=int(data.get("step") or 0),
+                        )
+                    )
+                )
+            items, trips = m.event(agent, e)
+            for item in items:
+                yield Step(t, item)
+            for trip in trips:
+                yield Step(t, TripItem(trip, "replay: nothing sent"))
+            if kind == "tool/call":
+                n += 1
+                req = P.VerdictRequest(
+                    t="verdict_request",
+                    id=f"log-{n}",
+                    sessionId=agent,
+                    callId=str(data.get("callId", "")),
+                    name=str(data.get("name", "")),
+                    args=parse_args(data.get("arguments")),
+                )
+                _, vitem = m.verdict(req)
+                yield Step(t, vitem)
+                if vitem.verdict.kind == "ask":  # nobody can answer in a log: fail closed, as headless does
+                    q = m.question(
+                        P.ApprovalRequest(
+                            t="approval_request", id=req.id, sessionId=agent, callId=req.callId, toolName=req.name
+                        )
+                    )
+                    m.answer(
+                        P.ApprovalRequest(t="approval_request", id=req.id, sessionId=agent, callId=req.callId),
+                        q,
+                        "deny",
+                    )
+                    yield Step(t, ApprovalItem(q, "deny", "replay of a dsh log: nobody to ask"))
+            elif kind == "tool/result":
+                msg = data.get("message") or {}
+                call_id = str((msg.get("source") or {}).get("callId", ""))
+                name, args = m.breaker.call_of(agent, call_id)
+                content = msg.get("content") or []
+                is_error = any(isinstance(b, dict) and b.get("isError") for b in content)
+                _, ritem = m.result(
+                    P.ResultRequest(
+                        t="result_request",
+                        id=f"res-{call_id}",
+                        sessionId=agent,
+                        callId=call_id,
+                        name=name,
+                        args=args,
+                        isError=is_error,
+                        text=text_of(content),
+                    )
+                )
+                yield Step(t, ritem)
+
+
+def describe_command(cmd: P.Abort | None) -> str:
+    """How a trip's command reads in logs and banners."""
+    if cmd is None:
+        return "nothing (enforcement paused)"
+    return "abort, then retry with thinking off" if cmd.retry else "abort (terminal)"

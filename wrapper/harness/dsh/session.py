@@ -1,0 +1,255 @@
+"""`Session`: dsh under a pty with the breaker's bridge plugin: the channel, the engine, and acting on its answers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from engine import events as ev
+from engine.breaker import StreamTrip
+from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
+from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.approvals import Approvals
+from wrapper.harness.dsh.channel import Channel
+from wrapper.harness.dsh.guards import Guards
+from wrapper.harness.dsh.launch import (
+    BridgeSettings,
+    build_argv,
+    is_dsh,
+    profile_of,
+    wants_runner,
+    with_resume,
+    write_handoff,
+    write_overlay,
+)
+from wrapper.harness.dsh.monitor import BridgeMonitor
+from wrapper.harness.dsh.replay import describe_command
+from wrapper.harness.pty import SECRET_ENV, PtySession
+from wrapper.items import EngineItem, Item, OutputItem, StatusItem, VerdictItem
+from wrapper.monitor import Info, Monitor
+
+BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
+
+
+class Session(PtySession):
+    """dsh driven through its bridge. Iterate it for `Item`s."""
+
+    monitor: BridgeMonitor
+
+    def __init__(self, *args: Any, runner: bool | None = None, **kwargs: Any) -> None:
+        self._runner = runner
+        super().__init__(*args, **kwargs)
+
+    def _make_monitor(self) -> Monitor:
+        return BridgeMonitor(self.settings, Info(dsh=is_dsh(self.argv)))
+
+    def _setup(self) -> None:
+        dsh_home = Path(self.base_env.get("DSH_HOME", Path.home() / ".dsh"))
+        runner = self._runner
+        self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
+        self.channel: Channel | None = None
+        self.approvals = Approvals(self)
+        self.guards = Guards(self)
+
+    def _default_label(self) -> str:
+        return (self.info.dsh and profile_of(self.argv)) or super()._default_label()
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this harness can do: dsh through its bridge, or a plain command watched by its output."""
+        return DSH if self.info.dsh else PLAIN
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def _started(self) -> None:
+        self._spawn(self.guards.stall_loop())
+
+    async def _prepare_launch(self, argv: list[str]) -> list[str]:
+        if not self.info.dsh:
+            return list(argv)
+        assert self.rundir is not None
+        if self.channel is None:
+            self.channel = Channel(
+                self._on_message,
+                self._on_notice,
+                self.settings.wrapper.max_line_bytes,
+                directory=self.rundir.path,
+                on_bad=self.guards.on_bad,
+            )
+            await self.channel.start()
+        token = self.channel.new_launch()
+        handoff = write_handoff(self.rundir.path, self.channel.path, token)
+        bridge = BridgeSettings.of(
+            self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, handoff
+        )
+        self.info.bridge = "waiting"
+        return build_argv(argv, write_overlay(self.rundir.path, bridge))
+
+    async def _after_launch(self, gen: int) -> None:
+        if self.info.dsh:
+            self._spawn(self._watch_bridge(gen))
+
+    async def _watch_bridge(self, gen: int) -> None:
+        assert self.channel is not None
+        try:
+            await asyncio.wait_for(self.channel.connected.wait(), self.settings.wrapper.bridge_connect_timeout_s)
+        except TimeoutError:
+            if gen == self.generation and not self._exited.is_set():
+                self._emit(StatusItem("warning", "the dsh bridge has not connected; only the child's output is shown"))
+
+    def _emit(self, item: Item) -> None:
+        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
+            self.guards.denials.turn_start(item.event.agent)
+        if isinstance(item, VerdictItem) and self.guards.denials.verdict(item.agent, item.verdict.kind) is not None:
+            self._spawn(self.guards.end_walled_turn(item.agent))
+        super()._emit(item)
+
+    # -- child -----------------------------------------------------------------------------------
+    def _on_child_output(self, text: str) -> None:
+        if self.info.dsh and "does not exist; create it with" in text:
+            self._emit(
+                StatusItem("error", "that dsh profile does not exist: `breaker-tui init-profile NAME` writes one")
+            )
+        self._emit(OutputItem(text))
+
+    async def _before_exit_report(self) -> None:
+        # let the bridge's last lines arrive first: an "exited" line must not overtake them
+        if self.channel is not None and self.channel.is_connected:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._bridge_gone(), 2.0)
+
+    def _on_child_gone(self) -> None:
+        self.approvals.close_all("the child exited")
+        self.guards.stalls.close_all()
+
+    async def _bridge_gone(self) -> None:
+        while self.channel is not None and self.channel.is_connected:
+            await asyncio.sleep(0.02)
+
+    # -- bridge messages -------------------------------------------------------------------------
+    def _on_notice(self, kind: str, text: str) -> None:
+        if kind == "bridge-lost":
+            self.info.bridge = "lost"
+            self._record("note", {"what": "bridge-lost"})
+            self.approvals.close_all("the dsh bridge disconnected")
+            self.guards.stalls.close_all()
+            deliberate = self._closing or (self.child is not None and self.child.sent is not None)
+            if not deliberate and self.info.child == "running" and self.child and self.child.running:
+                self._spawn(self._bridge_lost(self.generation))
+            return
+        self._record("note", {"what": kind, "text": text})
+        self._emit(StatusItem(kind, text))
+
+    async def _bridge_lost(self, gen: int) -> None:
+        """dsh closes its plugins before it exits: a bridge that goes away with its child is a normal
+        end. Only one whose child is still running a moment later is news.
+        """
+        try:
+            await asyncio.wait_for(self._exited.wait(), BRIDGE_GONE_GRACE_S)
+        except TimeoutError:
+            if gen == self.generation and self.child is not None and self.child.running:
+                self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
+
+    async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
+        """One bridge message: the monitor decides (`Monitor.handle`), the session carries it out."""
+        if isinstance(msg, P.Hello):
+            self._record("in", {k: v for k, v in raw.items() if k != "token"})
+            if self.rundir is not None:  # the bridge deleted its hand-off; make sure of it
+                for f in self.rundir.path.glob("handoff-*.json"):
+                    f.unlink(missing_ok=True)
+        else:
+            self._record("in", raw)
+            self.guards.activity(msg)
+        try:
+            r = self.monitor.handle(msg)
+        except Exception as e:  # a message the engine cannot judge never crashes the monitor
+            if isinstance(msg, P.VerdictRequest):  # and a call it cannot judge is not run (fail closed)
+                why = f"breaker-tui could not judge this call ({type(e).__name__}), so it was not run (fail closed)."
+                await self._send(P.Verdict(id=msg.id, kind="deny", message=why), {"callId": msg.callId, "error": True})
+            self._emit(StatusItem("error", f"internal error on a {msg.t} message: {type(e).__name__}"))
+            return
+        if isinstance(msg, P.VerdictRequest) and r.items and isinstance(r.items[0], VerdictItem):
+            v = r.items[0]
+            self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
+        if r.reply is not None:
+            await self._send(r.reply, r.record)
+        for item in r.items:
+            self._emit(item)
+        for trip in r.trips:
+            await self._on_trip(trip)
+        if r.approval is not None:
+            self.approvals.received(r.approval)
+        if isinstance(msg, P.Closed):
+            self.guards.closed(msg)
+        if r.ready:
+            self._ready.set()
+            if self.recorder is not None and isinstance(msg, P.Ready) and msg.sessionId:
+                self.recorder.name_for(msg.sessionId)
+
+    async def _send(self, out: P.Out, extra: dict[str, Any] | None = None) -> bool:
+        ok = self.channel is not None and await self.channel.send(out)
+        self._record("out", {**out.model_dump(exclude_none=True), **(extra or {}), "delivered": ok})
+        return ok
+
+    async def _act_on_trip(self, trip: StreamTrip) -> str:
+        cmd = self.monitor.trip_command(trip)
+        sent = describe_command(cmd)
+        if cmd is not None:
+            if self.info.dsh:
+                ok = self.channel is not None and await self.channel.send(cmd)
+                if not ok:
+                    sent = "abort could not be sent (bridge not connected)"
+            else:
+                sent = await super()._act_on_trip(trip)
+        return sent
+
+    # -- actions ---------------------------------------------------------------------------------
+    async def prompt(self, text: str, timeout: float = 60) -> bool:
+        """Send a human message: to the runner's agent (dsh) or typed into the child (others)."""
+        if not text.strip():
+            return False
+        if not self.info.dsh:
+            return await super().prompt(text, timeout)
+        if not self.info.runner:
+            self._emit(StatusItem("warning", "this dsh profile runs one task; it takes no further prompts"))
+            return False
+        if not await self.wait_ready(timeout):
+            self._emit(StatusItem("error", "dsh is not ready for prompts (the runner never reported ready)"))
+            return False
+        self.info.busy = True
+        return await self._send(P.Prompt(text=text))
+
+    async def cancel(self) -> bool:
+        """Cancel the current turn (dsh keeps running and takes the next prompt)."""
+        if self.info.dsh:
+            return await self._send(P.Cancel(sessionId=None))
+        return await super().cancel()
+
+    def _restart_argv(self) -> list[str]:
+        """Restart on the same session (`--resume <id>` for dsh runners)."""
+        argv = self.argv
+        if self.info.dsh and self.info.runner and self.info.session_id:
+            argv = with_resume(self.argv, self.info.session_id)
+            self._emit(StatusItem("notice", f"restarting on session {self.info.session_id}"))
+        else:
+            argv = super()._restart_argv()
+        self.info.bridge = "waiting" if self.info.dsh else "none"
+        return argv
+
+    async def quit(self, code: int = 0) -> Any:
+        """Ask dsh to exit; kill it if it does not."""
+        if self.info.dsh and self.channel is not None and self.channel.is_connected:
+            self._closing = True
+            await self._send(P.Quit(code=code))
+            info = await self.wait_exit(5)
+            if info is not None:
+                return info
+        return await self.kill()
+
+    async def _close_harness(self) -> None:
+        if self.channel is not None:
+            await self.channel.close()
+
+
+__all__ = ["SECRET_ENV", "Session"]

@@ -1,0 +1,327 @@
+"""`PtySession`: a command under a pseudo-terminal, watched by the monitor: what the dsh and plain harnesses share.
+
+The child runs under a pty (`wrapper.child`), in a private run directory with its own TMPDIR, recorded; its
+output is shown and its exit reported exactly. A harness subclasses this and fills in the hooks: how the
+command line is launched (`_prepare_launch`), what the child's output means (`_on_child_output`), how a trip
+is acted on (`_act_on_trip`), and what prompt, cancel and quit do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from engine import events as ev
+from engine.breaker import StreamTrip
+from wrapper.child import Child, ExitInfo
+from wrapper.harness.base import Approver, SessionControls, deny_all
+from wrapper.harness.capabilities import PLAIN, Capabilities
+from wrapper.items import EngineItem, Item, OutputItem, StatusItem, TripItem
+from wrapper.monitor import Info, Monitor
+from wrapper.recorder import Recorder, prune
+from wrapper.rundir import RunDir, clean_stale
+from wrapper.settings import Settings
+from wrapper.toolchain import child_env
+
+# what the bridge puts in the environment of the child and every tool it runs: never the socket or token
+SECRET_ENV = ("BREAKER_SOCKET", "BREAKER_TOKEN")
+
+
+class PtySession(SessionControls):
+    """The one object the UI and the headless mode drive. Iterate it for `Item`s."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        settings: Settings | None = None,
+        approver: Approver = deny_all,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        recorder: Recorder | None = None,
+        size: tuple[int, int] = (40, 160),
+        label: str | None = None,
+    ) -> None:
+        if not argv:
+            raise ValueError("no command given: use `breaker-tui -- dsh --profile dev` (or any command)")
+        self.argv = list(argv)
+        self.settings = settings or Settings()
+        self.approver = approver
+        self.cwd = cwd or os.getcwd()
+        self.base_env = dict(os.environ if env is None else env)
+        self.size = size
+        self.monitor = self._make_monitor()
+        self.breaker = self.monitor.breaker
+        self.info = self.monitor.info
+        self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
+        self.child: Child | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = asyncio.Event()
+        self._exited = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.turns_done = 0
+        self._turn_end = asyncio.Event()
+        self._closing = False
+        self.generation = 0
+        self.rundir: RunDir | None = None
+        self._label = label
+        self._setup()
+        # last: a recording that fails at once reports through the queue above
+        self.recorder = recorder
+        if recorder is None and self.settings.wrapper.record:
+            self.recorder = self._own_recorder(label)
+        elif recorder is not None and recorder.on_error is None:
+            recorder.on_error = self._recording_failed
+
+    # -- hooks a harness fills in -------------------------------------------------------------
+    def _make_monitor(self) -> Monitor:
+        return Monitor(self.settings, Info())
+
+    def _setup(self) -> None:
+        """Harness state made before the recorder (which may report through the queue at once)."""
+
+    def _default_label(self) -> str:
+        return os.path.basename(self.argv[0])
+
+    async def _prepare_launch(self, argv: list[str]) -> list[str]:
+        """The command line actually run for `argv` (a harness may add its own flags)."""
+        return list(argv)
+
+    async def _after_launch(self, gen: int) -> None:
+        """Called once the child runs."""
+
+    def _on_child_output(self, text: str) -> None:
+        """What the child's output means: shown, by default."""
+        self._emit(OutputItem(text))
+
+    async def _act_on_trip(self, trip: StreamTrip) -> str:
+        """Act on a stream trip; what was done, as it reads in logs and banners."""
+        if self.child is not None:
+            self.child.send_signal(signal.SIGINT)
+            return "SIGINT to the child"
+        return "nothing (no child)"
+
+    async def _before_exit_report(self) -> None:
+        """Let the harness's last messages arrive before "exited" is shown."""
+
+    def _on_child_gone(self) -> None:
+        """The child exited: close what waits on it."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this harness can do."""
+        return PLAIN
+
+    # -- the recording ---------------------------------------------------------------------------
+    def _own_recorder(self, label: str | None) -> Recorder:
+        w = self.settings.wrapper
+        meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
+        if label is None:
+            label = self._default_label()
+        where = Path(w.recordings_dir) if w.recordings_dir else None
+        rec = Recorder(None, meta, self._recording_failed, label=label, directory=where)
+        prune(rec.path.parent, w.recordings_keep_days, w.recordings_keep, spare=rec.path)
+        return rec
+
+    def _recording_failed(self, text: str) -> None:
+        """A recording write failed: say so at once; the file stays without its end marker."""
+        self._emit(StatusItem("error", f"{text}; the recording is incomplete", {"recording": "incomplete"}))
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Launch the child in a fresh run directory."""
+        self._loop = asyncio.get_running_loop()
+        if self.recorder and self.recorder.error:
+            self._emit(StatusItem("warning", self.recorder.error))
+        clean_stale()
+        self.rundir = RunDir()
+        await self._started()
+        await self._launch(self.argv)
+
+    async def _started(self) -> None:
+        """Called once the run directory exists, before the first launch."""
+
+    async def _launch(self, argv: list[str]) -> None:
+        self.generation += 1
+        self._exited.clear()
+        self._ready.clear()
+        assert self.rundir is not None
+        env = child_env({k: v for k, v in self.base_env.items() if k not in SECRET_ENV})
+        tmp = str(self.rundir.fresh_tmp())
+        env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
+        run_argv = await self._prepare_launch(argv)
+        self._record("note", {"what": "launch", "argv": run_argv, "generation": self.generation})
+        gen = self.generation
+        self.child = Child(
+            run_argv,
+            env,
+            self.cwd,
+            on_output=lambda text: self._threadsafe(self._on_output, text),
+            on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
+            size=self.size,
+        )
+        try:
+            self.child.start()
+        except OSError as e:
+            self.info.child = "exited"
+            self._emit(StatusItem("error", f"could not start {argv[0]}: {e}"))
+            self._exited.set()
+            raise
+        self.info.child = "running"
+        self._emit(StatusItem("started", f"started {' '.join(argv)}", {"pid": self.child.pid}))
+        await self._after_launch(gen)
+
+    def _threadsafe(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(fn, *args)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _emit(self, item: Item) -> None:
+        if (
+            isinstance(item, EngineItem)
+            and isinstance(item.event, ev.TurnEnd)
+            and item.event.agent in (self.info.session_id, "")
+        ):
+            self.turns_done += 1
+            self._turn_end.set()
+        self.queue.put_nowait(item)
+
+    def _record(self, kind: str, body: dict[str, Any]) -> None:
+        if self.recorder is not None:
+            self.recorder.write(kind, body)
+
+    async def items(self) -> AsyncIterator[Item]:
+        """Everything that happens, in order, until the session is closed."""
+        while True:
+            item = await self.queue.get()
+            if item is None:
+                return
+            yield item
+
+    def __aiter__(self) -> AsyncIterator[Item]:
+        return self.items()
+
+    # -- child -----------------------------------------------------------------------------------
+    def _on_output(self, text: str) -> None:
+        self._record("child", {"text": text[:65536]})
+        self._on_child_output(text)
+
+    def _on_exit(self, info: ExitInfo, gen: int) -> None:
+        self._spawn(self._finish_exit(info, gen))
+
+    async def _finish_exit(self, info: ExitInfo, gen: int) -> None:
+        await self._before_exit_report()
+        if gen != self.generation:
+            return
+        self.info.child = "exited"
+        self.info.exit = info
+        self.info.busy = False
+        self._on_child_gone()
+        self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
+        self._emit(StatusItem("exited", info.describe(), {"code": info.code}))
+        self._exited.set()
+
+    async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
+        """Wait until the child has exited (and its last events were delivered)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), timeout)
+        exit_info: ExitInfo | None = self.info.exit
+        return exit_info
+
+    async def wait_ready(self, timeout: float = 60) -> bool:
+        """Wait until the child takes prompts."""
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    async def _on_trip(self, trip: StreamTrip) -> None:
+        sent = await self._act_on_trip(trip)
+        self._record("out", {"t": "trip", **trip.to_dict(), "sent": sent})
+        self._emit(TripItem(trip, sent))
+
+    # -- actions ---------------------------------------------------------------------------------
+    async def prompt(self, text: str, timeout: float = 60) -> bool:
+        """Send a human message: typed into the child."""
+        if not text.strip():
+            return False
+        if self.child:
+            self.child.write(text + "\n")
+        return True
+
+    async def cancel(self) -> bool:
+        """Interrupt the child (SIGINT)."""
+        return self.child.send_signal(signal.SIGINT) if self.child else False
+
+    async def kill(self) -> ExitInfo | None:
+        """Stop the child: SIGINT, then SIGKILL after the grace period."""
+        if self.child is None:
+            return None
+        info = await asyncio.to_thread(self.child.stop, self.settings.wrapper.kill_grace_s)
+        await self.wait_exit(10)
+        return info
+
+    async def restart(self) -> bool:
+        """Kill the child and start the command again."""
+        if self.child is not None and self.child.running:
+            await self.kill()
+        argv = self._restart_argv()
+        await self._launch(argv)
+        return True
+
+    def _restart_argv(self) -> list[str]:
+        self._emit(StatusItem("notice", "restarting the command (this profile cannot resume a session)"))
+        return self.argv
+
+    async def quit(self, code: int = 0) -> ExitInfo | None:
+        """End the child."""
+        return await self.kill()
+
+    async def _close_harness(self) -> None:
+        """Close what the harness opened beside the child."""
+
+    async def close(self) -> None:
+        """Stop everything: the child (if still running), the channel, the run directory, the recording."""
+        self._closing = True
+        if self.child is not None and self.child.running:
+            await asyncio.to_thread(self.child.stop, min(self.settings.wrapper.kill_grace_s, 3.0))
+        await self._close_harness()
+        for t in list(self._tasks):
+            t.cancel()
+        if self.rundir is not None:
+            self.rundir.remove()
+        if not self._exited.is_set() and self.child is not None and not self.child.running:
+            # the exit report may have been cancelled above: whoever waits for the exit still gets it
+            self.info.child = "exited"
+            self.info.exit = self.child.exit
+            self._record("note", {"what": "exit", "code": getattr(self.child.exit, "code", None)})
+            self._exited.set()
+        if self.recorder is not None:
+            self.recorder.close()
+        self.queue.put_nowait(None)
+
+    async def shutdown(self, sig: signal.Signals) -> None:
+        """A signal ends the run: say so, record it, then close (child group stopped, nothing left behind)."""
+        self._record("note", {"what": "signal", "signal": sig.name})
+        self._emit(StatusItem("notice", f"{sig.name} received: stopping the child and cleaning up"))
+        await self.close()
+
+    def shutdown_now(self) -> None:
+        """No grace (a second signal): kill the child's group, remove the run directory, end the recording."""
+        self._closing = True
+        if self.child is not None and self.child.running:
+            self.child.send_signal(signal.SIGKILL)
+        if self.rundir is not None:
+            self.rundir.remove()
+        if self.recorder is not None:
+            self.recorder.close()

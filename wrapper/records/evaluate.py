@@ -1,0 +1,172 @@
+"""`breaker-tui eval DIR`: how well detection does on a folder of labelled traces.
+
+Every `*.jsonl` trace in the folder (with a meta `expected`) is replayed through the engine in the
+default mode and in `mode = "seed"`; a `loop` case agrees when the engine blocks (denies a call,
+refuses an ask, aborts a stream or cancels the turn) at or after its `judge_from`, a `no_loop` case
+when it does not block at all. A steer alone is not a block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.config import BreakerConfig, EngineConfig
+from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, simulate
+from wrapper.records.trace_io import open_trace
+from wrapper.safetext import inert
+
+BLOCKS = ("deny", "ask", "abort", "cancel")
+MODES = ("default", "seed")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One trace in one mode."""
+
+    file: str
+    name: str
+    expected: str
+    blocked: bool
+    steered: bool
+    first_rule: str
+    first_line: int
+
+    @property
+    def agrees(self) -> bool:
+        """A loop is blocked; legitimate work is not."""
+        return self.blocked == (self.expected == "loop")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "file": self.file,
+            "name": self.name,
+            "expected": self.expected,
+            "blocked": self.blocked,
+            "steered": self.steered,
+            "agrees": self.agrees,
+            "first_rule": self.first_rule,
+            "first_line": self.first_line,
+        }
+
+
+@dataclass(slots=True)
+class ModeReport:
+    """The confusion table of one mode."""
+
+    mode: str
+    cases: list[CaseResult] = field(default_factory=list)
+
+    def table(self) -> dict[str, int]:
+        """Loops blocked / only steered / missed; legitimate work blocked / steered / clean; agreed."""
+        loops = [c for c in self.cases if c.expected == "loop"]
+        legit = [c for c in self.cases if c.expected == "no_loop"]
+        return {
+            "loops": len(loops),
+            "loops_blocked": sum(c.blocked for c in loops),
+            "loops_steered_only": sum(c.steered and not c.blocked for c in loops),
+            "loops_missed": sum(not c.blocked and not c.steered for c in loops),
+            "legit": len(legit),
+            "legit_blocked": sum(c.blocked for c in legit),
+            "legit_steered": sum(c.steered and not c.blocked for c in legit),
+            "legit_clean": sum(not c.blocked and not c.steered for c in legit),
+            "agreed": sum(c.agrees for c in self.cases),
+            "cases": len(self.cases),
+        }
+
+
+def read_trace(path: Path) -> tuple[TraceMeta | None, list[TraceEvent]]:
+    """Parse one trace file (the same bounded reader as `scan`); a bad line raises TraceError with its line."""
+    with open_trace(path) as t:
+        return t.meta, list(t.events)
+
+
+def judge(file: str, meta: TraceMeta | None, found: list[Intervention]) -> CaseResult:
+    """Score one replay against its label."""
+    start = meta.judge_from if meta else 0
+    counted = [i for i in found if i.index >= start]
+    blocks = [i for i in counted if i.action in BLOCKS]
+    first = blocks[0] if blocks else (counted[0] if counted else None)
+    return CaseResult(
+        file,
+        meta.name if meta else file,
+        (meta.expected if meta else None) or "no_loop",
+        bool(blocks),
+        any(i.action == "steer" for i in counted),
+        first.rule if first else "",
+        first.line if first else 0,
+    )
+
+
+def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES) -> dict[str, ModeReport]:
+    """Replay every labelled trace of a folder in each mode."""
+    root = Path(folder)
+    files = sorted(root.glob("*.jsonl"))
+    if not files:
+        raise TraceError(f"{root}: no *.jsonl traces here — give a folder of labelled traces")
+    reports = {m: ModeReport(m) for m in modes}
+    for path in files:
+        meta, events = read_trace(path)
+        if meta is None or meta.expected is None:
+            continue
+        for m in modes:
+            base = BreakerConfig(engine=EngineConfig(mode=m))  # type: ignore[arg-type]
+            reports[m].cases.append(judge(path.name, meta, simulate(meta, events, "deny", base)))
+    return reports
+
+
+def _print(reports: dict[str, ModeReport]) -> None:
+    for m, rep in reports.items():
+        t = rep.table()
+        print(f"mode {m}: agreed {t['agreed']}/{t['cases']}")
+        print(
+            f"  loops {t['loops']}: blocked {t['loops_blocked']}, only steered {t['loops_steered_only']}, "
+            f"missed {t['loops_missed']}"
+        )
+        print(
+            f"  legitimate {t['legit']}: blocked {t['legit_blocked']}, steered {t['legit_steered']}, "
+            f"clean {t['legit_clean']}"
+        )
+        for c in rep.cases:
+            mark = "ok " if c.agrees else "XX "
+            how = "blocked" if c.blocked else ("steered" if c.steered else "clean")
+            rule = f" first {c.first_rule} (line {c.first_line})" if c.first_rule else ""
+            print(f"  {mark}{c.expected:7} {how:7}{inert(rule)}  {inert(c.name)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the confusion tables (or `--json`); 0 when done, 2 on bad input."""
+    p = argparse.ArgumentParser(prog="breaker-tui eval", description="Measure detection on labelled traces.")
+    p.add_argument("dir", help="a folder of labelled *.jsonl traces")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--mode", choices=MODES, action="append", help="only this mode (repeatable)")
+    a = p.parse_args(argv)
+    try:
+        reports = evaluate(a.dir, tuple(a.mode) if a.mode else MODES)
+    except (TraceError, OSError) as e:
+        print(f"breaker-tui eval: {inert(str(e))}", file=sys.stderr)
+        return 2
+    try:
+        if a.json:
+            print(json.dumps(as_json(reports)))
+        else:
+            _print(reports)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has all it wants
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more is written; the interpreter closes it
+    return 0
+
+
+def as_json(reports: dict[str, ModeReport]) -> dict[str, Any]:
+    """The reports as one JSON-ready object: per mode, the table and every case."""
+    return {m: {"table": r.table(), "cases": [c.to_dict() for c in r.cases]} for m, r in reports.items()}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

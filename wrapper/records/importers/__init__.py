@@ -1,0 +1,56 @@
+"""Importers: other agents' session files turned into the neutral trace, so `scan` can judge them.
+
+Each importer reads one file and yields the trace's JSON objects in order (a `meta` object first),
+exactly as they would appear on the lines of a trace file; `scan --from NAME FILE` replays them
+and `scan --from NAME FILE --convert` prints them, so the line numbers `scan` reports for an
+imported file are the lines of that converted trace. To add a format, write a function
+`(path, max_bytes) -> Iterator[dict]` in a module here and add it to `IMPORTERS`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from engine.trace import TraceError
+from wrapper.records.importers.claude_code import read_claude_code
+from wrapper.records.importers.openhands import read_openhands
+from wrapper.records.importers.swe_agent import read_swe_agent
+from wrapper.records.trace_io import Trace, from_objects
+
+Importer = Callable[[Path, int], Iterator[dict[str, Any]]]
+
+IMPORTERS: dict[str, tuple[Importer, str]] = {
+    # name: (importer, what it reads)
+    "swe-agent": (read_swe_agent, "SWE-agent .traj files (JSON: `trajectory` steps, `history`)"),
+    "openhands": (read_openhands, "OpenHands V0 event lists (JSON array, or an object with `history`)"),
+    "claude-code": (read_claude_code, "Claude Code session transcripts (~/.claude/projects/*/SESSION.jsonl)"),
+}
+
+DEFAULT_MAX_BYTES = 256 << 20
+
+
+def importer(name: str) -> Importer:
+    """The importer called `name`, or a `TraceError` listing the known ones."""
+    found = IMPORTERS.get(name)
+    if found is None:
+        raise TraceError(f"no importer called {name!r}; known: {', '.join(sorted(IMPORTERS))}")
+    return found[0]
+
+
+def imported_objects(name: str, path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, Any]]:
+    """(line, object) pairs of the converted trace, numbered as `--convert` prints them."""
+    return enumerate(importer(name)(path, max_bytes), 1)
+
+
+def import_trace(name: str, path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Trace:
+    """An imported file as a `Trace`, ready for `engine.trace.simulate`."""
+    return from_objects(path, imported_objects(name, path, max_bytes))
+
+
+def convert_lines(name: str, path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[str]:
+    """The converted trace as JSON Lines text (one line per object, no newline)."""
+    for _, obj in imported_objects(name, path, max_bytes):
+        yield json.dumps(obj, ensure_ascii=True)

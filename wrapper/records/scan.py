@@ -1,0 +1,285 @@
+"""`breaker-tui scan FILE`: every intervention in a recorded session, for people and for scripts.
+
+Three kinds of input, told apart by their first line: a neutral trace (any agent's session, see
+the README's trace format; replayed by `engine.trace.simulate`), a breaker-tui recording, or a dsh
+session log (both replayed by `wrapper.records.replay`); `--from NAME` reads another agent's file through
+an importer. The exit status is the contract scripts rely on: 0 nothing found, 1 something found,
+2 the input is bad (with `FILE:LINE: what is wrong` on stderr, never a traceback), 70 an internal
+error. A damaged file must never look clean, and a crash must never look like "loop found".
+Everything printed that came from the file goes through `wrapper.safetext.inert()`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError
+from engine.trace import Intervention, TraceError, TraceEvent, simulate
+from wrapper.records import trace_io
+from wrapper.records.importers import IMPORTERS, convert_lines, import_trace
+from wrapper.records.sources import Loaded
+from wrapper.safetext import inert
+from wrapper.settings import Settings
+
+# which harness's replayer reads a recording: the harness registry's `replayer_for`, passed by the CLI
+ReplayerFor = Callable[[Loaded, Settings], Any]
+
+EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_INTERNAL = 0, 1, 2, 70
+MESSAGE_CHARS = 200
+# What replaying a malformed record can raise; anything else is a bug of ours (exit 70).
+_BAD_RECORD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)
+
+
+class BadInput(Exception):
+    """The input cannot be scanned; `where` is `FILE` or `FILE:LINE`, `what` says what is wrong."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}")
+        self.where, self.what = where, what
+
+
+def parser() -> argparse.ArgumentParser:
+    """The `scan` command line (its help is part of the README's command list)."""
+    p = argparse.ArgumentParser(
+        prog="breaker-tui scan",
+        description="Replay a recorded session and print every intervention. "
+        "Exit 0 when nothing was found, 1 when something was, 2 on bad input.",
+    )
+    p.add_argument("file", type=Path, help="a trace (.jsonl), a breaker-tui recording, or a dsh session log")
+    p.add_argument("--json", action="store_true", help="one JSON object per line per intervention, on stdout")
+    p.add_argument("--config", type=Path, help="config file (a trace's own meta `config` is laid over it)")
+    p.add_argument(
+        "--approvals",
+        choices=["deny", "allow"],
+        default="deny",
+        help="traces: how a call the engine would ask about is answered (default: deny, fail closed)",
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        choices=sorted(IMPORTERS),
+        help="read another agent's session file: " + "; ".join(f"{k}: {v[1]}" for k, v in IMPORTERS.items()),
+    )
+    p.add_argument("--convert", action="store_true", help="with --from: print the converted trace instead")
+    return p
+
+
+def _settings(path: Path | None) -> Settings:
+    from wrapper import settings as S
+    from wrapper.paths import config_file
+
+    return S.load(path, must_exist=True) if path is not None else S.load(config_file())
+
+
+def main(argv: list[str], replayer_for: ReplayerFor) -> int:
+    """Run `scan`; returns the exit status."""
+    a = parser().parse_args(argv)
+    try:
+        settings = _settings(a.config)
+        if a.convert:
+            if a.source is None:
+                raise BadInput(str(a.file), "--convert needs --from NAME (the format to convert from)")
+            for line in convert_lines(a.source, a.file):
+                print(line)
+            return EXIT_OK
+        if a.source is not None:
+            return _scan_trace(a, settings, import_trace(a.source, a.file))
+        first = trace_io.first_object(a.file, settings.wrapper.max_line_bytes)
+        if first is None:
+            raise BadInput(str(a.file), "empty file, nothing to scan")
+        if trace_io.is_trace_line(first):
+            with trace_io.open_trace(a.file, settings.wrapper.max_line_bytes) as trace:
+                return _scan_trace(a, settings, trace)
+        return _scan_session(a, settings, replayer_for)
+    except TraceError as e:
+        return _bad(a.file, e.line, e.args[0] if e.args else str(e))
+    except BadInput as e:
+        _report(f"{e.where}: {e.what}")
+        return EXIT_BAD
+    except ConfigError as e:
+        _say(f"bad config: {e}")
+        return EXIT_BAD
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as e:  # a bug of ours must never read as "loop found" (1) or "clean" (0)
+        if os.environ.get("BREAKER_TUI_DEBUG"):
+            raise
+        _say(f"internal error while scanning {a.file}: {type(e).__name__}: {e} (set BREAKER_TUI_DEBUG=1 for details)")
+        return EXIT_INTERNAL
+
+
+def _say(text: str) -> None:
+    print(f"breaker-tui scan: {inert(text, keep_newlines=False)}", file=sys.stderr)
+
+
+def _report(text: str) -> None:
+    """A problem with the input, location first (`FILE:LINE: what is wrong`), as editors and CI parse it."""
+    print(inert(text, keep_newlines=False), file=sys.stderr)
+
+
+def _bad(path: Path, line: int | None, what: str) -> int:
+    if line is not None:
+        _report(f"{path}:{line}: {what}")
+    else:
+        _report(what if what.startswith(str(path)) else f"{path}: {what}")
+    return EXIT_BAD
+
+
+# -- neutral traces (and imported files) ---------------------------------------------------------
+
+
+class _Tracked:
+    """The events as they are consumed, counting them and remembering the last line read."""
+
+    def __init__(self, events: Iterator[TraceEvent]) -> None:
+        self.events = events
+        self.count = 0
+        self.line: int | None = None
+
+    def __iter__(self) -> Iterator[TraceEvent]:
+        for e in self.events:
+            self.count += 1
+            self.line = e.line
+            yield e
+
+
+def _scan_trace(a: argparse.Namespace, settings: Settings, trace: trace_io.Trace) -> int:
+    tracked = _Tracked(trace.events)
+    try:
+        found = simulate(trace.meta, tracked, a.approvals, settings.engine)
+    except TraceError:
+        raise
+    except _BAD_RECORD as e:
+        return _bad(a.file, tracked.line, f"this event cannot be replayed: {type(e).__name__}: {e}")
+    except Exception as e:
+        _say(f"internal error while replaying {a.file} at line {tracked.line}: {type(e).__name__}: {e}")
+        return EXIT_INTERNAL
+    for i in found:
+        print(json.dumps(intervention_json(i), ensure_ascii=False) if a.json else intervention_text(i))
+    counts = Counter(i.action for i in found)
+    detail = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    summary = f"trace: {tracked.count} events, {len(found)} intervention(s)" + (f" ({detail})" if detail else "")
+    print(("# " if a.json else "") + summary, file=sys.stderr)
+    return EXIT_FOUND if found else EXIT_OK
+
+
+def intervention_json(i: Intervention) -> dict[str, Any]:
+    """The `--json` object of one intervention: line, index, action, rule, agent, message."""
+    return {k: inert(v) if isinstance(v, str) else v for k, v in i.to_dict().items()}
+
+
+def intervention_text(i: Intervention) -> str:
+    """One readable line: where, what, which rule, and the start of the message."""
+    msg = inert(i.message, keep_newlines=False).strip()
+    if len(msg) > MESSAGE_CHARS:
+        msg = msg[: MESSAGE_CHARS - 1] + "…"
+    agent = inert(i.agent, keep_newlines=False)
+    return f"line {i.line:>5}  {i.action.upper():6} {inert(i.rule, keep_newlines=False):<18} {agent}  {msg}".rstrip()
+
+
+# -- breaker-tui recordings and dsh session logs -------------------------------------------------
+
+_PROBLEM = re.compile(r"^line (\d+): (.*)$", re.DOTALL)
+
+
+def _inert_json(obj: Any, depth: int = 0) -> Any:
+    if isinstance(obj, str):
+        return inert(obj)
+    if depth > 50:
+        return "…"
+    if isinstance(obj, dict):
+        return {inert(str(k)): _inert_json(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_inert_json(v, depth + 1) for v in obj]
+    return obj
+
+
+def _scan_session(a: argparse.Namespace, settings: Settings, replayer_for: ReplayerFor) -> int:
+    from wrapper.records.replay import finding
+    from wrapper.records.sources import SourceError, load
+
+    try:
+        loaded = load(a.file)
+    except SourceError as e:
+        raise BadInput(str(a.file), str(e).removeprefix(f"{a.file}: ")) from None
+    except (RecursionError, ValueError, OSError) as e:
+        raise BadInput(str(a.file), f"cannot be read: {type(e).__name__}: {e}") from None
+    r = replayer_for(loaded, settings)
+    bad_before = r.bad_messages
+    loops = count = 0
+    steps = r.steps()
+    while True:
+        try:
+            step = next(steps, None)
+        except _BAD_RECORD as e:
+            return _bad_record(a.file, r, f"{type(e).__name__}: {e}")
+        except Exception as e:
+            _say(f"internal error while replaying {a.file} ({_record(r)}): {type(e).__name__}: {e}")
+            return EXIT_INTERNAL
+        if step is None:
+            break
+        if r.bad_messages > bad_before:
+            return _bad_record(a.file, r, "a recorded message is malformed: " + _last_warning(step.item))
+        f = finding(step.item)
+        if f is None:
+            continue
+        count += 1
+        if f["kind"] == "trip" or (f["kind"] == "verdict" and f["verdict"] != "allow"):
+            loops += 1
+        print(json.dumps(_inert_json(f), ensure_ascii=False, default=str) if a.json else _finding_text(step.t, f))
+    summary = f"{loaded.kind}: {count} decisions, {loops} loop finding(s)"
+    if r.mismatches:
+        summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
+    print(("# " if a.json else "") + inert(summary, keep_newlines=False), file=sys.stderr)
+    damage = _damage(loaded)
+    if damage:
+        for where, what in damage:
+            _report(f"{a.file}:{where}: {what}" if where else f"{a.file}: {what}")
+        _report(f"{a.file}: the file is damaged, so the findings above may be incomplete")
+        return EXIT_BAD
+    return EXIT_FOUND if loops else EXIT_OK
+
+
+def _damage(loaded: Any) -> list[tuple[str, str]]:
+    """(line, what) for every way the file is not whole: a missing end marker, unreadable lines."""
+    out: list[tuple[str, str]] = []
+    problems = [str(p) for p in (getattr(loaded, "incomplete", None), *loaded.problems) if p]
+    for p in problems:
+        m = _PROBLEM.match(p)
+        out.append((m.group(1), m.group(2)) if m else ("", p))
+    if loaded.bad_lines > len(loaded.problems):
+        out.append(("", f"{loaded.bad_lines} unreadable line(s) in all"))
+    return out
+
+
+def _record(r: Any) -> str:
+    return f"record {getattr(r, 'record', '?')}"
+
+
+def _bad_record(path: Path, r: Any, what: str) -> int:
+    _report(f"{path}: {_record(r)}: {what}")
+    return EXIT_BAD
+
+
+def _last_warning(item: Any) -> str:
+    return str(getattr(item, "text", "") or "")
+
+
+def _finding_text(t: float, f: dict[str, Any]) -> str:
+    def s(v: Any) -> str:
+        return inert(str(v), keep_newlines=False)
+
+    if f["kind"] == "verdict":
+        hits = ", ".join(f"{s(h[0])} {s(h[1])}/{s(h[2])}" for h in f["hits"])
+        return f"{t:8.2f}s  {s(f['verdict']).upper():5} {s(f['tool'])} {s(f['callId'])} {hits}".rstrip()
+    if f["kind"] == "trip":
+        return f"{t:8.2f}s  TRIP  {s(f['stream'])} {s(f['rule'])} ({s(f['evidence'])}) -> {s(f['action_sent'])}"
+    return f"{t:8.2f}s  APPROVAL {s(f['callId'])}: {s(f['answer'])}"
