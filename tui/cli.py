@@ -26,7 +26,7 @@ breaker-tui agents                             the ACP agents breaker-tui knows 
 breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
-breaker-tui config show                        print the effective config and where each value came from
+breaker-tui config show|path                   print the effective config (and where each value came from), or its path
 breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile (default: dev)
 breaker-tui --version                          print the version
 """
@@ -36,8 +36,11 @@ options (before `--`):
   --config FILE        use this config file (default: {config})
   --theme NAME         breaker-dark, breaker-light, or any Textual theme
   --observe            start with enforcement paused (observe only)
-  --no-tui             no screen: the answer on stdout, decisions and turn outcomes on stderr
-  --json               with --no-tui: JSON lines on stdout instead
+  --acp                COMMAND is an ACP agent (speaks ACP on stdin/stdout); agent names need no flag
+  --no-tui             no screen: the answer on stdout (a plain command's own stdout, byte for byte),
+                       decisions, turn outcomes and the child's terminal output on stderr
+  --json               with --no-tui: JSON lines on stdout instead (decisions, turns, output)
+  --quiet              with --no-tui: drop the child's terminal output (it never goes to stdout)
   --prompt TEXT        with --no-tui: send TEXT to an interactive profile (repeatable; - reads stdin)
   --approvals deny|allow   with --no-tui: how approvals are answered (default: deny)
 
@@ -56,14 +59,17 @@ def full_help() -> str:
 
 
 def version() -> str:
-    """`breaker-tui X.Y.Z` from the installed package."""
+    """`breaker-tui X.Y.Z (engine: compiled (mypyc) | plain Python)`: the package and the engine build running."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as v
 
+    import engine
+
     try:
-        return f"breaker-tui {v('breaker-tui')}"
+        number = v("breaker-tui")
     except PackageNotFoundError:
-        return "breaker-tui (not installed)"
+        number = "(not installed)"
+    return f"breaker-tui {number} (engine: {engine.build_info()})"
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -71,6 +77,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="config file (default: $BREAKER_TUI_CONFIG or the platform path)")
     p.add_argument("--no-tui", action="store_true", help="no screen: decisions to stderr, approvals by policy")
     p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout")
+    p.add_argument("--quiet", action="store_true", help="with --no-tui: drop the child's terminal output")
     p.add_argument("--prompt", action="append", default=[], help="with --no-tui: send this prompt (repeatable)")
     p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
     p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
@@ -108,11 +115,15 @@ def main(argv: list[str] | None = None) -> int:
         if args and args[0] == "--version":
             print(version())
             return EXIT_OK
+        # usage errors go to stderr, so `2>/dev/null` and `| head` see only what was asked for
         if not args:
-            print(USAGE)
+            print(USAGE, file=sys.stderr)
             return EXIT_USAGE
-        print(f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n")
-        print(USAGE)
+        print(
+            f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n",
+            file=sys.stderr,
+        )
+        print(USAGE, file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as e:
         print(f"breaker-tui: bad config: {e}", file=sys.stderr)
@@ -140,7 +151,8 @@ def _run(opts: list[str], command: list[str]) -> int:
     if not command:
         print("breaker-tui: nothing to run after `--` (try: breaker-tui -- dsh --profile dev)", file=sys.stderr)
         return EXIT_USAGE
-    needs_no_tui = [o for o, on in (("--json", a.json), ("--prompt", a.prompt), ("--approvals", a.approvals)) if on]
+    headless_only = (("--json", a.json), ("--quiet", a.quiet), ("--prompt", a.prompt), ("--approvals", a.approvals))
+    needs_no_tui = [o for o, on in headless_only if on]
     if needs_no_tui and not a.no_tui:
         print(
             f"breaker-tui: {', '.join(needs_no_tui)} only work(s) with --no-tui (on the screen you type prompts"
@@ -168,7 +180,8 @@ def _run(opts: list[str], command: list[str]) -> int:
     if a.no_tui:
         from wrapper.headless import read_prompts, run
 
-        return asyncio.run(run(command, settings, read_prompts(a.prompt, sys.stdin), a.json, acp=a.acp))
+        prompts = read_prompts(a.prompt, sys.stdin)
+        return asyncio.run(run(command, settings, prompts, a.json, acp=a.acp, quiet=a.quiet))
     from tui.run import run_app
 
     return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp)
@@ -186,11 +199,11 @@ def _load_source(path: Path):  # type: ignore[no-untyped-def]
 
 
 def _replay(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="breaker-tui replay")
-    p.add_argument("file", type=Path)
+    p = argparse.ArgumentParser(prog="breaker-tui replay", description="Play a recording or a dsh session log.")
+    p.add_argument("file", type=Path, help="a breaker-tui recording or dsh's session.jsonl[.zstd] (traces: `scan`)")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (0 = as fast as possible)")
     p.add_argument("--paused", action="store_true", help="start paused (step with `.`)")
-    p.add_argument("--config", type=Path)
+    p.add_argument("--config", type=Path, help="config file for the engine when the recording has none")
     a = p.parse_args(args)
     loaded = _load_source(a.file)
     if loaded is None:
@@ -217,7 +230,12 @@ def _demo(args: list[str]) -> int:
     from wrapper.mock.scenarios import SCENARIOS
 
     p = argparse.ArgumentParser(prog="breaker-tui demo")
-    p.add_argument("scenario", nargs="?", default="tool-loop", help="one of --list (default: tool-loop)")
+    p.add_argument(
+        "scenario",
+        nargs="?",
+        default="tool-loop",
+        help="a scenario name; `demo --list` lists them (default: tool-loop)",
+    )
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
     p.add_argument("--agent", help="run it with an installed ACP agent (opencode, claude) instead of dsh")
@@ -246,7 +264,11 @@ def _mock(args: list[str]) -> int:
     from wrapper.mock.scenarios import SCENARIOS
     from wrapper.mock.server import serve
 
-    p = argparse.ArgumentParser(prog="breaker-tui mock-llm")
+    p = argparse.ArgumentParser(
+        prog="breaker-tui mock-llm",
+        description="Serve the offline mock model on 127.0.0.1. Point your own dsh at it with "
+        "DEEPSEEK_BASE_URL=<the printed URL> DEEPSEEK_API_KEY=sk-mock breaker-tui -- dsh --profile dev",
+    )
     p.add_argument("--scenario", default="normal", choices=list(SCENARIOS))
     p.add_argument("--port-file", type=Path)
     p.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
@@ -271,11 +293,14 @@ def _setup(args: list[str]) -> int:
 
 
 def _doctor(args: list[str]) -> int:
+    argparse.ArgumentParser(prog="breaker-tui doctor", description="Say what is missing and how to fix it.").parse_args(
+        args
+    )
     from wrapper.doctor import doctor
 
     bad = 0
     for c in doctor():
-        mark = "ok " if c.ok else "MISSING"
+        mark = "ok " if c.ok else ("MISSING" if "not found" in c.detail or "missing" in c.detail else "PROBLEM")
         print(f"{mark:8} {c.name:13} {c.detail}")
         if not c.ok:
             bad += 1

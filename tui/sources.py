@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wrapper import signals
+from wrapper.harness.base import recording_line
 from wrapper.harness.capabilities import DSH, Capabilities
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.monitor import BridgeMonitor
@@ -189,13 +190,7 @@ class LiveSource(Source):
 
     @property
     def recording(self) -> str:
-        rec = self.session.recorder
-        if rec is None or not rec.lines:
-            return ""
-        agents = self.monitor.breaker.snapshot().agents
-        denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
-        summary = f"{self.session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
-        return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
+        return recording_line(self.session)
 
     async def close(self) -> None:
         if self._uninstall_signals is not None:

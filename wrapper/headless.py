@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from engine import events as ev
 from wrapper import signals
-from wrapper.harness.base import allow_all, deny_all
+from wrapper.harness.base import allow_all, deny_all, recording_line
 from wrapper.items import (
     ApprovalItem,
     EngineItem,
@@ -60,12 +60,30 @@ class Out:
             self.stream.write(text)
             self.stream.flush()
         except (BrokenPipeError, ValueError, OSError):
-            self.closed = True
-            # point the descriptor at /dev/null, so the interpreter's last flush cannot fail (status 120)
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(null, self.stream.fileno())
-                os.close(null)
+            self._gone()
+
+    def _gone(self) -> None:
+        self.closed = True
+        # point the descriptor at /dev/null, so the interpreter's last flush cannot fail (status 120)
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.stream.fileno())
+            os.close(null)
+
+    def write_raw(self, text: str) -> None:
+        """Write text as the child printed it: undecodable bytes (kept as surrogates) go back out as bytes."""
+        if self.closed:
+            return
+        buffer = getattr(self.stream, "buffer", None)
+        if buffer is None:
+            self.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+            return
+        try:
+            self.stream.flush()
+            buffer.write(text.encode("utf-8", "surrogateescape"))
+            buffer.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self._gone()
 
 
 def human(item: Item) -> str | None:
@@ -116,11 +134,19 @@ class Printer:
     """Routes items to stdout and stderr as the module docstring says."""
 
     def __init__(
-        self, out: TextIO, err: TextIO, as_json_lines: bool, runner: bool, main_agent: Any, acp: bool = False
+        self,
+        out: TextIO,
+        err: TextIO,
+        as_json_lines: bool,
+        runner: bool,
+        main_agent: Any,
+        acp: bool = False,
+        quiet: bool = False,
     ) -> None:
         self.out, self.err = Out(out), Out(err)
         self.acp = acp  # an ACP agent's output is its stderr (its stdout is the protocol)
         self.json = as_json_lines
+        self.quiet = quiet  # the child's terminal output goes nowhere (it never goes to stdout)
         self.runner = runner
         self.main_agent = main_agent  # a callable: the main session id once known
         self.answer: list[str] = []
@@ -131,10 +157,7 @@ class Printer:
         if isinstance(item, TripItem) or (isinstance(item, VerdictItem) and item.verdict.kind != "allow"):
             self.loops += 1
         if isinstance(item, OutputItem):
-            if self.acp:
-                self.err.write(inert(item.text))
-            elif not self.runner:  # a plain command or a one-task profile: its output is the answer
-                self.out.write(item.text if not self.json else "")
+            self._output(item)
             return
         if isinstance(item, EngineItem):
             self._engine(item)
@@ -147,6 +170,20 @@ class Printer:
         line = human(item)
         if line:
             self.err.write(line + "\n")
+
+    def _output(self, item: OutputItem) -> None:
+        """A plain command's stdout is the answer, byte for byte; its stderr stays stderr; a terminal's output
+        (dsh's screen under its pty, an ACP agent's stderr) is talk, never the answer: stderr, LF only, inert.
+        """
+        if self.json:
+            self.out.write(json.dumps({"kind": "output", "stream": item.stream, "text": item.text}) + "\n")
+            return
+        if item.stream == "stdout":
+            self.out.write_raw(item.text)
+        elif item.stream == "stderr":
+            self.err.write_raw(item.text)
+        elif not self.quiet:
+            self.err.write(inert(item.text.replace("\r\n", "\n").replace("\r", "\n")))
 
     def _engine(self, item: EngineItem) -> None:
         e = item.event
@@ -183,6 +220,7 @@ async def run(
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     acp: bool = False,
+    quiet: bool = False,
 ) -> int:
     """Run the command under the monitor; return the exit status to use."""
     approver = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
@@ -193,13 +231,13 @@ async def run(
     from wrapper.harness.registry import open_session
 
     try:
-        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp)
+        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp, pipes=True)
     except FileNotFoundError as e:
         err.write(inert(f"breaker-tui: {e}") + "\n")
         return EXIT_CANNOT_START
     # an ACP agent's own stdout is the protocol: its stderr goes to stderr, its answer to stdout
     is_acp = session.capabilities.name == "acp"
-    printer = Printer(out, err, as_json_lines, session.info.runner, lambda: session.info.session_id, is_acp)
+    printer = Printer(out, err, as_json_lines, session.info.runner, lambda: session.info.session_id, is_acp, quiet)
     if session.info.runner and not prompts:
         printer.err.write(f"breaker-tui: {NO_PROMPT}\n")
         if session.recorder is not None:
@@ -249,11 +287,9 @@ async def run(
         await session.close()
         await asyncio.wait_for(pump_task, 10)
         uninstall()
-    rec = session.recorder
-    if rec is not None and not as_json_lines:
-        turns = len(printer.outcomes)
-        summary = f"{turns} turn(s), {printer.loops} loop finding(s)" + (f"; {rec.error}" if rec.error else "")
-        printer.err.write(inert(f"breaker: recording: {rec.path} — {summary}", keep_newlines=False) + "\n")
+    line = recording_line(session)
+    if line and not as_json_lines:
+        printer.err.write(inert(f"breaker-tui: {line}", keep_newlines=False) + "\n")
     if stopped:
         return stopped[0]
     if info is None:

@@ -99,9 +99,12 @@ class ApprovalClosed:
 
 @dataclass(frozen=True)
 class OutputItem:
-    """Raw text the child printed on its terminal."""
+    """Raw text the child printed: on its terminal (a pty), or on its own stdout or stderr (a plain command
+    run without a screen, on pipes).
+    """
 
     text: str
+    stream: str = "terminal"  # "terminal", "stdout" or "stderr"
 
 
 @dataclass(frozen=True)

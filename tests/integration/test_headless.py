@@ -36,7 +36,7 @@ def test_the_answer_goes_to_stdout_and_the_turn_outcome_to_stderr(world_factory:
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip(), "the answer is printed"
     assert "breaker: turn 1: completed" in p.stderr
-    assert "breaker: recording: " in p.stderr and " — 1 turn(s)" in p.stderr
+    assert "breaker-tui: recording: " in p.stderr and " — 1 turn(s), 0 denied, 0 trip(s)" in p.stderr
 
 
 def test_a_model_that_is_down_makes_the_run_fail(world_factory: Any, tmp_path: Path) -> None:

@@ -153,3 +153,14 @@ class SessionControls:
         self.breaker.reset_windows()
         self._record("note", {"what": "reset-windows"})
         self._emit(StatusItem("notice", "sliding windows reset"))
+
+
+def recording_line(session: HarnessSession) -> str:
+    """The end-of-run line about the recording, the same with and without a screen ("" when nothing was kept)."""
+    rec = session.recorder
+    if rec is None or not rec.lines:
+        return ""
+    agents = session.breaker.snapshot().agents
+    denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
+    summary = f"{session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
+    return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")

@@ -111,6 +111,17 @@ class PtySession(SessionControls):
     def _on_child_gone(self) -> None:
         """The child exited: close what waits on it."""
 
+    def _make_child(self, argv: list[str], env: dict[str, str], gen: int) -> Child:
+        """The child process for one launch (a pty, by default)."""
+        return Child(
+            argv,
+            env,
+            self.cwd,
+            on_output=lambda text: self._threadsafe(self._on_output, text),
+            on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
+            size=self.size,
+        )
+
     @property
     def capabilities(self) -> Capabilities:
         """What this harness can do."""
@@ -155,15 +166,7 @@ class PtySession(SessionControls):
         env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
         run_argv = await self._prepare_launch(argv)
         self._record("note", {"what": "launch", "argv": run_argv, "generation": self.generation})
-        gen = self.generation
-        self.child = Child(
-            run_argv,
-            env,
-            self.cwd,
-            on_output=lambda text: self._threadsafe(self._on_output, text),
-            on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
-            size=self.size,
-        )
+        self.child = self._make_child(run_argv, env, self.generation)
         try:
             self.child.start()
         except OSError as e:
@@ -173,7 +176,7 @@ class PtySession(SessionControls):
             raise
         self.info.child = "running"
         self._emit(StatusItem("started", f"started {' '.join(argv)}", {"pid": self.child.pid}))
-        await self._after_launch(gen)
+        await self._after_launch(self.generation)
 
     def _threadsafe(self, fn: Callable[..., Any], *args: Any) -> None:
         if self._loop is not None and not self._loop.is_closed():

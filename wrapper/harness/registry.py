@@ -40,8 +40,12 @@ def open_session(
     env: dict[str, str] | None = None,
     recorder: Recorder | None = None,
     acp: bool = False,
+    pipes: bool = False,
 ) -> HarnessSession:
-    """The session for `argv`; raises FileNotFoundError (with the fix) when a preset agent is not installed."""
+    """The session for `argv`; raises FileNotFoundError (with the fix) when a preset agent is not installed.
+
+    `pipes`: without a screen, a plain command keeps its own stdin, stdout and stderr (no pty).
+    """
     preset = preset_for(argv)
     if preset is not None:
         run = command_line(preset, argv, node(), settings.acp.make_ask)
@@ -50,7 +54,7 @@ def open_session(
         return AcpSession(list(argv), settings, approver, cwd, env, recorder)
     if is_dsh(argv):
         return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
-    return PlainSession(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
+    return PlainSession(argv, settings, approver, cwd=cwd, env=env, recorder=recorder, pipes=pipes)
 
 
 def replayer_for(loaded: Loaded, settings: Settings) -> Replayer | AcpReplayer:

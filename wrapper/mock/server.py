@@ -247,6 +247,11 @@ def serve(scenario: str, port_file: Path | None, log_path: Path | None) -> None:
     if port_file is not None:
         port_file.write_text(str(m.port))
     print(f"mock model: {m.base_url} (scenario {scenario})", flush=True)
+    print(
+        "point your own dsh at it (after `breaker-tui init-profile dev`):\n"
+        f"  DEEPSEEK_BASE_URL={m.base_url} DEEPSEEK_API_KEY=sk-mock breaker-tui -- dsh --profile dev",
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)

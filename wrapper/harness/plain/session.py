@@ -1,14 +1,18 @@
-"""`PlainSession`: any command that is neither dsh nor an ACP agent, watched through its terminal output.
+"""`PlainSession`: any command that is neither dsh nor an ACP agent, watched through its output.
 
 Its output is fed to the engine as one stream (so reasoning-like floods still trip), a trip interrupts the
 child with SIGINT, and a prompt is typed into it. Nothing is asked before a tool runs: there are no tool calls
-to see.
+to see. On the screen it runs under a pty; without one (`pipes=True`, for `--no-tui`) its stdin, stdout and
+stderr stay its own (`plain.pipes`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine import events as ev
-from wrapper.child import strip_ansi
+from wrapper.child import Child, strip_ansi
+from wrapper.harness.plain.pipes import PipeChild
 from wrapper.harness.pty import PtySession
 from wrapper.items import OutputItem
 
@@ -18,8 +22,31 @@ CHILD_AGENT = "child"
 class PlainSession(PtySession):
     """A plain command under the monitor."""
 
+    def __init__(self, *args: Any, pipes: bool = False, **kwargs: Any) -> None:
+        self.pipes = pipes
+        super().__init__(*args, **kwargs)
+
+    def _make_child(self, argv: list[str], env: dict[str, str], gen: int) -> Child:
+        if not self.pipes:
+            return super()._make_child(argv, env, gen)
+        return PipeChild(
+            argv,
+            env,
+            self.cwd,
+            on_stream=lambda text, stream: self._threadsafe(self._on_stream, text, stream),
+            on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
+        )
+
     def _on_child_output(self, text: str) -> None:
-        self._emit(OutputItem(text))
-        trip = self.breaker.feed(ev.OutputDelta(CHILD_AGENT, strip_ansi(text)))
+        self._on_stream(text, "terminal")
+
+    def _on_stream(self, text: str, stream: str) -> None:
+        if stream != "terminal":
+            self._record("child", {"text": text[:65536], "stream": stream})
+        self._emit(OutputItem(text, stream))
+        if stream == "stderr":
+            return  # the engine watches what the command prints as its output
+        clean = strip_ansi(text) if stream == "terminal" else text.encode("utf-8", "replace").decode("utf-8")
+        trip = self.breaker.feed(ev.OutputDelta(CHILD_AGENT, clean))
         if trip is not None:
             self._spawn(self._on_trip(trip))
