@@ -40,8 +40,7 @@ class _Pending:
     span: tuple[int, int] | None  # the lines a read shows, when it says (paging)
     wait: bool  # a pure `sleep`: never a repeated action
     cwd: str | None  # the directory of a leading `cd X &&`
-    shape: str = ""  # the call with its cosmetic parts out (the same-result rule)
-    numbers: frozenset[str] = frozenset()  # the numbers its arguments carry (folded in its result)
+    shape: str = ""  # the call with its cosmetic parts out (the same-result rule), set from its result
     entry: tuple[str, ...] | None = None
 
 
@@ -175,9 +174,7 @@ class DefaultRules:
         path = page_path(tool, args) if reading and self.cycles.paging else None
         span = page_span(tool, args) if path is not None else None
         wait = pure_wait(tool, args)
-        shape = result_shape(tool, args, body)
-        numbers = arg_numbers(tool, args, body)
-        a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args), shape, numbers)
+        a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args))
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
@@ -187,9 +184,10 @@ class DefaultRules:
             return o.rule, failure_message(tool, o)
         if wait:
             return None  # waiting is how polling backs off: the poll after it is what repeats or not
-        same = self.same.check(agent, shape, epoch)
-        if same is not None:
-            return "same-result", same_result_message(tool, same)
+        if self.same.hot(agent):  # the shape costs a few regex passes: only when some run is full
+            same = self.same.check(agent, result_shape(tool, args, body), epoch)
+            if same is not None:
+                return "same-result", same_result_message(tool, same)
         hit = self.cycles.check(agent, call, epoch, path, span)
         if hit is not None:
             return hit.rule, cycle_message(hit)
@@ -251,7 +249,8 @@ class DefaultRules:
                 window.forgive(p.entry, ())
             return outcome
         if p is not None:
-            answer = result_of(text, p.numbers)
+            p.shape = result_shape(tool, args, p.body)
+            answer = result_of(text, arg_numbers(tool, args, p.body))
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             last = a.last
             if p.entry and window is not None and last:

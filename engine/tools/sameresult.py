@@ -36,7 +36,6 @@ from engine.tools.progress import SHELL_TOOLS, command_text, fold, strip_exit
 _CAP = 256
 _COMMENT = re.compile(r"(?:^|\s)#[^\n]*")
 _ECHO = re.compile(r"(?:^|(?<=[;&|]))\s*(?:echo|printf)\b[^;&|\n]*")
-_FLAG_VALUE = re.compile(r"(--?[A-Za-z][\w-]*)(=\S*)?")
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,7}$|^[\w.~-]*/[\w./-]+$")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 _ARG_NUMBER = re.compile(r"\d+")
@@ -46,21 +45,30 @@ _SAYS_KEYS = ("text", "content", "message", "body", "prompt", "question", "query
 RESULT_MIN = 16  # shorter results (`ok`, ``) say too little about which call they answered
 
 
-def _word(w: str) -> str:
-    """A command word as the shape keeps it: a file name whole, anything else with its numbers folded
-    (quotes kept: `./check 'the owl flies'` is one argument, the fix of `./check the owl flies`).
+_FLAGS = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*(?:=\S*)?(?!\S)")
+_DIGIT_WORD = re.compile(r"\S*\d\S*")
+
+
+def _word(m: re.Match[str]) -> str:
+    """A command word with a digit as the shape keeps it: a file name whole, anything else with its
+    numbers folded (quotes kept: `./check 'the owl flies'` is one argument, the fix of `./check the owl flies`).
     """
-    if _FILEISH.match(w.strip("'\"")) and "?" not in w:
+    w = m.group()
+    if "?" not in w and _FILEISH.match(w.strip("'\"")):
         return w
     return fold_numbers(w)
 
 
 def shell_shape(command: str) -> str:
     """A shell command's shape: comments, `echo`/`printf` words and flags dropped, numbers folded."""
-    c = _COMMENT.sub(" ", command[:2000])
-    c = _ECHO.sub(" echo ", c)
-    words = [w for w in c.split() if not _FLAG_VALUE.fullmatch(w)]
-    return " ".join(_word(w) for w in words)
+    c = command[:2000]
+    if "#" in c:
+        c = _COMMENT.sub(" ", c)
+    if "echo" in c or "printf" in c:
+        c = _ECHO.sub(" echo ", c)
+    if "-" in c:
+        c = _FLAGS.sub("", c)
+    return " ".join(_DIGIT_WORD.sub(_word, c).split())
 
 
 def shape(tool: str, args: Any, body: str) -> str:
@@ -117,6 +125,7 @@ class _Run:
 @dataclass(slots=True)
 class _Agent:
     runs: OrderedDict[str, _Run] = field(default_factory=OrderedDict)
+    full: int = 0  # runs that reached the limit (while none has, no call needs its shape checked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +142,11 @@ class SameResults:
     def __init__(self, limit: int = 4) -> None:
         self.limit = limit
         self.agents: dict[str, _Agent] = {}
+
+    def hot(self, agent: str) -> bool:
+        """Whether some run of this agent reached the limit (so a call may be denied)."""
+        a = self.agents.get(agent)
+        return a is not None and a.full > 0
 
     def check(self, agent: str, shape_: str, epoch: int) -> SameResultHit | None:
         """Before dispatch: a hit when this shape already returned one result `limit` times since the last change."""
@@ -153,7 +167,7 @@ class SameResults:
         a = self.agents.get(agent)
         if result is None:
             if a is not None:
-                a.runs.pop(shape_, None)
+                self._drop(a, shape_)
             return 0
         if a is None:
             a = self.agents[agent] = _Agent()
@@ -161,11 +175,19 @@ class SameResults:
         if r is not None and r.result == result and r.epoch == epoch:
             r.count += 1
             r.varied = r.varied or call != r.call
+            if r.count == self.limit:
+                a.full += 1
             return r.count
-        if r is None and len(a.runs) >= _CAP:
-            a.runs.popitem(last=False)
+        self._drop(a, shape_)
+        if len(a.runs) >= _CAP:
+            self._drop(a, next(iter(a.runs)))
         a.runs[shape_] = _Run(result, epoch, call)
         return 1
+
+    def _drop(self, a: _Agent, shape_: str) -> None:
+        r = a.runs.pop(shape_, None)
+        if r is not None and r.count >= self.limit:
+            a.full -= 1
 
     def reset(self, agent: str) -> None:
         """A new turn, a human message or the operator's reset: forget the agent."""
