@@ -176,11 +176,18 @@ class Breaker:
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         if self.rules is not None:
             found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
-            if found is not None and found[0] == "same-answer" and self._local(agent, call_id, tool, args):
+            if (
+                found is not None
+                and found[0] in ("same-answer", "same-result")
+                and self._local(agent, call_id, tool, args)
+            ):
                 found = None  # a local address answering the same again is the operator's call: the window asks
             if found is not None and not self._local_exempt(agent, call_id, tool, args, found[0]):
                 rule, message = found
                 source: Literal["repeat", "failure"] = "failure" if "fail" in rule or rule == "same-error" else "repeat"
+                if source == "failure" and self._local(agent, call_id, tool, args):
+                    # a local service that keeps refusing may be starting up: the person decides, as for repeats
+                    return self._enforce(agent, Verdict("ask", message, source, rule=rule))
                 return self._enforce(agent, Verdict("deny", message, source, rule=rule))
         else:
             fv = self.failures.gate(agent, tool, args) if agent is not None else None

@@ -13,7 +13,12 @@ denies, before it runs, a call that continues:
   `PAGE_MIN` lines (reading a big file forward in real pages is progress; scrolling it 10 lines at a
   time, or back and forth, is not);
 * the backstop: an identical call made `backstop` times in the last `backstop_window` calls with no
-  change in between, whatever its results (results can carry per-call ids that defeat comparing).
+  change in between and no new result: a call whose result differs from its previous one (volatile
+  parts folded: ids, stamps, durations) starts its count over, so a poll of a growing log is never
+  stopped however often it is made, while one whose answer does not move is.
+
+A result is the evidence everywhere here: paging does not count a read whose result differs from
+the previous result of the same read (a log that grew is news, not a revisit).
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class _Agent:
     recent: deque[str | None] = field(default_factory=deque)
     tally: dict[str, int] = field(default_factory=dict)
     last_epoch: dict[str, int] = field(default_factory=dict)
+    last_result: dict[str, int] = field(default_factory=dict)  # call key -> its latest result key
     hit: CycleHit | None = None
 
 
@@ -257,13 +263,34 @@ class Cycles:
         return CycleHit(rule, period, calls, min(n for _, n in calls))
 
     def record(
-        self, agent: str, call: str, result: int, path: str | None, epoch: int, span: tuple[int, int] | None = None
+        self,
+        agent: str,
+        call: str,
+        result: int,
+        path: str | None,
+        epoch: int,
+        span: tuple[int, int] | None = None,
+        answer: int | None = None,
     ) -> None:
-        """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it."""
+        """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it.
+
+        `answer` is the result compared for news (per-call ids folded too; `result` when not given).
+        """
+        if answer is None:
+            answer = result
         a = self._a(agent)
         if len(a.last_epoch) >= _SEEN_CAP:
             a.last_epoch.clear()  # bounded: a turn with this many distinct calls starts counting afresh
         a.last_epoch[call] = epoch
+        prev = a.last_result.get(call)
+        if len(a.last_result) >= _SEEN_CAP:
+            a.last_result.clear()
+        a.last_result[call] = answer
+        news = prev is not None and prev != answer  # the same call answered something new: progress
+        if news and call in a.tally:
+            # the backstop counts repeats that show nothing new: a changed result starts the count over
+            del a.tally[call]
+            a.recent = deque(None if c == call else c for c in a.recent)
         key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
         seen = a.seen.get(key, 0)
         a.flags.append(seen > 0)
@@ -281,7 +308,8 @@ class Cycles:
                 old, _ = a.pages.popitem(last=False)
                 a.spans.pop(old, None)
             spans = a.spans.get(path)
-            a.pages[path] = a.pages.get(path, 0) + (1 if _shows_little_new(spans, span) else 0)
+            revisit = not news and _shows_little_new(spans, span)
+            a.pages[path] = a.pages.get(path, 0) + (1 if revisit else 0)
             if span is not None:
                 a.spans[path] = _merge(spans or [], span)
 

@@ -284,6 +284,15 @@ class ProgressFailures:
             st.errors.pop(next(iter(st.errors)))
         st.errors[cmd] = (key, st.epoch, n, failed)
 
+    def waited(self, agent: str | None) -> None:
+        """A failing call that waited longer than any before it (`sleep N && retry`): a change before it."""
+        st = self.agents.get(agent)
+        if st is None:
+            st = self.agents[agent] = _Agent()
+        st.epoch += 1
+        st.denied.clear()
+        self.backed_off(agent)
+
     def backed_off(self, agent: str | None) -> None:
         """The agent waited longer than ever before in this turn: earlier identical failures (a 429, a 503)
         may have been transient, so the same-failure backstop starts over (the streaks restart anyway,

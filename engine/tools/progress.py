@@ -109,6 +109,11 @@ def strip_exit(text: str) -> str:
     return text[: len(text) - len(tail) + m.start()] if m else text
 
 
+def exit_marker(text: str) -> bool:
+    """Whether the text ends with dsh's `[exit code: N]` (the status is known)."""
+    return "]" in text[-40:] and _EXIT.search(text[-40:]) is not None
+
+
 def exit_status(tool: str, text: str, exit: int | None) -> int | None:
     """The shell exit status: the one given, else dsh's `[exit code: N]` suffix on a shell tool's text."""
     if exit is not None:

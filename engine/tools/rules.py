@@ -17,12 +17,15 @@ from typing import Any
 from engine.config import BreakerConfig
 from engine.monologue import Monologue
 from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
+from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
 from engine.tools.messages import failure_denial
-from engine.tools.outcomes import Outcome, ProgressFailures
-from engine.tools.progress import cd_dir, failed, mutates, pure_wait, result_key, wait_seconds
+from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
+from engine.tools.progress import cd_dir, exit_marker, failed, mutates, pure_wait, result_key, wait_seconds
 from engine.tools.repeat import AgentWindow
 from engine.tools.safeargs import bounded_args
+from engine.tools.sameresult import SameResultHit, SameResults, arg_numbers, result_of
+from engine.tools.sameresult import shape as result_shape
 
 _LAST_CAP = 512
 
@@ -37,6 +40,7 @@ class _Pending:
     span: tuple[int, int] | None  # the lines a read shows, when it says (paging)
     wait: bool  # a pure `sleep`: never a repeated action
     cwd: str | None  # the directory of a leading `cd X &&`
+    shape: str = ""  # the call with its cosmetic parts out (the same-result rule), set from its result
     entry: tuple[str, ...] | None = None
 
 
@@ -77,6 +81,17 @@ def cycle_message(hit: CycleHit) -> str:
         f"Blocked by breaker: you are repeating a cycle of {hit.period} call(s) that already returned the same "
         f"results in this turn: {calls}. Repeating them will show the same thing again; change the approach "
         "(edit something, look elsewhere, or stop and report what blocks you)."
+    )
+
+
+def same_result_message(tool: str, hit: SameResultHit) -> str:
+    """The denial text of the same-result rule: what was repeated, and how "the same" was decided."""
+    return (
+        f'Blocked by breaker: "{tool}" returned the same result {hit.times} times in a row with nothing changed '
+        "in between (compared after folding timestamps, ids, durations and the numbers your own calls carry; "
+        "calls compared without their numbers, flags, comments and echo text), so it was not dispatched. "
+        "Changing a counter, a flag or a comment does not change the answer: act on it, change something "
+        "first, or stop and report."
     )
 
 
@@ -134,6 +149,7 @@ class DefaultRules:
             cycles=capped,
         )
         self.monologue = Monologue(eng.monologue_steps)
+        self.same = SameResults(eng.same_error_limit if capped else 0)
         self.agents: dict[str, _Agent] = {}
 
     def _a(self, agent: str) -> _Agent:
@@ -168,6 +184,10 @@ class DefaultRules:
             return o.rule, failure_message(tool, o)
         if wait:
             return None  # waiting is how polling backs off: the poll after it is what repeats or not
+        if self.same.hot(agent):  # the shape costs a few regex passes: only when some run is full
+            same = self.same.check(agent, result_shape(tool, args, body), epoch)
+            if same is not None:
+                return "same-result", same_result_message(tool, same)
         hit = self.cycles.check(agent, call, epoch, path, span)
         if hit is not None:
             return hit.rule, cycle_message(hit)
@@ -194,8 +214,22 @@ class DefaultRules:
         args = bounded_args(args)
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
+        if cancelled(text):
+            # the harness cancelled it with its batch: it never ran, so it is no failure, result or repeat
+            if p is not None and p.entry and window is not None:
+                window.forgive(p.entry, ())
+            return DISPATCH
         bad = failed(tool, args, text, is_error, exit)
+        if not bad and exit is None and not exit_marker(text):
+            bad = reads_as_error(tool, text)  # no status at all: the text says whether it failed
         key = result_key(text, tool, args)
+        if bad:
+            wait = wait_seconds(tool, args)
+            if wait > a.longest_wait:
+                # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits
+                # longer for a service that is coming up, so it starts every count over (a change before it)
+                a.longest_wait = wait
+                self.failures.waited(agent)
         before = self.failures.epoch(agent)
         body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignore_args)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
@@ -215,16 +249,20 @@ class DefaultRules:
                 window.forgive(p.entry, ())
             return outcome
         if p is not None:
+            p.shape = result_shape(tool, args, p.body)
+            answer = result_of(text, arg_numbers(tool, args, p.body))
+            news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             last = a.last
             if p.entry and window is not None and last:
-                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), key, before, bad, p.cwd))
+                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), news, before, bad, p.cwd))
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)
             if len(a.last) >= _LAST_CAP:
                 a.last.clear()  # only recent occurrences matter: older ones have left the repeat window
             for fp in p.entry or ():
-                a.last[fp] = (key, after, p.cwd)
-            self.cycles.record(agent, p.call, key, p.path, after, p.span)
+                a.last[fp] = (news, after, p.cwd)
+            self.cycles.record(agent, p.call, key, p.path, after, p.span, news)
+            self.same.record(agent, p.shape, answer, after, p.call)
         return outcome
 
     def dropped(self, agent: str, call_id: str) -> None:
@@ -240,6 +278,7 @@ class DefaultRules:
     def reset_windows(self, agent: str) -> None:
         """The operator reset the windows: forget the cycle, paging and backstop history and last results."""
         self.cycles.reset(agent)
+        self.same.reset(agent)
         a = self.agents.get(agent)
         if a is not None:
             a.last.clear()
@@ -248,5 +287,6 @@ class DefaultRules:
         """A new turn (or a human message): forget everything about the agent."""
         self.failures.new_turn(agent)
         self.cycles.reset(agent)
+        self.same.reset(agent)
         self.monologue.reset(agent)
         self.agents.pop(agent, None)

@@ -143,11 +143,12 @@ def test_cosmetic_spellings_of_one_failing_fetch_are_one_loop() -> None:
     assert s.blocked() and s.blocked()[0] == 5
 
 
-def test_identical_call_backstop_whatever_the_results() -> None:
+def test_identical_call_backstop_when_only_ids_change() -> None:
+    # a per-call id is not a new result: the identical poll is stopped at the 5th by its exact cap
     s = Session()
     for k in range(20):
-        s.call("process", {"action": "poll", "id": "job-1"}, f"request-id {k * 7919}: still running")
-    assert s.blocked()[0] == 10 and s.verdicts[9].rule == "backstop"
+        s.call("process", {"action": "poll", "id": "job-1"}, f"request-id {k * 7919}: still running, please wait")
+    assert s.blocked()[0] == 5 and s.verdicts[4].rule.startswith("repeat:exact")
 
 
 def test_local_address_repeats_keep_the_ask() -> None:
@@ -197,11 +198,16 @@ def test_scrolling_one_file_for_45_calls_is_caught_but_8_pages_are_not() -> None
     assert ok.blocked() == []
 
 
-def test_scroll_down_without_arguments_hits_the_backstop() -> None:
+def test_scroll_down_is_progress_while_it_shows_new_lines_and_a_loop_at_the_end() -> None:
+    # a result is the evidence: every window differs, so 45 scrolls are reading, not looping
     s = Session()
     for k in range(45):
         s.call("bash", bash("scroll_down"), f"[File: big.py] lines {k * 100}-{k * 100 + 100}")
-    assert s.blocked() and s.blocked()[0] <= 10
+    assert s.blocked() == []
+    end = Session()
+    for _ in range(12):
+        end.call("bash", bash("scroll_down"), "[File: big.py (4500 lines total)] lines 4400-4500 (end of file)")
+    assert end.blocked() and end.blocked()[0] <= 10
 
 
 def test_edit_run_cycles_with_identical_runs_after_real_edits_are_not_cycles() -> None:

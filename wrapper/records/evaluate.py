@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ class CaseResult:
     steered: bool
     first_rule: str
     first_line: int
+    block_calls: int = 0  # a blocked loop: calls from its first call (1) to the blocked one, inclusive
 
     @property
     def agrees(self) -> bool:
@@ -53,6 +55,7 @@ class CaseResult:
             "agrees": self.agrees,
             "first_rule": self.first_rule,
             "first_line": self.first_line,
+            "block_calls": self.block_calls,
         }
 
 
@@ -78,6 +81,10 @@ class ModeReport:
             "legit_clean": sum(not c.blocked and not c.steered for c in legit),
             "agreed": sum(c.agrees for c in self.cases),
             "cases": len(self.cases),
+            # how late loops are stopped: the median of `block_calls` over blocked loops (0 when none)
+            "median_block_calls": int(statistics.median(d))
+            if (d := [c.block_calls for c in loops if c.blocked])
+            else 0,
         }
 
 
@@ -87,12 +94,17 @@ def read_trace(path: Path) -> tuple[TraceMeta | None, list[TraceEvent]]:
         return t.meta, list(t.events)
 
 
-def judge(file: str, meta: TraceMeta | None, found: list[Intervention]) -> CaseResult:
-    """Score one replay against its label."""
+def judge(
+    file: str, meta: TraceMeta | None, found: list[Intervention], events: list[TraceEvent] | None = None
+) -> CaseResult:
+    """Score one replay against its label (`events` give how many calls the loop ran before its block)."""
     start = meta.judge_from if meta else 0
     counted = [i for i in found if i.index >= start]
     blocks = [i for i in counted if i.action in BLOCKS]
     first = blocks[0] if blocks else (counted[0] if counted else None)
+    calls = 0
+    if blocks and events is not None:
+        calls = sum(1 for e in events if e.kind == "call" and start <= e.index <= blocks[0].index)
     return CaseResult(
         file,
         meta.name if meta else file,
@@ -101,6 +113,7 @@ def judge(file: str, meta: TraceMeta | None, found: list[Intervention]) -> CaseR
         any(i.action == "steer" for i in counted),
         first.rule if first else "",
         first.line if first else 0,
+        calls,
     )
 
 
@@ -117,7 +130,7 @@ def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES) -> dict[str, Mo
             continue
         for m in modes:
             base = BreakerConfig(engine=EngineConfig(mode=m))  # type: ignore[arg-type]
-            reports[m].cases.append(judge(path.name, meta, simulate(meta, events, "deny", base)))
+            reports[m].cases.append(judge(path.name, meta, simulate(meta, events, "deny", base), events))
     return reports
 
 
@@ -127,7 +140,7 @@ def _print(reports: dict[str, ModeReport]) -> None:
         print(f"mode {m}: agreed {t['agreed']}/{t['cases']}")
         print(
             f"  loops {t['loops']}: blocked {t['loops_blocked']}, only steered {t['loops_steered_only']}, "
-            f"missed {t['loops_missed']}"
+            f"missed {t['loops_missed']}; median block {t['median_block_calls']} call(s) from the loop's start"
         )
         print(
             f"  legitimate {t['legit']}: blocked {t['legit_blocked']}, steered {t['legit_steered']}, "

@@ -1,0 +1,58 @@
+"""Results that are errors although no status says so, and results that say the call never ran.
+
+Many harnesses report no exit status (SWE-agent, pi/OpenClaw shells, Gemini CLI chats) or none for
+their non-shell tools, so the failure rules would see only successes: SWE-agent answers a bad edit
+with `Usage: edit <start_line>:<end_line>`, its editor with "No replacement was performed", a
+shell with `bash: foo: command not found`, tools with an `Error: ...` first line, a CTF checker
+with `Wrong flag!`. `reads_as_error(tool, text)` is that judgement, one place for the live engine
+and the importers; it is asked only when the caller gave no exit status and no error flag, and for
+shell tools only the patterns a successful command does not print (a `cat` of a log may start with
+`Error:`; no successful command prints `command not found` or ends in a traceback).
+
+`cancelled(text)`: Claude Code answers the other calls of a parallel batch with
+`<tool_use_error>Sibling tool call errored</tool_use_error>` when one of them failed. Those calls
+never ran: they are not the model's failures, not results, not repeats.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.tools.progress import SHELL_TOOLS
+
+_HEAD = 400  # the patterns read the start of a result (and the traceback its end)
+# a non-shell tool's own error report, on its first line
+_TOOL_ERROR = re.compile(
+    r"^\s*(?:<tool_use_error>|error[:!]|\[?error\]|failed[:!]|exception[:!]|"
+    r"usage: |no replacement was performed|file .{1,300} not found|no such file or directory|"
+    r"(?:the )?(?:file|path|directory) .{0,300}does not exist)",
+    re.I,
+)
+# anywhere in a short result, for every tool: what no successful command prints
+_ANY = re.compile(
+    r"(?:^|\n)[^\n]{0,200}: (?:command not found|not found)\s*$|"
+    r"^\s*no replacement was performed|^\s*<tool_use_error>|"
+    r"^\s*usage: (?:edit|open|goto|create|submit|search_\w+|find_file|str_replace_editor)\b",
+    re.I | re.M,
+)
+# a rejection in one short line (`Wrong flag!`, `Incorrect answer.`, `Invalid move`)
+_REJECTION = re.compile(r"^\s*(?:wrong|incorrect|invalid|rejected|not accepted)\b[^\n]{0,80}$", re.I)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):(?:.|\n)*\n\s*\w+(?:Error|Exception)\b[^\n]*\s*$")
+_SIBLING = "Sibling tool call errored"
+
+
+def reads_as_error(tool: str, text: str) -> bool:
+    """Whether a result with no status reads as an error (see the module docstring)."""
+    if not text:
+        return False
+    head = text[:_HEAD]
+    if _ANY.search(head) or _REJECTION.match(head):
+        return True
+    if _TRACEBACK.search(text[-2000:]):
+        return True
+    return tool not in SHELL_TOOLS and _TOOL_ERROR.match(head) is not None
+
+
+def cancelled(text: str) -> bool:
+    """Whether the result says the call never ran (a parallel batch cancelled by its harness)."""
+    return len(text) < 200 and _SIBLING in text

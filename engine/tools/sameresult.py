@@ -1,0 +1,194 @@
+"""The same result, however the call was spelled: a repeat judged by what came back, for every tool.
+
+The fingerprints compare arguments, so a loop that changes one number, one counter word, a flag or
+a comment on every call (`curl .../export?x=1`, `x=2`, ...; `cat notes.txt; echo try 3`;
+`./fetch --attempt 4`) is a new call each time and never reaches a cap. What such a loop cannot
+change is its answer. So this rule keys each call by its *shape* and its *result*:
+
+* the shape is the tool and its arguments with what a model varies cosmetically taken out: digit
+  runs folded (except in file names: `table10.xls` and `table12.xls` are two files), shell
+  comments, the words of `echo`/`printf` and every flag dropped; what the call acts on (the verb,
+  its targets, the file it reads) stays, so six services' identical health JSON or six identical
+  Dockerfiles read one by one are six shapes;
+* the result is its text with the volatile parts folded (`progress.fold`: stamps, durations, hex
+  ids, pids, ports, temp paths) and every number that the call's own arguments carry folded too (a
+  counter the call echoes, `try 3`, is not news).
+
+The rule, stated once: when one shape has returned one result `limit` times in a row (other calls
+may come in between) with no change to the workspace since, the next call of that shape is denied
+before it runs (the engine sees results only after a call: the block falls on the call after the
+evidence) — when the run was spelled in more than one way; one call repeated exactly is left to the
+repeat window, which stops it at the same call and names its fingerprint. A different result, or a
+change, starts the count over, so a poll whose answer moves is never stopped however identical
+its calls are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.tools.failures import fold_numbers
+from engine.tools.progress import SHELL_TOOLS, command_text, fold, strip_exit
+
+_CAP = 256
+_COMMENT = re.compile(r"(?:^|\s)#[^\n]*")
+_ECHO = re.compile(r"(?:^|(?<=[;&|]))\s*(?:echo|printf)\b[^;&|\n]*")
+_FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,7}$|^[\w.~-]*/[\w./-]+$")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+_ARG_NUMBER = re.compile(r"\d+")
+_PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path", "filePath")
+# what a call says, not how it is spelled: a message `line 3` then `line 4` is two messages
+_SAYS_KEYS = ("text", "content", "message", "body", "prompt", "question", "query", "input")
+RESULT_MIN = 16  # shorter results (`ok`, ``) say too little about which call they answered
+
+
+_FLAGS = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*(?:=\S*)?(?!\S)")
+_DIGIT_WORD = re.compile(r"\S*\d\S*")
+
+
+def _word(m: re.Match[str]) -> str:
+    """A command word with a digit as the shape keeps it: a file name whole, anything else with its
+    numbers folded (quotes kept: `./check 'the owl flies'` is one argument, the fix of `./check the owl flies`).
+    """
+    w = m.group()
+    if "?" not in w and _FILEISH.match(w.strip("'\"")):
+        return w
+    return fold_numbers(w)
+
+
+def shell_shape(command: str) -> str:
+    """A shell command's shape: comments, `echo`/`printf` words and flags dropped, numbers folded."""
+    c = command[:2000]
+    if "#" in c:
+        c = _COMMENT.sub(" ", c)
+    if "echo" in c or "printf" in c:
+        c = _ECHO.sub(" echo ", c)
+    if "-" in c:
+        c = _FLAGS.sub("", c)
+    return " ".join(_DIGIT_WORD.sub(_word, c).split())
+
+
+def shape(tool: str, args: Any, body: str) -> str:
+    """The call's shape for this rule (`body` is its canonical arguments, the `exact:` body)."""
+    if tool in SHELL_TOOLS:
+        c = command_text(args)
+        if c:
+            return f"{tool}\x00{shell_shape(c)}"
+    key = fold_numbers(body)
+    if isinstance(args, dict):
+        for k in (*_PATH_KEYS, *_SAYS_KEYS):
+            v = args.get(k)
+            if isinstance(v, str) and v != fold_numbers(v):
+                key += "\x00" + v[:500]  # a file argument, or what the call says, keeps its digits
+    return f"{tool}\x00{key}"
+
+
+def arg_numbers(tool: str, args: Any, body: str) -> frozenset[str]:
+    """The numbers the call's arguments carry (at most 32): echoed back, they are not a new answer."""
+    source = command_text(args) if tool in SHELL_TOOLS else body
+    return frozenset(_ARG_NUMBER.findall(source[:2000])[:32])
+
+
+# per-call ids a tool hands out (`run_3`, `om_12`, `sess-4`, `"messageId": "x9"`): never news
+_IDS = re.compile(
+    r"\b[A-Za-z]{1,4}[_-]\d+\b"  # run_3, om_12, sess-4
+    r"|(?<=[iI][dD]\": \")[^\"]{1,64}(?=\")"  # "messageId": "x9"
+    r"|(?<=\b[iI][dD] )[\w.-]{1,64}|(?<=[-_][iI][dD] )[\w.-]{1,64}"  # request-id 7919
+    r"|(?<=[-_][iI][dD][=:#])[\w.-]{1,64}"  # trace_id=ab12
+)
+
+
+def result_of(text: str, numbers: frozenset[str]) -> int | None:
+    """The result key: the folded text (volatile parts, per-call ids), with the numbers the call
+    itself carries folded as well (None when it is under `RESULT_MIN` characters, spaces aside).
+    """
+    folded = _IDS.sub("#", fold(strip_exit(text)))
+    if numbers:
+        folded = _NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
+    if len(folded) < 4 * RESULT_MIN and len("".join(folded.split())) < RESULT_MIN:
+        return None
+    return hash(folded)
+
+
+@dataclass(slots=True)
+class _Run:
+    result: int
+    epoch: int
+    call: str  # the first call of the run, exactly
+    count: int = 1
+    varied: bool = False  # some call of the run was spelled differently
+
+
+@dataclass(slots=True)
+class _Agent:
+    runs: OrderedDict[str, _Run] = field(default_factory=OrderedDict)
+    full: int = 0  # runs that reached the limit (while none has, no call needs its shape checked)
+
+
+@dataclass(frozen=True, slots=True)
+class SameResultHit:
+    """A shape that answered one result `times` times with nothing changed."""
+
+    shape: str
+    times: int
+
+
+class SameResults:
+    """Per agent and turn: how many times in a row each shape returned one result, nothing changed."""
+
+    def __init__(self, limit: int = 4) -> None:
+        self.limit = limit
+        self.agents: dict[str, _Agent] = {}
+
+    def hot(self, agent: str) -> bool:
+        """Whether some run of this agent reached the limit (so a call may be denied)."""
+        a = self.agents.get(agent)
+        return a is not None and a.full > 0
+
+    def check(self, agent: str, shape_: str, epoch: int) -> SameResultHit | None:
+        """Before dispatch: a hit when this shape already returned one result `limit` times since the last change."""
+        if not self.limit:
+            return None
+        a = self.agents.get(agent)
+        r = a.runs.get(shape_) if a else None
+        if r is not None and r.epoch == epoch and r.count >= self.limit and r.varied:
+            return SameResultHit(shape_, r.count)
+        return None  # one call repeated exactly is the repeat window's (it names the fingerprint)
+
+    def record(self, agent: str, shape_: str, result: int | None, epoch: int, call: str = "") -> int:
+        """After a dispatched call: one more identical result (or a new run); returns the run's length.
+        A result too short to compare (None) ends the run.
+        """
+        if not self.limit:
+            return 0
+        a = self.agents.get(agent)
+        if result is None:
+            if a is not None:
+                self._drop(a, shape_)
+            return 0
+        if a is None:
+            a = self.agents[agent] = _Agent()
+        r = a.runs.get(shape_)
+        if r is not None and r.result == result and r.epoch == epoch:
+            r.count += 1
+            r.varied = r.varied or call != r.call
+            if r.count == self.limit:
+                a.full += 1
+            return r.count
+        self._drop(a, shape_)
+        if len(a.runs) >= _CAP:
+            self._drop(a, next(iter(a.runs)))
+        a.runs[shape_] = _Run(result, epoch, call)
+        return 1
+
+    def _drop(self, a: _Agent, shape_: str) -> None:
+        r = a.runs.pop(shape_, None)
+        if r is not None and r.count >= self.limit:
+            a.full -= 1
+
+    def reset(self, agent: str) -> None:
+        """A new turn, a human message or the operator's reset: forget the agent."""
+        self.agents.pop(agent, None)
