@@ -17,7 +17,7 @@ from wrapper.harness.base import Approver, allow_all
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.approvals import Approvals
 from wrapper.harness.dsh.monitor import BridgeMonitor
-from wrapper.items import Answer, ApprovalItem, Item, Question
+from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem
 from wrapper.monitor import Info
 from wrapper.settings import Settings
 
@@ -98,7 +98,7 @@ async def call(o: Owner, n: int, args: dict[str, Any]) -> str:
         )
     )
     assert isinstance(r.reply, P.Verdict)
-    what = r.reply.kind
+    what: str = r.reply.kind
     if what == "ask":
         what = "ask:" + (await approval(o, f"a{n}", f"c{n}", r.reply.message)).outcome
     o.monitor.handle(
@@ -182,8 +182,8 @@ async def test_a_flood_of_approvals_is_bounded_and_declined_by_policy() -> None:
     replies = [(out, extra) for out, extra in o.sent if isinstance(out, P.ApprovalResponse)]
     assert len(replies) == 3000 - 64, "the 64 put to the person wait for them"
     assert all(out.outcome == "rejected" and extra["by"] == "policy" for out, extra in replies)
-    warnings = [i for i in o.items if getattr(i, "kind", "") == "warning"]
-    assert len(warnings) == 1 and "declined by policy" in warnings[0].text  # type: ignore[attr-defined]
+    warnings = [i for i in o.items if isinstance(i, StatusItem) and i.kind == "warning"]
+    assert len(warnings) == 1 and "declined by policy" in warnings[0].text
     never.cancel()
 
 
