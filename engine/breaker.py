@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Literal
 
 from engine import events as ev
@@ -27,13 +28,15 @@ class Breaker:
     def __init__(self, config: BreakerConfig | None = None) -> None:
         self.config = config or BreakerConfig()
         th = self.config.thinking
-        self.repeat = RepeatGuard(self.config.repeat)
+        self.seed = self.config.engine.seed
+        self.repeat = RepeatGuard(self.config.repeat, seed=self.seed)
         self.failures = FailureGuard(FailureSettings.from_config(th))
         self._rep = RepetitionSettings.from_config(th)
         self._deg = DegeneracySettings.from_config(th)
         self.agents: dict[str, AgentState] = {}
         self.enforcing = True
-        self.seed = self.config.engine.seed
+        # per agent, the recent calls judged by the repeat window: (call id, arguments, fingerprints)
+        self._recent: dict[str, deque[tuple[str, Any, tuple[str, ...]]]] = {}
         self.rules = None if self.seed else DefaultRules(self.config)
 
     # -- bookkeeping -------------------------------------------------------------------------
@@ -60,6 +63,7 @@ class Breaker:
         elif isinstance(e, ev.UserMessage):
             if e.source == "user":
                 self.repeat.reset(e.agent)
+                self._recent.pop(e.agent, None)
                 self._a(e.agent).last_hits = ()
                 if self.rules is not None:
                     self.rules.new_turn(e.agent)
@@ -169,9 +173,32 @@ class Breaker:
         if agent is not None:
             self._a(agent).calls[call_id] = (tool, args)
         try:
-            return self._check(agent, call_id, tool, bounded_args(args))
+            v = self._check(agent, call_id, tool, bounded_args(args))
         except RecursionError:
-            return self._check(agent, call_id, tool, clamp(bounded_args(args)))
+            v = self._check(agent, call_id, tool, clamp(bounded_args(args)))
+        if agent is not None and v.fingerprints:
+            recent = self._recent.get(agent)
+            if recent is None:
+                recent = self._recent[agent] = deque(maxlen=self.config.repeat.window)
+            recent.append((call_id, args, v.fingerprints))
+        return v
+
+    def earlier(self, agent: str | None, call_id: str, fps: tuple[str, ...]) -> tuple[Any, ...]:
+        """The arguments of the recent calls before `call_id` that share one of `fps`, oldest first.
+
+        What an approval shows beside the call it asks about: the repeats it would continue.
+        """
+        recent = self._recent.get(agent) if agent is not None else None
+        if not recent or not fps:
+            return ()
+        want = set(fps)
+        out = []
+        for cid, args, seen in recent:
+            if cid == call_id:
+                break
+            if want.intersection(seen):
+                out.append(args)
+        return tuple(out)
 
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         if self.rules is not None:
@@ -197,35 +224,50 @@ class Breaker:
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
         body = self.rules.body(agent, call_id) if self.rules is not None else None
-        cp = fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed)
+        cp = fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed, seed_hosts=self.seed)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
-            self.repeat.guard(agent, call_id, tool, args, cp)  # observe only: count it as allowed
+            self.repeat.approve(agent, call_id, tool, args, "once")  # observe only: count it, waive nothing later
         v = self._from_repeat(r)
         if self.rules is not None and v.kind == "allow" and cp.fingerprints:
             self.rules.committed(agent, call_id, cp.fingerprints)
         return self._enforce(agent, v)
 
     def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:
-        """A loop of local-only calls the operator already approved for this turn is not denied again."""
-        slot = self.repeat.agents.get(agent) if agent is not None else None
-        if rule.endswith("failure") or rule in ("tool-failing", "same-error") or slot is None or not slot.exempt:
+        """A loop of local calls whose URLs the person allowed for this turn is not denied again by a loop rule.
+
+        Failures are never waived, and only calls covered by the allow-for-the-turn (every URL of the
+        call approved, see `RepeatGuard.covered`) are: another local URL or a remote one is judged as usual.
+        """
+        if rule.endswith("failure") or rule in ("tool-failing", "same-error") or agent is None:
             return False
-        return self._local(agent, call_id, tool, args)
+        slot = self.repeat.agents.get(agent)
+        if slot is None or not (slot.approved or slot.exempt):
+            return False
+        return self.repeat.covered(agent, self._print(agent, call_id, tool, args))
+
+    def _print(self, agent: str | None, call_id: str, tool: str, args: Any) -> Any:
+        body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
+        return fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed, seed_hosts=self.seed)
 
     def _local(self, agent: str | None, call_id: str, tool: str, args: Any) -> bool:
         """Whether only local addresses make this call what it is (its fingerprints are local)."""
-        body = self.rules.body(agent, call_id) if self.rules is not None and agent is not None else None
-        return fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed).local
+        return bool(self._print(agent, call_id, tool, args).local)
 
-    def resolve_ask(self, agent: str | None, call_id: str, approved: bool) -> Verdict:
-        """The operator answered an ask: approve runs the guard with the exemption; decline refuses."""
+    def resolve_ask(
+        self, agent: str | None, call_id: str, approved: bool, scope: Literal["once", "turn"] = "once"
+    ) -> Verdict:
+        """The person (or a policy) answered an ask: approve allows this call, decline refuses local repeats.
+
+        `scope` once: this call only; turn: also the repeats of its local fingerprints for the rest of the
+        turn. See `engine.tools.repeat` for exactly what each answer waives.
+        """
         if approved:
             tool, args = self.call_of(agent, call_id)
             try:
-                r = self.repeat.guard(agent, call_id, tool, bounded_args(args))
+                r = self.repeat.approve(agent, call_id, tool, bounded_args(args), scope)
             except RecursionError:
-                r = self.repeat.guard(agent, call_id, tool, clamp(bounded_args(args)))
+                r = self.repeat.approve(agent, call_id, tool, clamp(bounded_args(args)), scope)
             if self.rules is not None and agent is not None and r.kind == "allow" and r.print is not None:
                 self.rules.committed(agent, call_id, r.print.fingerprints)
             return self._from_repeat(r)
@@ -315,6 +357,7 @@ class Breaker:
         for name in [agent] if agent else list(self.agents):
             if name is not None:
                 self.repeat.reset(name)
+                self._recent.pop(name, None)
                 self._a(name).last_hits = ()
                 if self.rules is not None:
                     self.rules.reset_windows(name)
@@ -359,7 +402,7 @@ class Breaker:
                     failures=tuple((f"{t}:{s}", n) for (t, s), n in fails.items()),
                     trips=a.trips,
                     retries_used=a.retries_used,
-                    local_exempt=bool(slot and slot.exempt),
+                    local_exempt=bool(slot and (slot.exempt or slot.approved)),
                     local_refused=bool(slot and slot.refused),
                     thinking_off=self.thinking_off(name),
                     denials=a.denials,

@@ -26,7 +26,6 @@ from wrapper.items import (
     EngineItem,
     Item,
     OutputItem,
-    Question,
     ResultItem,
     StatusItem,
     TripItem,
@@ -109,7 +108,7 @@ def _human(item: Item) -> str | None:
             )
         return f"breaker: HINT prepended to the result of {item.tool} {item.call_id}"
     if isinstance(item, ApprovalItem) and item.answer is not None:
-        return f"breaker: APPROVAL {item.question.tool} {item.question.call_id}: {item.answer} ({item.by})"
+        return f"breaker: APPROVAL {item.question.tool} {item.question.call_id}: {item.answer} ({item.who})"
     if isinstance(item, StatusItem) and item.kind in ("warning", "error", "exited", "ready", "bridge"):
         return f"breaker: {item.kind}: {item.text}"
     return None
@@ -223,10 +222,8 @@ async def run(
     quiet: bool = False,
 ) -> int:
     """Run the command under the monitor; return the exit status to use."""
-    approver = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
-
-    async def policy(q: Question) -> Any:
-        return await approver(q)
+    # a policy, never a person: its answers are recorded and printed as "(policy)"
+    policy = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
 
     from wrapper.harness.registry import open_session
 

@@ -10,6 +10,17 @@ from engine.breaker import ResultRewrite, StreamTrip, Verdict
 from engine.tools.messages import Hit
 
 Answer = Literal["allow-once", "allow-turn", "deny", "cancel-turn"]
+"""allow-once: this call only (the next repeat asks again); allow-turn: this call and, for the rest of the
+turn, later local calls whose only blocking hits are the fingerprints shown (never an escalation, another
+permission or a non-local call); deny: refuse it (a declined local repeat refuses local repeats until the
+next message); cancel-turn: refuse it and cancel the turn."""
+
+By = Literal["person", "policy", "engine", "timeout"]
+"""Who gave an answer. person: someone answered the question; policy: `--approvals` / the headless default,
+or the flood bound (more questions waiting than a person can read); engine: breaker-tui itself, without
+asking (an earlier allow-for-the-turn covers the call, the approver failed, or the agent or its bridge
+went away while the question was open); timeout: nobody answered within the time allowed."""
+BY: tuple[By, ...] = ("person", "policy", "engine", "timeout")
 
 
 @dataclass(frozen=True)
@@ -75,15 +86,35 @@ class Question:
     from_breaker: bool = False
     id: str = ""
     """The bridge's id for this approval (what `ApprovalClosed.id` names)."""
+    earlier: tuple[Any, ...] = ()
+    """The arguments of the earlier calls this one repeats, oldest first, when the wrapper keeps them.
+
+    The approval modal highlights what differs from the newest of them (a repeat that is not quite
+    one is what an operator must see). Empty: nothing to compare, and the modal says so.
+    """
+    hidden: str = ""
+    """What of this call the monitor never received, said in words (empty: `args` is the whole call).
+
+    dsh's bridge sends only the head of arguments too large for its channel; such a call cannot be shown
+    whole, and the person must be told so rather than shown a part as if it were all.
+    """
 
 
 @dataclass(frozen=True)
 class ApprovalItem:
-    """An approval was asked (answer None) or answered."""
+    """An approval was asked (answer None) or answered (`by` says who, `why` says why when it was not a person)."""
 
     question: Question
     answer: Answer | None = None
     by: str = ""
+    """One of `BY` (`person`, `policy`, `engine`, `timeout`); a replayed recording says what it recorded."""
+    why: str = ""
+    """For an automatic answer, the reason in a few words (what covered it, which bound, what went away)."""
+
+    @property
+    def who(self) -> str:
+        """`by`, with the reason when there is one: what stderr, `scan` and the stream print in brackets."""
+        return f"{self.by}: {self.why}" if self.why else self.by
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,6 @@ class Monitor:
         self.info = info or Info()
         self.denied: set[str] = set()
         self.asked: dict[str, Verdict] = {}
-        self.allow_turn: set[tuple[str, int]] = set()
         self.tool_names: dict[str, str] = {}
 
     def agent(self, agent: str) -> None:
@@ -99,8 +98,16 @@ class Monitor:
             hits=v.hits,
             local=v.local,
             from_breaker=True,
+            earlier=self.breaker.earlier(agent, call_id, tuple(h.fp for h in v.hits)),
         )
 
-    def auto_answer(self, q: Question) -> Answer | None:
-        """An answer already given for the rest of this turn, if any."""
-        return "allow-once" if (q.agent, self.info.turn) in self.allow_turn else None
+    def auto_answer(self, q: Question, v: Verdict | None) -> tuple[Answer, str] | None:
+        """`(answer, why)` when the engine answers an agent's own permission question without asking.
+
+        Only one case: the breaker allowed the call because an allow-for-the-turn covers it (the same
+        local fingerprints the person approved). Anything else (an escalation, another permission, a
+        call with other hits) is the person's to answer, whatever was allowed before.
+        """
+        if v is not None and v.kind == "allow" and v.note == "approved":
+            return "allow-once", "covered by an allow for the rest of the turn"
+        return None

@@ -18,7 +18,7 @@ from engine.tools import shell
 from engine.tools.failures import FailureGuard, normalized_args, signature
 from engine.tools.fingerprints import fingerprints, is_tracked
 from engine.tools.repeat import RepeatGuard
-from engine.tools.urls import is_local_host, norm_url
+from engine.tools.urls import norm_url, seed_local_host
 from engine.units import round3, to_units
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "conformance"
@@ -44,12 +44,12 @@ def _url(inp: dict[str, Any]) -> Any:
 
 def _fingerprints(inp: dict[str, Any]) -> Any:
     cfg = merge_repeat(inp.get("config") or {})
-    cp = fingerprints(inp.get("tool") or "", inp.get("args"), cfg)
+    cp = fingerprints(inp.get("tool") or "", inp.get("args"), cfg, seed_hosts=True)
     return {"fingerprints": list(cp.fingerprints), "local": cp.local, "tracked": is_tracked(inp.get("tool"), cfg)}
 
 
 def _tool_sequence(inp: dict[str, Any]) -> Any:
-    guard = RepeatGuard(merge_repeat(inp.get("config") or {}))
+    guard = RepeatGuard(merge_repeat(inp.get("config") or {}), seed=True)
     out: list[Any] = []
     pending: dict[Any, tuple[str, Any, Any]] = {}
     for n, step in enumerate(inp["steps"]):
@@ -162,7 +162,7 @@ KINDS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "extract_urls": lambda i: shell.extract_urls(i["command"]),
     "extract_sink": lambda i: shell.extract_sink(i["command"]),
     "strip_volatile": lambda i: shell.strip_volatile(i["command"]),
-    "local_host": lambda i: is_local_host(i["host"]),
+    "local_host": lambda i: seed_local_host(i["host"]),
     "fingerprints": _fingerprints,
     "tool_sequence": _tool_sequence,
     "config_validation": _config,

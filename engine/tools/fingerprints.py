@@ -12,7 +12,7 @@ from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
 from engine.tools.shell import HTTP_VERBS, is_generic_sink
 from engine.tools.shellfacts import analyze
-from engine.tools.urls import is_local_host, norm_url
+from engine.tools.urls import is_local_host, norm_url, seed_local_host
 
 # The repeat breaker fingerprints a command (`cmd:`, `verb:`, `sink:`) only for the seed's three shell tool
 # names, so its fingerprints match the seed's; `engine.tools.progress.SHELL_TOOLS` is the wider set the default
@@ -82,7 +82,9 @@ def exact_body(name: str, args: Any, ignore_args: Mapping[str, Any]) -> str:
     return stringify(omit_ignored(name, args, ignore_args))
 
 
-def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = None, bounds: bool = False) -> CallPrint:
+def fingerprints(
+    name: Any, args: Any, cfg: RepeatConfig, body: str | None = None, bounds: bool = False, seed_hosts: bool = False
+) -> CallPrint:
     """Every fingerprint of one call, and its local flag, as the seed computes them, with seven fixes.
 
     Bracketed IPv6 loopback, unique-local and link-local hosts count as local; a backslash-dot in a URL
@@ -93,7 +95,11 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
     `body` is `exact_body(name, args, cfg.ignore_args)` when the caller already has it. With `bounds`
     (the default rules) a shell command's `cmd:` body keeps its word boundaries: quoting that joins
     words into one argument is a different command, not a cosmetic variant.
+
+    The local flag comes from `is_local_host` (the parsed address); `seed_hosts` uses the seed's prefix
+    rule instead (`mode = "seed"` and the conformance vectors only).
     """
+    local_host = seed_local_host if seed_hosts else is_local_host
     tool = name if isinstance(name, str) else ""
     if body is None:
         body = exact_body(tool, args, cfg.ignore_args)
@@ -105,7 +111,7 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
             command = ""
         facts = analyze(command)
         urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
-        local = bool(urls) and all(is_local_host(u.host) for u in urls)
+        local = bool(urls) and all(local_host(u.host) for u in urls)
         relax = local and allow
         verb = facts.verb
         if verb and not relax:
@@ -136,7 +142,7 @@ def fingerprints(name: Any, args: Any, cfg: RepeatConfig, body: str | None = Non
                     break
         nu = norm_url(raw, cfg.host_aliases) if isinstance(raw, str) else None
         if nu is not None:
-            local = is_local_host(nu.host)
+            local = local_host(nu.host)
             if not (local and allow):
                 fps[f"net:{nu.href}"] = None
                 fps[f"site:{nu.site}"] = None

@@ -97,8 +97,10 @@ def ask_message(hits: Sequence[Hit], preview_chars: int) -> str:
             "be blocked as a repeat:",
             *["  " + hit_line(h, preview_chars) for h in hits],
             "",
-            "Approve to ignore local-address repeats for the REST OF THIS TURN. Decline and local",
-            "calls keep being blocked until your next message.",
+            "Allow once runs this call only: the next repeat asks again. Allow for the turn also lets",
+            "these same local fingerprints repeat until your next message; any other hit, another URL,",
+            "a remote call or a sandbox escalation still asks. Decline and local repeats stay blocked",
+            "until your next message.",
         ]
     )
 

@@ -1,4 +1,16 @@
-"""The per-agent sliding window, its commit rule and the `local_hosts` allow/deny/ask state machine."""
+"""The per-agent sliding window, its commit rule and the `local_hosts` allow/deny/ask state machine.
+
+What an answer to an ask allows is decided here, so that it means what its button says:
+
+* allow once (`approve(..., "once")`): this call runs and is counted; the next repeat asks again;
+* allow for the turn (`approve(..., "turn")`): this call, and for the rest of the turn the later local
+  calls whose only blocking hits are the very fingerprints the person saw (`net:127.0.0.1:18999/health`):
+  a different local URL, a non-local call or any other hit still asks or is denied;
+* decline (`settle`): local repeats are refused, without asking, until the next human message.
+
+The seed's own approve, where running the guard on the pending call exempts every local repeat of the
+turn (`guard`), stays for the seed's pre-execute driver (the conformance vectors) only.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +24,7 @@ from engine.tools.fingerprints import RELAXABLE, CallPrint, all_relaxable, finge
 from engine.tools.messages import Hit, ask_message, deny_message
 from engine.units import from_units, to_units
 
-Note = Literal["policy", "refused"] | None
+Note = Literal["policy", "refused", "approved"] | None  # "approved": allowed under an allow-for-the-turn
 
 
 class RepeatVerdict(NamedTuple):
@@ -36,8 +48,9 @@ class AgentWindow:
     calls: deque[tuple[str, ...]] = field(default_factory=deque)
     tally: dict[str, int] = field(default_factory=dict)
     last_result: str = ""
-    exempt: bool = False
+    exempt: bool = False  # the seed's approve: every local repeat of the turn is exempt
     refused: bool = False
+    approved: set[str] = field(default_factory=set)  # fingerprints allowed for the turn (local calls only)
 
     def commit(self, fps: tuple[str, ...]) -> None:
         """Append one entry, dropping the oldest beyond the window."""
@@ -80,8 +93,9 @@ class _Pending(NamedTuple):
 class RepeatGuard:
     """Counts tool calls per agent and denies the cap-th repeat before it runs."""
 
-    def __init__(self, cfg: RepeatConfig) -> None:
+    def __init__(self, cfg: RepeatConfig, seed: bool = False) -> None:
         self.cfg = cfg
+        self.seed = seed  # the seed's prefix rule for local hosts (see `engine.tools.urls`)
         self.agents: dict[str, AgentWindow] = {}
         self._pending: dict[tuple[str, str], _Pending] = {}
         self._caps: dict[str, float] = {}
@@ -128,12 +142,33 @@ class RepeatGuard:
                 hits.append(Hit(fp, nxt, cap))
         return tuple(hits)
 
+    def print_of(self, tool: Any, args: Any) -> CallPrint:
+        """The call's fingerprints as this guard's mode computes them (the breaker's, when it has none)."""
+        return fingerprints(tool, args, self.cfg, bounds=not self.seed, seed_hosts=self.seed)
+
     @staticmethod
-    def blocking(hits: tuple[Hit, ...], local: bool, exempt: bool) -> tuple[Hit, ...]:
-        """Hits that still block once a turn's local exemption is applied."""
-        if not exempt or not local:
+    def blocking(
+        hits: tuple[Hit, ...], local: bool, exempt: bool, approved: set[str] | frozenset[str] = frozenset()
+    ) -> tuple[Hit, ...]:
+        """Hits that still block once the turn's local exemption, or the fingerprints approved for it, apply.
+
+        Only a call that touches nothing but local addresses is relieved, and only of relaxable hits.
+        """
+        if not local or not (exempt or approved):
             return hits
-        return tuple(h for h in hits if kind_of(h.fp) not in RELAXABLE)
+        if exempt:
+            return tuple(h for h in hits if kind_of(h.fp) not in RELAXABLE)
+        return tuple(h for h in hits if h.fp not in approved or kind_of(h.fp) not in RELAXABLE)
+
+    def covered(self, agent: str | None, cp: CallPrint) -> bool:
+        """Whether an allow-for-the-turn covers this call: it is local and each of its URLs was approved."""
+        s = self.agents.get(agent) if agent is not None else None
+        if s is None or not cp.local:
+            return False
+        if s.exempt:
+            return True
+        nets = [fp for fp in cp.fingerprints if kind_of(fp) == "net"]
+        return bool(nets) and all(fp in s.approved for fp in nets)
 
     def pre_execute(
         self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint | None = None
@@ -144,7 +179,7 @@ class RepeatGuard:
         s = self.agents.get(agent)
         if s is not None and (s.refused or s.exempt):
             return ALLOW
-        cp = cp or fingerprints(tool, args, self.cfg)
+        cp = cp or self.print_of(tool, args)
         return self._ask(agent, call_id, cp, self.would_exceed(agent, cp.fingerprints)) or ALLOW
 
     def _ask(self, agent: str, call_id: str, cp: CallPrint, hits: tuple[Hit, ...]) -> RepeatVerdict | None:
@@ -163,8 +198,31 @@ class RepeatGuard:
         s = self.slot(agent)
         if self._pending.pop((agent, call_id), None) is not None:
             s.exempt = True
-        cp = cp or fingerprints(tool, args, self.cfg)
+        cp = cp or self.print_of(tool, args)
         return self._decide(s, tool, cp, self.would_exceed(agent, cp.fingerprints))
+
+    def approve(
+        self, agent: str | None, call_id: str, tool: Any, args: Any, scope: Literal["once", "turn"]
+    ) -> RepeatVerdict:
+        """The person allowed an ask: run this call (once), or also its approved fingerprints' repeats (turn).
+
+        The hits are counted again (the window may have moved while the person read): only the local,
+        relaxable hits are waived for this call; anything else still denies it. An answer to a call that
+        is not pending (answered twice, or after a reset) is judged as a new call: no waiver.
+        """
+        if agent is None or not self.tracked(tool):
+            return ALLOW
+        s = self.slot(agent)
+        pending = self._pending.pop((agent, call_id), None)
+        if pending is None:
+            cp = self.print_of(tool, args)
+            return self._decide(s, tool, cp, self.would_exceed(agent, cp.fingerprints))
+        cp = pending.print
+        if scope == "turn" and cp.local:
+            s.approved.update(h.fp for h in pending.hits if kind_of(h.fp) in RELAXABLE)
+        hits = self.would_exceed(agent, cp.fingerprints)
+        waived = frozenset(h.fp for h in hits) if cp.local else frozenset()
+        return self._decide(s, tool, cp, hits, waived)
 
     def check(self, agent: str | None, call_id: str, tool: Any, args: Any, cp: CallPrint) -> RepeatVerdict:
         """Pre-execute and guard in one pass, for a call whose fingerprints are already known."""
@@ -173,16 +231,21 @@ class RepeatGuard:
         s = self.slot(agent)
         hits = self.would_exceed(agent, cp.fingerprints)
         if self.cfg.local_hosts == "ask" and not (s.refused or s.exempt):
-            ask = self._ask(agent, call_id, cp, hits)
+            # hits the person already allowed for the turn need no question; any other hit does
+            open_hits = self.blocking(hits, cp.local, False, s.approved)
+            ask = self._ask(agent, call_id, cp, open_hits)
             if ask is not None:
                 return ask
         return self._decide(s, tool, cp, hits)
 
-    def _decide(self, s: AgentWindow, tool: Any, cp: CallPrint, hits: tuple[Hit, ...]) -> RepeatVerdict:
-        block = self.blocking(hits, cp.local, s.exempt)
+    def _decide(
+        self, s: AgentWindow, tool: Any, cp: CallPrint, hits: tuple[Hit, ...], waived: frozenset[str] = frozenset()
+    ) -> RepeatVerdict:
+        block = self.blocking(hits, cp.local, s.exempt, s.approved | waived if waived else s.approved)
         if not block:
             s.commit(cp.fingerprints)
-            return RepeatVerdict("allow", (), None, "", cp)
+            covered = bool(hits) and not s.exempt and not waived
+            return RepeatVerdict("allow", (), "approved" if covered else None, "", cp)
         s.commit(tuple(h.fp for h in block))
         note: Note = None
         if all_relaxable([h.fp for h in block], cp.local):

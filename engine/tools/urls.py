@@ -1,7 +1,19 @@
-"""WHATWG URL normalisation (via ada, Node's own parser) and the local-address test."""
+"""WHATWG URL normalisation (via ada, Node's own parser) and the local-address tests.
+
+"Local" decides whether a repeat is put to the person instead of being blocked, so a remote host
+that passes for local turns a block into a question the person is told is harmless. The default
+rule (`is_local_host`) therefore decides on the parsed address, never on how a name is spelled:
+an IP literal is local when it falls in a loopback, private, link-local, unique-local or
+unspecified range (IPv4-mapped IPv6 judged as the IPv4 address it carries), a name only when it
+is `localhost` or ends in `.localhost` (RFC 6761 keeps those on the loopback). Any other name is
+remote: names are never resolved (a DNS answer is the attacker's to give, and may change between
+the check and the call). The seeds' prefix rule (`seed_local_host`) stays for `mode = "seed"`,
+where the conformance vectors pin it.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -210,8 +222,11 @@ def _local_v6(h: str) -> bool:
     return ":" in h and (h in ("::1", "0:0:0:0:0:0:0:1") or _LOCAL_V6.match(h) is not None)
 
 
-def is_local_host(host: Any) -> bool:
-    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals as local."""
+def seed_local_host(host: Any) -> bool:
+    """The seed's `isLocalHost`, plus bracketed IPv6 loopback/ULA/link-local literals as local (D1).
+
+    A prefix match on the text (`10.attacker.example` passes): only `mode = "seed"` uses it.
+    """
     if not isinstance(host, str) or not host:
         return False
     h = host
@@ -222,3 +237,59 @@ def is_local_host(host: Any) -> bool:
     if _local_v6(h):
         return True
     return "0" <= h[0] <= "9" and (h == "0.0.0.0" or _LOCAL_V4.match(h) is not None)
+
+
+# The ranges a call can reach without leaving this machine or its private network.
+_LOCAL_NETS_V4 = tuple(
+    ipaddress.IPv4Network(n)
+    for n in ("127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "0.0.0.0/32")
+)
+_LOCAL_NETS_V6 = tuple(ipaddress.IPv6Network(n) for n in ("::1/128", "::/128", "fc00::/7", "fe80::/10"))
+_HOSTS: dict[str, bool] = {}
+
+
+def _local_address(text: str) -> bool:
+    """Whether `text` is an IP literal in a local range (False for anything that is not a literal)."""
+    try:
+        addr = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    if isinstance(addr, ipaddress.IPv6Address):
+        mapped = addr.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket
+        if mapped is not None:
+            return any(mapped in n for n in _LOCAL_NETS_V4)
+        if addr.scope_id is not None:
+            return False  # a zone id (`fe80::1%eth0`) is not a URL host; be strict
+        return any(addr in n for n in _LOCAL_NETS_V6)
+    return any(addr in n for n in _LOCAL_NETS_V4)
+
+
+def _judge(host: str) -> bool:
+    h = host.lower()
+    if h.endswith(".") and not h.endswith(".."):
+        h = h[:-1]  # the root label: `localhost.` is `localhost`
+    if len(h) > 2 and h[0] == "[" and h[-1] == "]":
+        inner = h[1:-1]
+        return ":" in inner and _local_address(inner)  # brackets hold IPv6 only (WHATWG)
+    if h == "localhost" or (h.endswith(".localhost") and len(h) > len(".localhost")):
+        return True
+    if not h or not ("0" <= h[0] <= "9" or h[0] == ":"):
+        return False  # a name: never local by how it begins, never resolved
+    return _local_address(h)
+
+
+def is_local_host(host: Any) -> bool:
+    """Whether a URL host is local, decided on the parsed address (the default mode's rule; see the module).
+
+    `host` is a WHATWG host as `norm_url` gives it (IPv4 canonical, IPv6 bracketed); bare IPv6 and a
+    trailing dot are accepted too. `10.attacker.example`, `127.0.0.1.evil.example` and every other
+    name but `localhost` and `*.localhost` are not local; DNS is never consulted.
+    """
+    if not isinstance(host, str) or not host:
+        return False
+    hit = _HOSTS.get(host)
+    if hit is None:
+        if len(_HOSTS) >= _CACHE_MAX:
+            _HOSTS.clear()
+        hit = _HOSTS[host] = _judge(host)
+    return hit

@@ -47,6 +47,7 @@ def test_headless_json_mode_and_approval_policy(world_factory: Any, tmp_path: Pa
     assert any(ln["kind"] == "turn" for ln in lines) and any(ln["kind"] == "answer" for ln in lines)
     approvals = [ln for ln in lines if ln["kind"] == "approval"]
     assert approvals and approvals[0]["answer"] == "deny", "headless fails closed by default"
+    assert approvals[0]["by"] == "policy", "the policy answered, not a person"
 
 
 def test_a_plain_command_is_watched_and_interrupted_on_a_flood(tmp_path: Path) -> None:

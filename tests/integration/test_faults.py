@@ -22,7 +22,7 @@ from wrapper import signals
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.replay import Replayer
 from wrapper.harness.dsh.session import Session
-from wrapper.items import ApprovalClosed, StatusItem
+from wrapper.items import ApprovalClosed, ApprovalItem, StatusItem
 from wrapper.mock import scenarios
 from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn
 from wrapper.recorder import Recorder
@@ -65,6 +65,9 @@ async def test_a_late_approval_is_closed_recorded_as_late_and_not_applied(run_fa
     recs = _records(run.session.recorder.path)
     responses = [r for r in recs if r.get("t") == "approval_response"]
     assert [(r["outcome"], r["closed"]) for r in responses] == [("rejected", closed[0].reason)]
+    assert [r["by"] for r in responses] == ["timeout"], "declined by the timeout, not by a person"
+    answered = [i for i in run.of(ApprovalItem) if i.answer is not None]
+    assert [(i.answer, i.by) for i in answered] == [("deny", "timeout")], "shown as the timeout's answer"
     assert [r["answer"] for r in recs if r.get("what") == "late-answer"] == ["allow-once"]
     decided = [r["event"]["data"]["outcome"] for r in recs if r.get("event", {}).get("type") == "approval/decided"]
     assert decided == ["rejected"]

@@ -23,7 +23,7 @@ def _app(world: Any, prompt: str) -> tuple[Any, LiveSource]:
     return create_app(src, s), src
 
 
-@pytest.mark.parametrize(("key", "outcome"), [("a", "allowed-once"), ("d", "rejected")])
+@pytest.mark.parametrize(("key", "outcome"), [("t", "allowed-once"), ("d", "rejected")])
 async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(
     world_factory: Any, key: str, outcome: str
 ) -> None:
@@ -41,7 +41,7 @@ async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(
         else:
             assert snap.local_refused and snap.denials == 2
         app.refresh_view()
-        assert f"approval: {'allow-once' if key == 'a' else 'deny'}" in stream_text(app)
+        assert f"approval: {'allow-turn' if key == 't' else 'deny'}" in stream_text(app)
 
 
 async def test_reasoning_loop_shows_the_trip_and_the_retry(world_factory: Any) -> None:

@@ -75,8 +75,8 @@ async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None
         await settle(app, src, pilot)
         assert src.answers == [answer]
         snap = app.source.monitor.breaker.snapshot().agents[0]
-        if answer.startswith("allow"):
-            assert snap.local_exempt and not snap.local_refused
+        if answer.startswith("allow"):  # allow once exempts nothing; allow-turn this URL for the turn
+            assert snap.local_exempt == (answer == "allow-turn") and not snap.local_refused
         else:
             assert snap.local_refused
         assert ("cancel" in src.actions) == (answer == "cancel-turn")

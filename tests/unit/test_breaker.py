@@ -87,13 +87,13 @@ def _curl(b: Breaker, i: int, host: str = "http://127.0.0.1:3000/p"):  # type: i
     return b.check_tool("A", f"c{i}", "bash", {"command": f"curl -s -w 'code-{i}' -o /dev/null {host}"})
 
 
-def test_local_only_repeat_asks_and_approval_exempts_the_turn() -> None:
+def test_local_only_repeat_asks_and_allow_turn_exempts_its_url_for_the_turn() -> None:
     b = Breaker()
     verdicts = [_curl(b, i) for i in range(5)]
     assert [v.kind for v in verdicts[:4]] == ["allow"] * 4
     ask = verdicts[4]
-    assert ask.kind == "ask" and "LOCAL address" in ask.message and "REST OF THIS TURN" in ask.message
-    assert b.resolve_ask("A", "c4", True).kind == "allow"
+    assert ask.kind == "ask" and "LOCAL address" in ask.message and "Allow once runs this call only" in ask.message
+    assert b.resolve_ask("A", "c4", True, "turn").kind == "allow"
     assert all(_curl(b, i).kind == "allow" for i in range(5, 9))
     assert b.snapshot().get("A").local_exempt  # type: ignore[union-attr]
 

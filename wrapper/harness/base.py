@@ -22,14 +22,30 @@ from wrapper.recorder import Recorder
 Approver = Callable[[Question], Awaitable[Answer]]
 
 
-async def deny_all(_: Question) -> Answer:
-    """The fail-closed approver: every approval is declined."""
-    return "deny"
+class Policy:
+    """An approver that answers every question the same way without asking anyone (`--approvals`).
+
+    Sessions record its answers as the policy's (`answered_by`), never as a person's.
+    """
+
+    by = "policy"
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer: Answer = answer
+
+    async def __call__(self, _: Question) -> Answer:
+        return self.answer
 
 
-async def allow_all(_: Question) -> Answer:
-    """Approve everything once (for scripted runs that opt in)."""
-    return "allow-once"
+deny_all = Policy("deny")
+"""The fail-closed approver: every approval is declined."""
+allow_all = Policy("allow-once")
+"""Approve each call once (for scripted runs that opt in); every repeat is asked, and allowed, again."""
+
+
+def answered_by(approver: Approver) -> str:
+    """Who an approver's answers come from: `policy` for a `Policy`, else `person` (the modal, a test's script)."""
+    return approver.by if isinstance(approver, Policy) else "person"
 
 
 class HarnessSession(Protocol):

@@ -63,6 +63,8 @@ def finding(item: Item) -> dict[str, Any] | None:
             "agent": item.question.agent,
             "callId": item.question.call_id,
             "answer": item.answer,
+            "by": item.by,
+            "why": item.why,
         }
     return None
 

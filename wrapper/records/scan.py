@@ -282,4 +282,5 @@ def _finding_text(t: float, f: dict[str, Any]) -> str:
         return f"{t:8.2f}s  {s(f['verdict']).upper():5} {s(f['tool'])} {s(f['callId'])} {hits}".rstrip()
     if f["kind"] == "trip":
         return f"{t:8.2f}s  TRIP  {s(f['stream'])} {s(f['rule'])} ({s(f['evidence'])}) -> {s(f['action_sent'])}"
-    return f"{t:8.2f}s  APPROVAL {s(f['callId'])}: {s(f['answer'])}"
+    who = s(f.get("by") or "unknown") + (f": {s(f['why'])}" if f.get("why") else "")
+    return f"{t:8.2f}s  APPROVAL {s(f['callId'])}: {s(f['answer'])} ({who})"

@@ -85,11 +85,12 @@ class Permissions:
                 reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
                 f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})",
             )
-        auto = self.monitor.auto_answer(q)
+        auto = self.monitor.auto_answer(q, v)  # only a call an allow-for-the-turn covers
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":
-            auto = "allow-once"
+            auto = "allow-once", "[acp] agent_asks = allow"
         if auto is not None:
-            r2 = self.answered(params, q, auto)
+            by = "engine" if v.kind == "allow" and v.note == "approved" else "policy"
+            r2 = self.answered(params, q, auto[0], by, auto[1])
             r.items.extend(r2.items)
             r.reply, r.cancel = r2.reply, r2.cancel
             return r
@@ -97,17 +98,18 @@ class Permissions:
         r.question = q
         return r
 
-    def answered(self, params: dict[str, Any], q: Question, answer: Answer, by: str = "operator") -> Reaction:
-        """The person (or the policy) answered a permission request."""
+    def answered(
+        self, params: dict[str, Any], q: Question, answer: Answer, by: str = "person", why: str = ""
+    ) -> Reaction:
+        """The person (or the policy, the engine, the timeout: `by`) answered a permission request."""
         options = params.get("options")
         r = Reaction()
         call = self.calls.get(q.call_id or "")
         v = call.verdict if call else None
         allow = answer in ("allow-once", "allow-turn")
-        if answer == "allow-turn":
-            self.monitor.allow_turn.add((q.agent, self.info.turn))
         if v is not None and v.kind == "ask" and q.call_id:
-            v2 = self.breaker.resolve_ask(q.agent, q.call_id, allow)
+            # allow-turn widens only the breaker's local ask, to the same local fingerprints (the engine keeps it)
+            v2 = self.breaker.resolve_ask(q.agent, q.call_id, allow, "turn" if answer == "allow-turn" else "once")
             if allow and v2.kind == "deny":
                 allow = False
                 r.items.append(
@@ -122,5 +124,5 @@ class Permissions:
             r.reply = selected(option_for(options, REJECT_KINDS))
         if call is not None and not allow:
             call.refused = True
-        r.items.append(ApprovalItem(q, answer, by))
+        r.items.append(ApprovalItem(q, answer, by, why))
         return r

@@ -101,7 +101,12 @@ class AcpReplayer:
             pair = asked.pop(str(r.get("rid")), None)
             if pair is None:
                 return []
-            return acp.answered(pair[0], pair[1], r.get("answer", "deny"), "recorded answer").items
+            by, why = r.get("by"), r.get("why")
+            if not isinstance(by, str) or not by:
+                by, why = "unknown", "recorded before answers named who gave them"
+            return acp.answered(
+                pair[0], pair[1], r.get("answer", "deny"), by, why if isinstance(why, str) else ""
+            ).items
         if what == "enforcing":
             self.monitor.breaker.set_enforcing(bool(r.get("on")))
             return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]

@@ -20,7 +20,7 @@ from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.stream import ItemStream
-from wrapper.harness.base import Approver
+from wrapper.harness.base import Approver, answered_by
 from wrapper.items import Question, StatusItem
 from wrapper.monitor import Info
 from wrapper.recorder import Recorder
@@ -194,18 +194,19 @@ class AcpSession(ItemStream):
 
     async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
         limit = self.settings.wrapper.approval_timeout_s
+        by, why = answered_by(self.approver), ""
         try:
             answer = await asyncio.wait_for(self.approver(q), limit or None)
         except TimeoutError:  # nobody answered in time: fail closed
             self._emit(StatusItem("warning", f"no answer within {limit:g} s; declining"))
-            answer = "deny"
+            answer, by, why = "deny", "timeout", f"no answer within {limit:g} s"
         except Exception as e:  # an approver failure fails closed
             self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-            answer = "deny"
+            answer, by, why = "deny", "engine", "the approver failed"
         if self._perms.pop(rid, None) is None:
             return  # answered `cancelled` meanwhile (the turn was cancelled)
-        self._record("note", {"what": "answer", "rid": rid, "answer": answer})
-        r = self.acp.answered(params, q, answer)
+        self._record("note", {"what": "answer", "rid": rid, "answer": answer, "by": by, "why": why})
+        r = self.acp.answered(params, q, answer, by, why)
         await proc.respond(rid, r.reply)
         self._react(r)
 
@@ -277,8 +278,9 @@ class AcpSession(ItemStream):
             return False
         for rid, (params, q) in list(self._perms.items()):
             self._perms.pop(rid, None)
-            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn"})
-            r = self.acp.answered(params, q, "cancel-turn", "the turn was cancelled")
+            why = "the turn was cancelled"
+            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn", "by": "engine", "why": why})
+            r = self.acp.answered(params, q, "cancel-turn", "engine", why)
             await self.proc.respond(rid, r.reply)
             self._emit_all(r.items)
         return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})

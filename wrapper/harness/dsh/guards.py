@@ -71,7 +71,7 @@ class Guards:
     def closed(self, msg: P.Closed) -> None:
         """The bridge gave up waiting: record what the agent really got."""
         if msg.what == "approval_request":
-            self.s.approvals.close(msg.id, "nobody answered in time; the bridge declined it")
+            self.s.approvals.close(msg.id, "nobody answered in time; the bridge declined it", by="timeout")
             return
         if msg.what == "verdict_request":
             agent, call_id, tool = self.verdict_ids.pop(msg.id, ("", "", ""))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from engine import events as ev
 from engine.breaker import StreamTrip
+from engine.tools.safeargs import MARKER
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.normalize import parse_args, to_engine, unpack
 from wrapper.items import (
@@ -151,11 +152,12 @@ class BridgeMonitor(Monitor):
         return reply, VerdictItem(agent, call_id, msg.name, args, v)
 
     def question(self, msg: P.ApprovalRequest) -> Question:
-        """What the operator is asked (with the breaker's hits when the ask is ours)."""
+        """What the person is asked: the whole call, the breaker's hits when the ask is ours, the earlier repeats."""
         agent = msg.sessionId or "main"
         call_id = msg.callId
         asked = self.asked.get(call_id) if call_id else None
         tool_name, args = self.breaker.call_of(agent, call_id) if call_id else ("", None)
+        fps = tuple(h.fp for h in asked.hits) if asked else ()
         return Question(
             agent=agent,
             call_id=call_id,
@@ -166,19 +168,25 @@ class BridgeMonitor(Monitor):
             local=bool(asked and asked.local),
             from_breaker=asked is not None,
             id=msg.id,
+            earlier=self.breaker.earlier(agent, call_id, fps) if call_id else (),
+            hidden=hidden_part(args),
         )
 
     def answer(self, msg: P.ApprovalRequest, q: Question, answer: Answer) -> P.ApprovalResponse:
-        """Apply the operator's answer (approve exempts the turn, decline refuses it) and build the reply."""
+        """Apply an answer to this one approval and build the reply.
+
+        allow-turn widens only the breaker's own local-address ask (the engine then lets the same local
+        fingerprints repeat for the rest of the turn); for any other approval (a sandbox escalation, a
+        permission dsh asks for) it is this call only, like allow-once. Nothing here answers a later question.
+        """
         call_id = q.call_id
         asked = self.asked.pop(call_id, None) if call_id else None
-        if answer == "allow-turn":
-            self.allow_turn.add((q.agent, self.info.turn))
         deny_text: str | None = None
         if answer in ("allow-once", "allow-turn"):
             outcome = "allowed-once"
             if asked is not None and call_id:
-                v = self.breaker.resolve_ask(q.agent, call_id, True)
+                scope: Literal["once", "turn"] = "turn" if answer == "allow-turn" else "once"
+                v = self.breaker.resolve_ask(q.agent, call_id, True, scope)
                 if v.kind == "deny":
                     deny_text = v.message
                     self.denied.add(call_id)
@@ -213,3 +221,18 @@ class BridgeMonitor(Monitor):
             thinkingOff=self.settings.engine.thinking.retry_without_thinking,
             message=trip.failure_message,
         )
+
+
+def hidden_part(args: Any) -> str:
+    """What of a call the bridge did not send (its arguments were over the channel's size limit), in words."""
+    if not (isinstance(args, dict) and args.get(MARKER) is True):
+        return ""
+    preview = args.get("preview")
+    shown = len(preview) if isinstance(preview, str) else 0
+    size = args.get("bytes")
+    digest = str(args.get("sha256") or "")[:16]
+    total = f"{size:,} bytes" if isinstance(size, int) else "an unknown size"
+    return (
+        f"only the first {shown:,} characters of these arguments ({total}, sha256 {digest}…) reached "
+        "breaker-tui: the rest cannot be shown, so what would run is not known; deny unless you can check it"
+    )

@@ -20,8 +20,8 @@ from wrapper.settings import Settings
 class ApprovalsPart(Protocol):
     """The part of `Approvals` the guards use."""
 
-    def close(self, approval_id: str, reason: str) -> None:
-        """The bridge gave up on an approval."""
+    def close(self, approval_id: str, reason: str, by: str = "engine") -> None:
+        """The bridge gave up on an approval (`by`: timeout, or engine when the agent went away)."""
         ...
 
 

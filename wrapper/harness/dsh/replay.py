@@ -58,7 +58,7 @@ class Replayer:
                 answer = r.get("answer", "deny")
                 if pair is not None:
                     m.answer(pair[0], pair[1], answer)
-                    yield Step(t, ApprovalItem(pair[1], answer, "recorded answer"))
+                    yield Step(t, ApprovalItem(pair[1], answer, *recorded_by(r)))
                 continue
             if k == "out" and r.get("t") == "trip":
                 continue
@@ -183,3 +183,11 @@ def describe_command(cmd: P.Abort | None) -> str:
     if cmd is None:
         return "nothing (enforcement paused)"
     return "abort, then retry with thinking off" if cmd.retry else "abort (terminal)"
+
+
+def recorded_by(r: dict[str, Any]) -> tuple[str, str]:
+    """`(by, why)` of a recorded answer; a recording from before answers said who gave them says so."""
+    by, why = r.get("by"), r.get("why")
+    if not isinstance(by, str) or not by:
+        return "unknown", "recorded before answers named who gave them"
+    return by, why if isinstance(why, str) else ""
