@@ -195,7 +195,7 @@ class LiveSource(Source):
         agents = self.monitor.breaker.snapshot().agents
         denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
         summary = f"{self.session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
-        return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
+        return rec.describe(summary)  # names the file only while it is still the one written
 
     async def close(self) -> None:
         if self._uninstall_signals is not None:

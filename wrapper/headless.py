@@ -252,8 +252,8 @@ async def run(
     rec = session.recorder
     if rec is not None and not as_json_lines:
         turns = len(printer.outcomes)
-        summary = f"{turns} turn(s), {printer.loops} loop finding(s)" + (f"; {rec.error}" if rec.error else "")
-        printer.err.write(inert(f"breaker: recording: {rec.path} — {summary}", keep_newlines=False) + "\n")
+        summary = f"{turns} turn(s), {printer.loops} loop finding(s)"
+        printer.err.write(inert(f"breaker: {rec.describe(summary)}", keep_newlines=False) + "\n")
     if stopped:
         return stopped[0]
     if info is None:
