@@ -130,7 +130,7 @@ class ReplaySource(Source):
         if self.player.error:
             text += f"; {self.player.error}"
         check = self.player.loaded.integrity if self.player.loaded.kind == "recording" else None
-        if check is not None and check.status != "verified":
+        if check is not None and (check.lies or check.status == "incomplete"):  # `scan` also names "unverified"
             return StatusItem("warning", f"{text}; recording {check.text()}")
         return StatusItem("notice", text)
 
