@@ -124,11 +124,28 @@ _RECORDING_FIELDS: dict[str, tuple[type, ...]] = {"k": (str,), "at": _NUMBER, "t
 _DSH_FIELDS: dict[str, tuple[type, ...]] = {"type": (str,), "data": (dict,), "time": _NUMBER, "time0": _NUMBER}
 
 
+_NOT_JSON = object()
+
+
+def _decode(raw: bytes) -> Any:
+    """The JSON value of a line (bytes straight to the parser; invalid UTF-8 replaced), or `_NOT_JSON`."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        pass
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+    try:
+        return json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
 def _odd_field(rec: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> str | None:
     """The first field of `rec` whose value has the wrong type, or None."""
     for key, types in fields.items():
         v = rec.get(key)
-        if v is not None and (not isinstance(v, types) or isinstance(v, bool)):
+        if v is not None and (type(v) not in types and (not isinstance(v, types) or isinstance(v, bool))):
             return key
     return None
 
@@ -250,9 +267,8 @@ class Loaded:
                     p.chain(n, raw, ended)
                 if not raw.strip():
                     continue
-                try:
-                    obj = json.loads(raw.decode("utf-8", "replace"))
-                except (ValueError, RecursionError):
+                obj = _decode(raw)
+                if obj is _NOT_JSON:
                     p.problem(n, f"not JSON ({raw[:60].decode('utf-8', 'replace')!r})")
                     continue
                 if not isinstance(obj, dict):
@@ -309,10 +325,7 @@ def _head(path: Path) -> tuple[list[dict[str, Any]], int, list[str], tuple[int, 
         for n, raw, _ in _lines(path, fh, too_long):
             if not raw.strip():
                 continue
-            try:
-                obj = json.loads(raw.decode("utf-8", "replace"))
-            except (ValueError, RecursionError):
-                obj = None
+            obj = _decode(raw)
             if isinstance(obj, dict):
                 heads.append(obj)
                 if len(heads) >= HEAD_RECORDS:
