@@ -34,8 +34,10 @@ def test_a_100k_event_recording_scans_in_bounded_memory_and_replays_at_once(tmp_
     assert scan["code"] == 1, scan  # the planted loop is still found
     assert "VERIFIED" in scan["integrity"], scan
     assert scan["rss_mib"] < PEAK_MIB, scan
-    player = Player(load(path), Settings(), replayer_for)
+    loaded = load(path)
+    player = Player(loaded, Settings(), replayer_for)
     assert player.forward(1), "the first frame"
+    assert loaded._done is None, "no pass read the whole file before the first frame"
     assert not player.complete and player.indexed <= Player.INDEX_AT_START < records // 10
 
 

@@ -47,7 +47,9 @@ class AcpReplayer:
         self.acp = AcpMonitor(self.settings, Info(runner=True), str(loaded.meta.get("agent") or "agent"))
         self.monitor = self.acp.monitor
         self.mismatches: list[str] = []
-        self.bad_messages = loaded.bad_lines
+        self.bad_messages = (
+            0  # recorded messages the replay could not read (the file's bad lines: `loaded`, after a pass)
+        )
         self.verdicts: deque[tuple[str, str]] = deque()  # replayed, not yet paired with the live one
         self._replayed_count = 0
         self._live: deque[tuple[str, str]] = deque()

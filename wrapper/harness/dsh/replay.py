@@ -27,7 +27,9 @@ class Replayer:
         self.monitor = BridgeMonitor(self.settings)
         self.monitor.info.dsh = True
         self.mismatches: list[str] = []
-        self.bad_messages = loaded.bad_lines
+        self.bad_messages = (
+            0  # recorded messages the replay could not read (the file's bad lines: `loaded`, after a pass)
+        )
         self.record = 0  # 1-based position in `loaded.records` of the record being replayed (for errors)
 
     def steps(self) -> Iterator[Step]:
