@@ -18,6 +18,8 @@ from wrapper.records.replay import Player
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
 
+INDEX_CHUNK = 2000  # steps the index counts between two looks at the keys
+
 
 class ReplaySource(Source):
     """A recording or a dsh log as a player: play / pause, step and seek both ways, jump between trips.
@@ -59,7 +61,7 @@ class ReplaySource(Source):
     def toggle_pause(self) -> None:
         """Play or pause (playing at the end starts over)."""
         self.paused = not self.paused
-        if not self.paused and self.position >= self.total:
+        if not self.paused and self.player.at_end:
             self._target = 0
         self._poke()
 
@@ -77,7 +79,8 @@ class ReplaySource(Source):
         """Pause at the next (1) or previous (-1) trip or denial; False when there is none."""
         mark = self.player.mark(direction)
         if mark is None:
-            self.notes.append("no further trip or denial" if direction > 0 else "no earlier trip or denial")
+            later = "" if self.player.complete else " yet (the rest of the recording is still being read)"
+            self.notes.append(f"no further trip or denial{later}" if direction > 0 else "no earlier trip or denial")
             return False
         self.seek(mark)
         return True
@@ -96,17 +99,14 @@ class ReplaySource(Source):
                 for item in items:
                     emit(item)
                 continue
-            if self.paused or self.position >= self.total:
-                if self.position >= self.total and not self.done:
+            if not self.player.complete and (self.paused or self.position >= self.player.indexed):
+                self.player.index(INDEX_CHUNK)  # count ahead of playback, a chunk per turn of the loop
+                await asyncio.sleep(0)
+                continue
+            if self.paused or self.player.at_end:
+                if self.player.at_end and not self.done:
                     self.done = True
-                    mism = self.player.mismatches
-                    emit(
-                        StatusItem(
-                            "notice",
-                            f"replay finished: {self.total} steps"
-                            + (f"; {len(mism)} live decisions not reproduced" if mism else ""),
-                        )
-                    )
+                    emit(self._finished())
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -122,6 +122,17 @@ class ReplaySource(Source):
                 emit(item)
             if self.speed <= 0 and self.position % 64 == 0:
                 await asyncio.sleep(0)  # full speed still lets the screen breathe
+
+    def _finished(self) -> StatusItem:
+        """The closing line: steps, decisions not reproduced, and whether the file is the one recorded."""
+        mism = self.player.mismatches
+        text = f"replay finished: {self.total} steps" + (f"; {len(mism)} live decisions not reproduced" if mism else "")
+        if self.player.error:
+            text += f"; {self.player.error}"
+        check = self.player.loaded.integrity if self.player.loaded.kind == "recording" else None
+        if check is not None and (check.lies or check.status == "incomplete"):  # `scan` also names "unverified"
+            return StatusItem("warning", f"{text}; recording {check.text()}")
+        return StatusItem("notice", text)
 
     async def close(self) -> None:
         self._closed = True

@@ -189,8 +189,10 @@ def test_a_zstd_bomb_is_stopped_at_the_limit(tmp_path: Path, monkeypatch: pytest
         for _ in range(64):
             w.write(block)
     assert bomb.stat().st_size < 1 << 20, "a small file that expands 64-fold"
-    with pytest.raises(SourceError, match="more than 8 MiB"):
-        load_source(bomb)
+    loaded = load_source(bomb)  # read as a stream: the pass stops at the limit, and says so
+    read = sum(1 for _ in loaded.records)
+    assert 0 < read <= (8 << 20) // len(line)
+    assert any("more than 8 MiB" in p for p in loaded.problems)
 
 
 def test_a_recording_cut_mid_line_is_incomplete_with_its_line(tmp_path: Path) -> None:

@@ -339,7 +339,7 @@ class StreamView(Vertical):
             why = clip(q.reason.splitlines()[0], 120) if q.reason.strip() else "dsh asks"
             self.line(Text(f"  ? approval needed for {clip(q.tool, 40)} ({why})", p.warning))
         else:
-            self.line(Text(f"  ✔ approval: {item.answer} ({clip(item.by, 60)})", p.warning))
+            self.line(Text(f"  ✔ approval: {clip(str(item.answer), 40)} ({clip(item.by, 60)})", p.warning))
 
     def status(self, item: StatusItem) -> None:
         """Lifecycle lines."""

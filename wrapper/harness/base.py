@@ -179,4 +179,4 @@ def recording_line(session: HarnessSession) -> str:
     agents = session.breaker.snapshot().agents
     denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
     summary = f"{session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
-    return f"recording: {rec.path} — {summary}" + (f" ({rec.error})" if rec.error else "")
+    return rec.describe(summary)  # names the file only while it is still the one written

@@ -4,7 +4,8 @@ Three kinds of input, told apart by their first line: a neutral trace (any agent
 the README's trace format; replayed by `engine.trace.simulate`), a breaker-tui recording, or a dsh
 session log (both replayed by `wrapper.records.replay`); `--from NAME` reads another agent's file through
 an importer. The exit status is the contract scripts rely on: 0 nothing found, 1 something found,
-2 the input is bad (with `FILE:LINE: what is wrong` on stderr, never a traceback), 70 an internal
+2 the input is bad (with `FILE:LINE: what is wrong` on stderr, never a traceback), 4 a breaker-tui
+recording that was edited or forged (its digest chain or the digest index says so), 70 an internal
 error. A damaged file must never look clean, and a crash must never look like "loop found".
 Everything printed that came from the file goes through `wrapper.safetext.inert()`.
 """
@@ -33,6 +34,7 @@ from wrapper.settings import Settings
 ReplayerFor = Callable[[Loaded, Settings], Any]
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_INTERNAL = 0, 1, 2, 70
+EXIT_TAMPERED = 4  # a breaker-tui recording that is not the one breaker-tui wrote: edited or forged
 MESSAGE_CHARS = 200
 # What replaying a malformed record can raise; anything else is a bug of ours (exit 70).
 _BAD_RECORD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)
@@ -51,7 +53,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="breaker-tui scan",
         description="Replay a recorded session and print every intervention. "
-        "Exit 0 when nothing was found, 1 when something was, 2 on bad input.",
+        "Exit 0 when nothing was found, 1 when something was, 2 on bad input, "
+        "4 when a recording was edited or forged.",
     )
     p.add_argument("file", type=Path, help="a trace (.jsonl), a breaker-tui recording, or a dsh session log")
     p.add_argument("--json", action="store_true", help="one JSON object per line per intervention, on stdout")
@@ -239,6 +242,8 @@ def _scan_session(a: argparse.Namespace, settings: Settings, replayer_for: Repla
     if r.mismatches:
         summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
     print(("# " if a.json else "") + inert(summary, keep_newlines=False), file=sys.stderr)
+    if _integrity(a, loaded):
+        return EXIT_TAMPERED
     damage = _damage(loaded)
     if damage:
         for where, what in damage:
@@ -246,6 +251,23 @@ def _scan_session(a: argparse.Namespace, settings: Settings, replayer_for: Repla
         _report(f"{a.file}: the file is damaged, so the findings above may be incomplete")
         return EXIT_BAD
     return EXIT_FOUND if loops else EXIT_OK
+
+
+def _integrity(a: argparse.Namespace, loaded: Any) -> bool:
+    """Say whether a recording is the one breaker-tui wrote (`records.verify`); True when it is not."""
+    check = getattr(loaded, "integrity", None)
+    if check is None:
+        return False
+    if a.json:
+        line = json.dumps({"integrity": _inert_json(check.to_dict())}, ensure_ascii=False)
+        print(f"# {line}", file=sys.stderr)
+    else:
+        print(f"integrity: {inert(check.text(), keep_newlines=False)}", file=sys.stderr)
+    if check.lies:
+        where = f":{check.line}" if check.line else ""
+        _report(f"{a.file}{where}: the recording is {check.status.upper()}: {check.detail}")
+        _report(f"{a.file}: the decisions above are not a faithful record of the session (exit {EXIT_TAMPERED})")
+    return bool(check.lies)
 
 
 def _damage(loaded: Any) -> list[tuple[str, str]]:

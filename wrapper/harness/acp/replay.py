@@ -6,6 +6,7 @@ same monitor re-derives every verdict and trip; `mismatches` lists live decision
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,9 @@ from wrapper.monitor import Info
 from wrapper.records.replay import Step
 from wrapper.records.sources import Loaded
 from wrapper.settings import AcpSettings, Settings
+
+MAX_MISMATCHES = 100  # listed; the counts still say how many verdicts there were
+MAX_TRIPS_COMPARED = 1000
 
 
 def settings_for(loaded: Loaded, fallback: Settings) -> Settings:
@@ -43,28 +47,36 @@ class AcpReplayer:
         self.acp = AcpMonitor(self.settings, Info(runner=True), str(loaded.meta.get("agent") or "agent"))
         self.monitor = self.acp.monitor
         self.mismatches: list[str] = []
-        self.bad_messages = loaded.bad_lines
-        self.verdicts: list[tuple[str, str]] = []
+        self.bad_messages = (
+            0  # recorded messages the replay could not read (the file's bad lines: `loaded`, after a pass)
+        )
+        self.verdicts: deque[tuple[str, str]] = deque()  # replayed, not yet paired with the live one
+        self._replayed_count = 0
+        self._live: deque[tuple[str, str]] = deque()
+        self._live_count = self._matched = 0
         self.trips: list[str] = []
 
     def steps(self) -> Iterator[Step]:
-        """Every item the live session showed, re-derived, with its relative time."""
-        records = self.loaded.records
-        t0 = float(records[0].get("at", 0) or 0) if records else 0.0
+        """Every item the live session showed, re-derived, with its relative time (the file read as a stream)."""
+        t0: float | None = None
         requests: dict[Any, tuple[str, dict[str, Any]]] = {}
         asked: dict[str, tuple[dict[str, Any], Question]] = {}
-        live_verdicts: list[tuple[str, str]] = []
         live_trips: list[str] = []
-        for r in records:
-            t = max(0.0, float(r.get("at", t0) or t0) - t0)
+        for r in self.loaded.records:
+            at = r.get("at")
+            if at is not None and t0 is None:
+                t0 = float(at)
+            t = max(0.0, float(at) - t0) if at is not None and t0 is not None else 0.0
             k = r.get("k")
             if k == "child":
                 yield Step(t, OutputItem(str(r.get("text", ""))))
             elif k == "note":
                 what = r.get("what")
                 if what == "verdict":
-                    live_verdicts.append((str(r.get("callId")), str(r.get("kind"))))
-                elif what == "trip":
+                    self._live.append((str(r.get("callId")), str(r.get("kind"))))
+                    self._live_count += 1
+                    self._pair()
+                elif what == "trip" and len(live_trips) < MAX_TRIPS_COMPARED:
                     live_trips.append(str(r.get("rule")))
                 for item in self._note(r, asked):
                     yield from self._step(t, item)
@@ -72,18 +84,25 @@ class AcpReplayer:
                 msg = obj(r, "msg")
                 for item in self._frame(str(r.get("dir")), msg, requests, asked):
                     yield from self._step(t, item)
-        for n, (live, got) in enumerate(zip(live_verdicts, self.verdicts, strict=False)):
-            if live != got:
-                self.mismatches.append(f"verdict {n + 1} ({live[0]}): live {live[1]}, replay {got[1]}")
-        if len(live_verdicts) != len(self.verdicts):
-            self.mismatches.append(f"{len(live_verdicts)} live verdicts, {len(self.verdicts)} in the replay")
-        if live_trips != self.trips:
-            self.mismatches.append(f"trips: live {live_trips}, replay {self.trips}")
+        if self._live_count != self._replayed_count:
+            self.mismatches.append(f"{self._live_count} live verdicts, {self._replayed_count} in the replay")
+        if live_trips != self.trips[:MAX_TRIPS_COMPARED]:
+            self.mismatches.append(f"trips: live {live_trips}, replay {self.trips[:MAX_TRIPS_COMPARED]}")
+
+    def _pair(self) -> None:
+        """Compare live and replayed verdicts in order, as both arrive (only the unpaired ones are kept)."""
+        while self._live and self.verdicts:
+            live, got = self._live.popleft(), self.verdicts.popleft()
+            self._matched += 1
+            if live != got and len(self.mismatches) < MAX_MISMATCHES:
+                self.mismatches.append(f"verdict {self._matched} ({live[0]}): live {live[1]}, replay {got[1]}")
 
     def _step(self, t: float, item: Item) -> Iterator[Step]:
         if isinstance(item, VerdictItem):
             self.verdicts.append((item.call_id, item.verdict.kind))
-        elif isinstance(item, TripItem):
+            self._replayed_count += 1
+            self._pair()
+        elif isinstance(item, TripItem) and len(self.trips) < MAX_TRIPS_COMPARED:
             self.trips.append(item.trip.rule)
         yield Step(t, item)
 

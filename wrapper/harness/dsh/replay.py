@@ -15,6 +15,8 @@ from wrapper.records.replay import Step, settings_for
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
 
+PENDING_VERDICTS = 4096  # replayed verdicts kept until the live one recorded after them is compared
+
 
 class Replayer:
     """Iterate `steps()`; `mismatches` lists live decisions the replay did not reproduce."""
@@ -25,7 +27,9 @@ class Replayer:
         self.monitor = BridgeMonitor(self.settings)
         self.monitor.info.dsh = True
         self.mismatches: list[str] = []
-        self.bad_messages = loaded.bad_lines
+        self.bad_messages = (
+            0  # recorded messages the replay could not read (the file's bad lines: `loaded`, after a pass)
+        )
         self.record = 0  # 1-based position in `loaded.records` of the record being replayed (for errors)
 
     def steps(self) -> Iterator[Step]:
@@ -38,13 +42,16 @@ class Replayer:
     # -- breaker-tui recordings -----------------------------------------------------------------
     def _recording(self) -> Iterator[Step]:
         m = self.monitor
-        records = self.loaded.records
-        t0 = float(records[0].get("at", 0) or 0) if records else 0.0
-        live_verdicts = {r.get("id"): r for r in records if r.get("k") == "out" and r.get("t") == "verdict"}
+        t0: float | None = None
+        # replayed verdicts waiting for the live one recorded after them (bounded: an unanswered id is dropped)
+        replayed: dict[str, Verdict] = {}
         questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}
-        for n, r in enumerate(records, 1):
+        for n, r in enumerate(self.loaded.records, 1):
             self.record = n
-            t = max(0.0, float(r.get("at", t0) or t0) - t0)
+            at = r.get("at")
+            if at is not None and t0 is None:
+                t0 = float(at)
+            t = max(0.0, float(at) - t0) if at is not None and t0 is not None else 0.0
             k = r.get("k")
             body = {key: v for key, v in r.items() if key not in ("at", "k")}
             if k == "child":
@@ -60,6 +67,11 @@ class Replayer:
                     m.answer(pair[0], pair[1], answer)
                     yield Step(t, ApprovalItem(pair[1], answer, *recorded_by(r)))
                 continue
+            if k == "out" and r.get("t") == "verdict":
+                got = replayed.pop(str(r.get("id")), None)
+                if got is not None:
+                    self._compare(str(r.get("id")), got, r)
+                continue
             if k == "out" and r.get("t") == "trip":
                 continue
             if k != "in" or r.get("t") == "hello":
@@ -73,7 +85,9 @@ class Replayer:
             reaction = m.handle(msg)  # the live session's dispatcher, decision for decision
             for item in reaction.items:
                 if isinstance(msg, P.VerdictRequest) and isinstance(item, VerdictItem):
-                    self._compare(msg.id, item.verdict, live_verdicts.get(msg.id))
+                    replayed[msg.id] = item.verdict
+                    if len(replayed) > PENDING_VERDICTS:
+                        del replayed[next(iter(replayed))]
                 yield Step(t, item)
             for trip in reaction.trips:
                 yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
