@@ -99,7 +99,7 @@ class BreakerApp(Actions):
         return MainScreen(self.settings, self.mode, self.caps.prompt and self.mode == keys.LIVE, self._placeholder())
 
     def _placeholder(self) -> str:
-        return "message the agent · enter sends · F1 help"
+        return "message the agent · F1 help"
 
     def on_mount(self) -> None:
         """Themes and keys (the main screen calls `attach` once its widgets exist)."""

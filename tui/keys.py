@@ -76,7 +76,12 @@ KEYS: tuple[Key, ...] = (
 )  # fmt: skip
 
 BY_ACTION = {k.action.split("(", 1)[0]: k for k in KEYS}
-PROMPT_KEYS = (("enter", "send the prompt box to the agent"),)
+PROMPT_KEYS = (
+    ("enter", "send the prompt box to the agent (every line of it)"),
+    ("ctrl+j", "a new line in the prompt box (shift+enter too, where the terminal tells it from enter)"),
+    ("up / down", "the previous / next prompt (on the box's first / last row)"),
+    ("pgup / pgdn", "scroll the stream while typing (the mouse wheel scrolls what it is over)"),
+)
 
 
 def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
@@ -16,6 +15,7 @@ from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
 from tui.screens.help import HelpScreen
 from tui.sources import ScriptedSource
+from tui.widgets.composer import Composer
 from wrapper.harness.capabilities import DSH, PLAIN
 from wrapper.settings import Settings
 
@@ -40,7 +40,7 @@ async def test_the_prompt_has_the_focus_at_start() -> None:
     app, src = _make()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, src, pilot)
-        assert isinstance(app.focused, Input) and app.focused.id == "prompt"
+        assert isinstance(app.focused, Composer) and app.focused.id == "prompt"
         await pilot.press(*"hello")
         assert app.w_prompt.value == "hello"
 
