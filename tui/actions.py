@@ -195,7 +195,8 @@ class Actions(App[int]):
             name, _, arg = k.action.partition("(")
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]
-            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {k.key}", _bind(method, args))
+            shown = keys.shown_key(k, self.settings.keys)  # after `[keys]` remapping, as the footer shows it
+            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {shown}", _bind(method, args))
 
     def deliver_screenshot(
         self, filename: str | None = None, path: str | None = None, time_format: str | None = None

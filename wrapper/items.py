@@ -75,6 +75,12 @@ class Question:
     from_breaker: bool = False
     id: str = ""
     """The bridge's id for this approval (what `ApprovalClosed.id` names)."""
+    earlier: tuple[Any, ...] = ()
+    """The arguments of the earlier calls this one repeats, oldest first, when the wrapper keeps them.
+
+    The approval modal highlights what differs from the newest of them (a repeat that is not quite
+    one is what an operator must see). Empty: nothing to compare, and the modal says so.
+    """
 
 
 @dataclass(frozen=True)

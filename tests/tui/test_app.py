@@ -71,7 +71,7 @@ async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None
         modal = app.screen
         assert "net:127.0.0.1:3000/health" in text_of(modal.query_one("#hits", Static))
         assert "LOCAL address" in text_of(modal.query_one("#local-note", Static))
-        await pilot.press(key)
+        await pilot.press("tab", key)  # tab arms the modal (see test_approval.py)
         await settle(app, src, pilot)
         assert src.answers == [answer]
         snap = app.source.monitor.breaker.snapshot().agents[0]

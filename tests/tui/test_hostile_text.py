@@ -76,7 +76,7 @@ async def _through_the_app(t: str) -> None:
         assert isinstance(app.screen, ApprovalScreen), "the approval modal (with the hostile reason) is shown"
         await pilot.pause()
         _check(app.export_screenshot(), "the modal")
-        await pilot.press("d")
+        await pilot.press("tab", "d")
         app._receive(OutputItem(t))
         app._receive(StatusItem("error", t))
         app._receive(EngineItem(ev.TurnEnd(scripts.SID, 1, t)))

@@ -157,7 +157,10 @@ async def test_the_modal_fits_small_terminals_and_its_buttons_work(size: tuple[i
             r = b.region
             assert r.width and r.y >= 0 and r.bottom <= h and r.right <= w, (b.id, r)
         shown = footer(modal)
-        assert "allow once" in shown and "deny" in shown and "kill" not in shown, shown
+        assert "answer…" in shown and "deny" not in shown and "kill" not in shown, shown
+        await pilot.press("tab")
+        await wait_until(lambda: "deny" in footer(modal), 5, "the answer keys once armed")
+        assert "this call" in footer(modal)
         await pilot.click("#allow-turn")
         await wait_until(lambda: src.answers == ["allow-turn"], 5, "the button's answer")
 
@@ -169,7 +172,7 @@ async def test_the_modal_closes_when_the_bridge_gives_up_and_a_late_key_does_not
         src.feed({"t": "approval_closed", "id": modal.question.id, "reason": "the bridge timed out"})
         await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal to close")
         await pilot.pause()
-        assert any("timed out" in n.message for n in app._notifications)
+        assert "timed out" in text_of(app.w_notice), "the notice line says why"
         await wait_until(lambda: src.answers == ["deny"], 5, "the fail-closed answer")
         modal.action_answer("allow-once")  # a key press that arrives after the close
         await pilot.press("a")

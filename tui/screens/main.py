@@ -47,6 +47,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="left"):
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
                 yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
+                yield Line("", id="notice")
                 with Horizontal(id="prompt-row"):
                     yield Composer(placeholder=self.placeholder, id="prompt")
                     yield Line("", id="prompt-hint")
@@ -126,4 +127,5 @@ class MainScreen(Screen[None]):
             "banner": self.query_one("#banner", Line),
             "status": self.query_one("#status", Line),
             "summary": self.query_one("#summary", Line),
+            "notice": self.query_one("#notice", Line),
         }
