@@ -286,12 +286,21 @@ class BreakerApp(Actions):
         self._last_trip = item
         t = item.trip
         what = f"{clip(t.rule, 30)} on {short_id(t.agent)}'s {t.stream} stream · {clip(item.sent, 50)}"
-        hint = "  esc cancel · ctrl+k kill · F1 keys" if self.mode == keys.LIVE else ""
+        hint = self._trip_keys() if self.mode == keys.LIVE else ""
         self.w_banner.update(
             Text.assemble(("⚡ TRIP ", "bold"), what, (hint, "bold"), no_wrap=True, overflow="ellipsis", end="")
         )
         self.w_banner.add_class("tripped")
         self._notice(f"⚡ loop detected: {clip(t.rule, 30)} ({clip(t.evidence(), 60)}) → {clip(item.sent, 50)}")
+
+    def _trip_keys(self) -> str:
+        """The keys the banner offers: only those this source has, as the keymap names them."""
+        offered = [
+            f"{keys.shown_key(keys.BY_ACTION[action], self.settings.keys)} {label}"
+            for action, label in (("cancel_turn", "cancel"), ("kill", "kill"))
+            if keys.available(keys.BY_ACTION[action], self.mode, self.caps)
+        ]
+        return "  " + " · ".join([*offered, "F1 keys"])
 
     def _notice(self, text: str) -> None:
         """One line over the prompt for the newest decision, with how many the turn has had.
@@ -323,6 +332,7 @@ class BreakerApp(Actions):
                 if tid not in self._tabs_added:
                     self._tabs_added.add(tid)
                     tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {short_id(agent)}", id=tid))
+        self.main.set_class(len(info.agents) <= 1, "single-agent")
         if not self.selected_agent and info.agents:
             self.selected_agent = info.agents[0]
         snap = self.source.monitor.breaker.snapshot()

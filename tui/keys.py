@@ -53,7 +53,7 @@ KEYS: tuple[Key, ...] = (
         modes=(LIVE, REPLAY)),
     Key("output", "ctrl+o", "toggle_output", "output", "show / hide the child's raw output",
         modes=(LIVE, REPLAY)),
-    Key("panels", "ctrl+b", "toggle_panels", "panels", "show / hide the scores and window panel",
+    Key("panels", "ctrl+b", "toggle_panels", "panels", "show / hide the scores and window panel (narrow: instead of the stream)",
         modes=(LIVE, REPLAY)),
     Key("theme", "ctrl+y", "cycle_theme", "theme", "next bundled theme", modes=(LIVE, REPLAY)),
     Key("replay.pause", "space", "replay_pause", "play", "play / pause", modes=(REPLAY,), footer=True),

@@ -3,7 +3,9 @@
 The prompt box is a multi-line composer (`tui.widgets.composer`) with a hint beside it. Its bindings
 are the table in `tui.keys`; the app's `check_action` decides which are live for the
 current source, so the footer, the help and the keys always agree. Below `[ui] narrow_below`
-columns the side panel collapses to a one-line summary (`ctrl+b` stacks it under the stream).
+columns the side panel collapses to a one-line summary, and `ctrl+b` swaps the stream for the panel
+view (the window first, then the scores), so the fingerprint window is reachable at 60x20. The
+prompt box, the notice line and the status line stay under either.
 """
 
 from __future__ import annotations
@@ -47,14 +49,14 @@ class MainScreen(Screen[None]):
             with Vertical(id="left"):
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
                 yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
-                yield Line("", id="notice")
-                with Horizontal(id="prompt-row"):
-                    yield Composer(placeholder=self.placeholder, id="prompt")
-                    yield Line("", id="prompt-hint")
             with Vertical(id="right"):
                 yield Tabs(id="agents")
                 yield ScoresPanel(th.deg_meaning_ratio_max, th.tool_failure_deny_after, id="scores")
                 yield WindowTable(id="window")
+        yield Line("", id="notice")
+        with Horizontal(id="prompt-row"):
+            yield Composer(placeholder=self.placeholder, id="prompt")
+            yield Line("", id="prompt-hint")
         yield Line("", id="summary")
         yield Line("", id="status")
         yield Footer(compact=True, show_command_palette=False)
@@ -93,11 +95,19 @@ class MainScreen(Screen[None]):
     def _layout(self, width: int) -> None:
         narrow = 0 < width < self.settings.ui.narrow_below
         self.set_class(narrow, "narrow")
-        self.set_class(narrow and self.panels_toggled, "stacked")
+        stacked = narrow and self.panels_toggled
+        self.set_class(stacked, "stacked")
         self.set_class(not narrow and self.panels_toggled, "no-panel")
+        right, window, scores = self.query_one("#right"), self.query_one("#window"), self.query_one("#scores")
+        # the panel view of a narrow terminal puts the window first: it gets the room the scores leave
+        first = right.children.index(window) < right.children.index(scores)
+        if stacked and not first:
+            right.move_child(window, before=scores)
+        elif not stacked and first:
+            right.move_child(window, after=scores)
 
     def toggle_panels(self) -> None:
-        """Narrow: stack the panel under the stream (or collapse it again); wide: hide or show it."""
+        """Narrow: the panel view (window and scores) instead of the stream, and back; wide: hide or show it."""
         self.panels_toggled = not self.panels_toggled
         self._layout(self.size.width)
 
