@@ -309,9 +309,9 @@ class BreakerApp(Actions):
         panels the person wants to read. The stream keeps every one of them.
         """
         self._notices += 1
-        more = f"  · {self._notices} this turn" if self._notices > 1 else ""
+        count = f"{self._notices} this turn · " if self._notices > 1 else ""  # first: a long text is cut at its end
         self.w_notice.display = True
-        self.w_notice.update(Text.assemble(text, (more, "bold"), no_wrap=True, overflow="ellipsis", end=""))
+        self.w_notice.update(Text.assemble((count, "bold"), text, no_wrap=True, overflow="ellipsis", end=""))
 
     def refresh_view(self, panels: bool = True) -> None:
         """Coalesced repaint: stream and output text; with `panels`, also scores, window, tabs and the status line."""

@@ -72,7 +72,7 @@ class ApprovalScreen(ModalScreen[Answer]):
     ApprovalScreen #queue { color: $text-muted; }
     ApprovalScreen #body { height: auto; }
     ApprovalScreen #buttons { height: auto; }
-    ApprovalScreen Button { width: 100%; min-width: 0; margin: 0; text-align: left; }
+    ApprovalScreen Button { width: 100%; min-width: 0; margin: 0; text-align: left; content-align: left middle; }
     """
 
     def __init__(self, question: Question, typing_to: TextArea | None = None, waiting: int = 0) -> None:
