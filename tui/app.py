@@ -311,7 +311,9 @@ class BreakerApp(Actions):
         self._notices += 1
         count = f"{self._notices} this turn · " if self._notices > 1 else ""  # first: a long text is cut at its end
         self.w_notice.display = True
-        self.w_notice.update(Text.assemble((count, "bold"), text, no_wrap=True, overflow="ellipsis", end=""))
+        line = Text.assemble((count, "bold"), text, no_wrap=True, overflow="ellipsis", end="")
+        line.truncate(max(10, (self.w_notice.size.width or self.size.width) - 2), overflow="ellipsis")
+        self.w_notice.update(line)
 
     def refresh_view(self, panels: bool = True) -> None:
         """Coalesced repaint: stream and output text; with `panels`, also scores, window, tabs and the status line."""

@@ -10,6 +10,7 @@ from textual.widgets import Button, Label
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text, text_of
+from tests.tui.test_modes import footer
 from tui.screens.approval import ApprovalScreen
 from tui.screens.argsview import call_view
 from wrapper.items import Question, StatusItem
@@ -65,16 +66,32 @@ async def test_typing_while_the_modal_opens_never_answers_it_and_the_text_is_kep
         await pilot.press(*"ant to add a test", "backspace", "t", "escape", "enter")
         await wait_until(lambda: app.w_prompt.text == "next I want to add a test", 5, "the typing in the prompt")
         assert src.answers == [] and app.screen is m and not m.armed, "no key answered the unarmed modal"
-        assert "add a test" in text_of(m.query_one("#state", Label)), "the modal shows the typing is kept"
+        assert "add a test" in text_of(m.query_one("#state")), "the modal shows the typing is kept"
         assert not any(a.startswith("prompt:") for a in src.actions), "enter under the modal sends nothing"
         await pilot.press("tab")
         await wait_until(lambda: m.armed and app.focused is m.query_one("#deny"), 5, "armed on deny")
+        await wait_until(lambda: "answer…" not in footer(m) and "deny" in footer(m), 5, "the answers in the footer")
+        await pilot.press("tab")
+        await wait_until(lambda: app.focused is m.query_one("#cancel-turn"), 5, "tab moves on once armed")
         await pilot.press("d")
         await wait_until(lambda: src.answers == ["deny"], 5, "the deliberate answer")
         await wait_until(lambda: app.focused is app.w_prompt, 5, "the focus back in the prompt")
         assert app.w_prompt.text == "next I want to add a test"
         await pilot.press(*" now")
         await wait_until(lambda: app.w_prompt.text.endswith("a test now"), 5, "typing goes on")
+
+
+async def test_shift_tab_arms_too_and_enter_answers_the_focused_button() -> None:
+    app, src = make([*polls(), *asked(4, {"command": poll(4)})])
+    async with app.run_test(size=(100, 30)) as pilot:
+        m = await modal(app)
+        await pilot.press("enter")
+        assert src.answers == [] and not m.armed, "enter does nothing while unarmed"
+        await pilot.press("shift+tab")
+        await wait_until(lambda: m.armed and isinstance(app.focused, Button), 5, "armed, a button focused")
+        answer = str(app.focused.id if app.focused else "")
+        await pilot.press("enter")
+        await wait_until(lambda: src.answers == [answer], 5, "the focused button's answer")
 
 
 async def test_each_button_says_what_it_allows_and_allow_turn_is_only_for_local_repeats() -> None:

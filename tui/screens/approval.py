@@ -42,7 +42,6 @@ ANSWERS: tuple[tuple[Answer, str, str, str], ...] = (  # answer, key, label, var
     ("deny", "d", "deny this call (the agent is told it was blocked)", "error"),
     ("cancel-turn", "c", "deny and cancel the turn", "warning"),
 )
-CHROME_ROWS = 6  # border, title, state line, queue line, footer: what the body shares the height with
 
 
 def answers_for(q: Question) -> list[tuple[Answer, str, str, str]]:
@@ -89,7 +88,7 @@ class ApprovalScreen(ModalScreen[Answer]):
         q = self.question
         with Vertical(id="dialog"):
             yield Label(Text(f"Approval needed: {inert(q.tool, keep_newlines=False) or 'a tool call'}"), id="title")
-            yield Label(self._state_text(), id="state")
+            yield Static(self._state_text(), id="state")
             yield Label(self._queue_text(), id="queue")
             with VerticalScroll(id="body"):
                 text, note = call_view(q.args, q.earlier)
@@ -122,7 +121,7 @@ class ApprovalScreen(ModalScreen[Answer]):
         tail = ""
         if self.typing_to is not None and self.typing_to.text:
             tail = " (…" + inert(self.typing_to.text[-30:], keep_newlines=False) + ")"
-        return Text(f"The agent waits. Press tab to answer; typing goes on into your message{tail}.")
+        return Text(f"The agent waits. Press tab to answer; your typing goes on into your message{tail}.")
 
     def _queue_text(self) -> str:
         return f"1 of {self.waiting + 1} waiting" if self.waiting else "no other question waiting"
@@ -133,23 +132,37 @@ class ApprovalScreen(ModalScreen[Answer]):
         if self.is_mounted:
             self.query_one("#queue", Label).update(self._queue_text())
 
+    def _show_state(self) -> None:
+        self.query_one("#state", Static).update(self._state_text())
+        self.call_after_refresh(self._fit)  # the line may now wrap onto another row
+
     def on_mount(self) -> None:
-        """Fit the body to the terminal."""
-        self._fit(self.size.height)
+        """Fit the body to the terminal once the rest is laid out."""
+        self.call_after_refresh(self._fit)
 
     def on_resize(self, event: events.Resize) -> None:
         """The body takes what the buttons and the lines leave (it scrolls past that)."""
-        self._fit(event.size.height)
+        self.call_after_refresh(self._fit)
 
-    def _fit(self, height: int) -> None:
-        for body in self.query("#body"):  # none yet before the first compose
-            body.styles.max_height = max(3, height - CHROME_ROWS - len(self.offered))
+    def _fit(self) -> None:
+        """Measured, not counted: a label wraps onto more rows on a narrow terminal."""
+        bodies, dialogs = self.query("#body"), self.query("#dialog")
+        if not bodies or not dialogs:  # not composed yet, or closing
+            return
+        body, dialog = bodies.first(), dialogs.first()
+        others = sum(w.outer_size.height for w in dialog.children if w is not body and w.display)
+        frame = dialog.styles.gutter.height  # border and padding
+        rows = max(3, self.size.height - 1 - frame - others)  # 1: the modal's footer
+        if body.styles.max_height is None or body.styles.max_height.value != rows:
+            body.styles.max_height = rows
 
     # -- arming and answering --------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Unarmed, no key answers; armed, only the offered answers exist."""
         if action == "answer":
             return self.armed and any(a[0] == parameters[0] for a in self.offered)
+        if action == "arm":
+            return not self.armed  # armed, `on_key` moves the focus on tab
         return True
 
     def _arm(self) -> None:
@@ -157,20 +170,28 @@ class ApprovalScreen(ModalScreen[Answer]):
             return
         self.armed = True
         self.add_class("armed")
-        self.query_one("#state", Label).update(self._state_text())
+        self._show_state()
         self.refresh_bindings()
 
     def action_arm(self) -> None:
-        """Tab: the first tab arms the modal with the focus on "deny"; later tabs move the focus."""
-        if not self.armed:
+        """Tab: arms the modal with the focus on "deny" (later tabs move the focus, as on any screen)."""
+        self._arm()
+        self.query_one("#deny", Button).focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A button can only get the focus by a deliberate move (tab, shift+tab, a click): that arms too."""
+        if isinstance(event.widget, Button):
             self._arm()
-            self.query_one("#deny", Button).focus()
-        else:
-            self.focus_next()
 
     def on_key(self, event: events.Key) -> None:
         """Unarmed: printable keys and backspace go to the prompt box; enter and esc do nothing."""
-        if self.armed or self.closed:
+        if self.closed:
+            return
+        if self.armed:
+            if event.key == "tab":  # the arm binding is gone once armed: tab moves on, as on any screen
+                event.stop()
+                event.prevent_default()
+                self.focus_next()
             return
         if event.key in ("tab", "shift+tab"):
             return
@@ -185,7 +206,7 @@ class ApprovalScreen(ModalScreen[Answer]):
             return  # scrolling keys and the like: the body's
         event.stop()
         event.prevent_default()
-        self.query_one("#state", Label).update(self._state_text())
+        self._show_state()
 
     def action_answer(self, answer: str) -> None:
         """Answer and close (nothing once closed, or while unarmed)."""
