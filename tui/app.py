@@ -204,7 +204,9 @@ class BreakerApp(Actions):
             e = item.event
             stream.event(e, at)
             if isinstance(e, ev.TurnStart):
-                self._notices = 0
+                self._notices = 0  # the notice line counts the turn's decisions: a new turn starts it over
+                self.w_notice.update("")
+                self.w_notice.display = False
             if isinstance(e, ev.TurnStart | ev.TurnEnd) and self._last_trip is not None:
                 self._clear_banner()  # a trip belongs to its turn: the banner goes with it
         elif isinstance(item, ToolDeltaItem):

@@ -23,6 +23,8 @@ async def test_denials_go_to_one_notice_line_not_a_stack_of_toasts() -> None:
         text = text_of(notice)
         assert "⛔ denied bash (repeat)" in text and "2 this turn" in text, text
         assert notice.region.bottom <= app.w_prompt.region.y, "the notice sits above the prompt, not over the stream"
+        src.feed(*scripts.turn(2, "next"))
+        await wait_until(lambda: not notice.display, 5, "a new turn starts the notice over")
 
 
 @pytest.mark.parametrize("size", [(60, 20), (80, 24)])
