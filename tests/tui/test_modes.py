@@ -147,11 +147,14 @@ async def test_the_modal_fits_small_terminals_and_its_buttons_work(size: tuple[i
     app, src = _make(msgs=scripts.local_loop())
     async with app.run_test(size=size) as pilot:
         modal = await _modal(app)
-        await wait_until(lambda: all(b.region.width for b in modal.query("Button")), 5, "the buttons laid out")
         w, h = size
-        for b in modal.query("Button"):
-            r = b.region
-            assert r.width and r.y >= 0 and r.bottom <= h and r.right <= w, (b.id, r)
+
+        def fitted() -> bool:
+            rs = [b.region for b in modal.query("Button")]
+            return bool(rs) and all(r.width and r.y >= 0 and r.bottom <= h and r.right <= w for r in rs)
+
+        # the body is fitted after a layout pass (it is measured): wait for the state the test asserts
+        await wait_until(fitted, 10, f"every answer inside {w}x{h}: {[b.region for b in modal.query('Button')]}")
         await wait_until(lambda: "answer…" in footer(modal), 5, "the modal's footer")
         shown = footer(modal)
         assert "answer…" in shown and "deny" not in shown and "kill" not in shown, shown
