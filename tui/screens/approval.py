@@ -155,6 +155,7 @@ class ApprovalScreen(ModalScreen[Answer]):
         rows = max(3, self.size.height - 1 - frame - others)  # 1: the modal's footer
         if body.styles.max_height is None or body.styles.max_height.value != rows:
             body.styles.max_height = rows
+            self.call_after_refresh(self._fit)  # measured again once laid out: it settles when nothing changes
 
     # -- arming and answering --------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
