@@ -14,7 +14,7 @@ from typing import Any
 from textual import on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
-from textual.widgets import Input, RichLog, Tabs
+from textual.widgets import RichLog, Tabs
 
 from themes import THEMES
 from tui import keys
@@ -22,6 +22,7 @@ from tui.player import ReplaySource
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.sources import Source
+from tui.widgets.composer import Composer
 from tui.widgets.stream import StreamView
 from wrapper.harness.capabilities import Capabilities
 from wrapper.safetext import inert
@@ -171,15 +172,17 @@ class Actions(App[int]):
         if p := self._player():
             p.change_speed(factor)
 
-    @on(Input.Submitted, "#prompt")
-    async def _submit(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
+    @on(Composer.Submitted, "#prompt")
+    async def _submit(self, event: Composer.Submitted) -> None:
+        """Enter in the prompt box: the whole text (every line of it) goes to the agent."""
+        text = event.text.strip()
         if not text:
             return
         if self.source.info.child == "exited":  # keep what was typed: nothing can take it now
             self._notify("the child has exited: ctrl+r restarts it, ctrl+q quits", "", "warning", 6)
             return
-        event.input.value = ""
+        event.composer.value = ""
+        event.composer.remember(text)
         if not await self.source.prompt(text):
             self._refused("prompting")
 
@@ -192,7 +195,8 @@ class Actions(App[int]):
             name, _, arg = k.action.partition("(")
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]
-            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {k.key}", _bind(method, args))
+            shown = keys.shown_key(k, self.settings.keys)  # after `[keys]` remapping, as the footer shows it
+            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {shown}", _bind(method, args))
 
     def deliver_screenshot(
         self, filename: str | None = None, path: str | None = None, time_format: str | None = None

@@ -32,7 +32,7 @@ from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
 from tui.sources import Source
 from tui.widgets.scores import summary
-from tui.widgets.stream import clip, short_id
+from tui.widgets.stream import cap_text, clip, short_id
 from wrapper.items import (
     Answer,
     ApprovalClosed,
@@ -80,6 +80,7 @@ class BreakerApp(Actions):
         self._initial_theme = theme or settings.ui.theme
         self._observe = observe
         self._last_trip: TripItem | None = None
+        self._notices = 0  # decisions shown on the notice line this turn
         self._inbox: deque[tuple[Item, float]] = deque()
         self._inbox_posted = False
         self._last_paint = 0.0
@@ -88,7 +89,8 @@ class BreakerApp(Actions):
         self._out_chars = 0
         self._out_skipped = 0
         self._paint_due = False
-        self._approvals: dict[int, ApprovalScreen] = {}
+        self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
+        self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
         self._tabs_added: set[str] = set()
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
@@ -99,7 +101,7 @@ class BreakerApp(Actions):
         return MainScreen(self.settings, self.mode, self.caps.prompt and self.mode == keys.LIVE, self._placeholder())
 
     def _placeholder(self) -> str:
-        return "message the agent · enter sends · F1 help"
+        return "message the agent · F1 help"
 
     def on_mount(self) -> None:
         """Themes and keys (the main screen calls `attach` once its widgets exist)."""
@@ -121,6 +123,7 @@ class BreakerApp(Actions):
         self.w_stream, self.w_output, self.w_prompt = w["stream"], w["output"], w["prompt"]
         self.w_tabs, self.w_scores, self.w_window = w["tabs"], w["scores"], w["window"]
         self.w_banner, self.w_status, self.w_summary = w["banner"], w["status"], w["summary"]
+        self.w_notice = w["notice"]
         self._apply_colours()
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
@@ -200,15 +203,18 @@ class BreakerApp(Actions):
         if isinstance(item, EngineItem):
             e = item.event
             stream.event(e, at)
-            if isinstance(e, ev.TurnStart) and self._last_trip is not None:
-                self._clear_banner()
+            if isinstance(e, ev.TurnStart):
+                self._notices = 0  # the notice line counts the turn's decisions: a new turn starts it over
+                self.w_notice.update("")
+                self.w_notice.display = False
+            if isinstance(e, ev.TurnStart | ev.TurnEnd) and self._last_trip is not None:
+                self._clear_banner()  # a trip belongs to its turn: the banner goes with it
         elif isinstance(item, ToolDeltaItem):
             return
         elif isinstance(item, VerdictItem):
             stream.verdict(item)
             if item.verdict.kind == "deny":
-                hits = ", ".join(h.fp for h in item.verdict.hits) or item.verdict.source
-                self._notify(f"denied {clip(item.tool, 40)}: {clip(hits, 160)}", "repeat blocked", "warning", 4)
+                self._notice(_denial_notice(item))
         elif isinstance(item, ResultItem):
             stream.result(item)
         elif isinstance(item, TripItem):
@@ -263,6 +269,9 @@ class BreakerApp(Actions):
             caused_by_us = info is not None and getattr(info, "sent", None) is not None
             code = int(item.data.get("code", 0) or 0)
             self.child_status = None if caused_by_us else code
+            self._close_questions(lambda q: True, "the agent exited")
+            if self._last_trip is not None:
+                self._clear_banner()
         elif item.kind == "error":
             if item.data.get("cannot_start"):
                 self.start_error = item.text
@@ -279,12 +288,34 @@ class BreakerApp(Actions):
         self._last_trip = item
         t = item.trip
         what = f"{clip(t.rule, 30)} on {short_id(t.agent)}'s {t.stream} stream · {clip(item.sent, 50)}"
-        hint = "  esc cancel · ctrl+k kill · F1 keys" if self.mode == keys.LIVE else ""
+        hint = self._trip_keys() if self.mode == keys.LIVE else ""
         self.w_banner.update(
             Text.assemble(("⚡ TRIP ", "bold"), what, (hint, "bold"), no_wrap=True, overflow="ellipsis", end="")
         )
         self.w_banner.add_class("tripped")
-        self._notify(f"{t.rule}: {t.evidence()} → {item.sent}", "loop detected", "error", 6)
+        self._notice(f"⚡ loop detected: {clip(t.rule, 30)} ({clip(t.evidence(), 60)}) → {clip(item.sent, 50)}")
+
+    def _trip_keys(self) -> str:
+        """The keys the banner offers: only those this source has, as the keymap names them."""
+        offered = [
+            f"{keys.shown_key(keys.BY_ACTION[action], self.settings.keys)} {label}"
+            for action, label in (("cancel_turn", "cancel"), ("kill", "kill"))
+            if keys.available(keys.BY_ACTION[action], self.mode, self.caps)
+        ]
+        return "  " + " · ".join([*offered, "F1 keys"])
+
+    def _notice(self, text: str) -> None:
+        """One line over the prompt for the newest decision, with how many the turn has had.
+
+        Decisions come in bursts during a loop; a toast each would stack over the stream and the
+        panels the person wants to read. The stream keeps every one of them.
+        """
+        self._notices += 1
+        count = f"{self._notices} this turn · " if self._notices > 1 else ""  # first: a long text is cut at its end
+        self.w_notice.display = True
+        line = Text.assemble((count, "bold"), text, no_wrap=True, overflow="ellipsis", end="")
+        line.truncate(max(10, (self.w_notice.size.width or self.size.width) - 2), overflow="ellipsis")
+        self.w_notice.update(line)
 
     def refresh_view(self, panels: bool = True) -> None:
         """Coalesced repaint: stream and output text; with `panels`, also scores, window, tabs and the status line."""
@@ -305,6 +336,7 @@ class BreakerApp(Actions):
                 if tid not in self._tabs_added:
                     self._tabs_added.add(tid)
                     tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {short_id(agent)}", id=tid))
+        self.main.set_class(len(info.agents) <= 1, "single-agent")
         if not self.selected_agent and info.agents:
             self.selected_agent = info.agents[0]
         snap = self.source.monitor.breaker.snapshot()
@@ -346,27 +378,58 @@ class BreakerApp(Actions):
 
     # -- approvals ---------------------------------------------------------------------------
     async def ask_operator(self, q: Question) -> Answer:
-        """Show the approval modal and wait for the person's answer (deny if the bridge gives up first)."""
+        """Queue the question and wait for the person's answer (deny if it is closed first).
+
+        One modal at a time: questions that arrive while one is shown wait behind it, and the modal
+        says how many. A flood of questions costs a queue entry each, never a screen each.
+        """
         fut: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        screen = ApprovalScreen(q)
-
-        def done(answer: Answer | None) -> None:
-            self._approvals.pop(id(screen), None)
-            if not fut.done():
-                fut.set_result(answer or "deny")
-
-        self._approvals[id(screen)] = screen
-        self.refresh_view()  # what led to the question is painted under the modal first
-        self.push_screen(screen, done)
-        self.bell()
+        self._questions.append((q, fut))
+        if self._approval is None:
+            self._next_question()
+        else:
+            self._approval[0].set_waiting(len(self._questions))
         return await fut
 
+    def _next_question(self) -> None:
+        while self._questions and self._approval is None:
+            q, fut = self._questions.popleft()
+            if fut.done():
+                continue
+            prompt = self.w_prompt if self.w_prompt.display and not self.w_prompt.disabled else None
+            screen = ApprovalScreen(q, prompt, waiting=len(self._questions))
+
+            def done(answer: Answer | None, fut: asyncio.Future[Answer] = fut) -> None:
+                self._approval = None
+                if not fut.done():
+                    fut.set_result(answer or "deny")
+                self.call_later(self._next_question)
+
+            self._approval = (screen, fut)
+            self.refresh_view()  # what led to the question is painted under the modal first
+            self.push_screen(screen, done)
+            self.bell()
+
     def _approval_closed(self, item: ApprovalClosed) -> None:
-        for screen in list(self._approvals.values()):
-            q = screen.question
-            if item.id in ("", q.id, q.call_id or ""):
-                screen.close_unanswered()
-                self._notify(f"approval for {q.tool} closed: {item.reason}", "approval closed", "warning", 8)
+        """The bridge stopped waiting: close the matching question, shown or queued, and say why."""
+        self._close_questions(lambda q: item.id in ("", q.id, q.call_id or ""), item.reason)
+
+    def _close_questions(self, match: Any, reason: str) -> None:
+        closed: list[Question] = []
+        for q, fut in list(self._questions):
+            if match(q) and not fut.done():
+                fut.set_result("deny")
+                closed.append(q)
+        self._questions = deque((q, f) for q, f in self._questions if not f.done())
+        if self._approval is not None and match(self._approval[0].question):
+            closed.append(self._approval[0].question)
+            self._approval[0].close_unanswered()
+        elif self._approval is not None:
+            self._approval[0].set_waiting(len(self._questions))
+        for q in closed:
+            what = f"approval for {clip(q.tool, 40) or 'a call'} closed unanswered: {clip(reason, 120)}"
+            self.w_stream.line(Text(f"  ✖ {what}", "bold"))
+            self._notice(what)
 
     # -- actions -----------------------------------------------------------------------------
     async def on_unmount(self) -> None:
@@ -383,6 +446,16 @@ class BreakerApp(Actions):
         if self.internal_error or self.return_code not in (None, 0, 3):
             return EXIT_INTERNAL
         return self.child_status or 0
+
+
+def _denial_notice(item: VerdictItem) -> str:
+    """The notice line for a denial: what kind it was, of which call (a call that already ran says so)."""
+    v = item.verdict
+    hits = clip(", ".join(f"{h.fp} {h.next}/{cap_text(h.cap)}" for h in v.hits), 90)
+    if item.ran:
+        return f"⚠ {clip(item.tool, 30)} ran without asking, then tripped: {hits}"
+    why = "repeat" if v.source == "repeat" else "keeps failing"
+    return f"⛔ denied {clip(item.tool, 30)} ({why})" + (f": {hits}" if hits else "")
 
 
 def create_app(source: Source, settings: Settings, theme: str | None = None, observe: bool = False) -> BreakerApp:

@@ -53,8 +53,8 @@ KEYS: tuple[Key, ...] = (
         modes=(LIVE, REPLAY)),
     Key("output", "ctrl+o", "toggle_output", "output", "show / hide the child's raw output",
         modes=(LIVE, REPLAY)),
-    Key("panels", "ctrl+b", "toggle_panels", "panels", "show / hide the scores and window panel",
-        modes=(LIVE, REPLAY)),
+    Key("panels", "ctrl+b", "toggle_panels", "panels",
+        "show / hide the scores and window panel (narrow: instead of the stream)", modes=(LIVE, REPLAY)),
     Key("theme", "ctrl+y", "cycle_theme", "theme", "next bundled theme", modes=(LIVE, REPLAY)),
     Key("replay.pause", "space", "replay_pause", "play", "play / pause", modes=(REPLAY,), footer=True),
     Key("replay.step", "right,full_stop", "replay_step(1)", "step", "one step forward", modes=(REPLAY,),
@@ -76,7 +76,12 @@ KEYS: tuple[Key, ...] = (
 )  # fmt: skip
 
 BY_ACTION = {k.action.split("(", 1)[0]: k for k in KEYS}
-PROMPT_KEYS = (("enter", "send the prompt box to the agent"),)
+PROMPT_KEYS = (
+    ("enter", "send the prompt box to the agent (every line of it)"),
+    ("ctrl+j", "a new line in the prompt box (shift+enter too, where the terminal tells it from enter)"),
+    ("up / down", "the previous / next prompt (on the box's first / last row)"),
+    ("pgup / pgdn", "scroll the stream while typing (the mouse wheel scrolls what it is over)"),
+)
 
 
 def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
@@ -118,7 +123,28 @@ def help_rows(mode: str, caps: Capabilities, keymap: dict[str, str]) -> list[tup
     return rows
 
 
+# The approval modal's bindings (tui.screens.approval): remappable by the same `[keys]` table.
+APPROVAL_IDS = ("approve.arm", "approve.once", "approve.turn", "approve.deny", "approve.cancel", "approve.escape")
+MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+
+
+def key_problem(spec: str) -> str:
+    """Why `spec` (`ctrl+x`, several comma-separated) is not a key, or "" when it is one."""
+    for part in spec.split(","):
+        *mods, key = part.strip().split("+")
+        if not key.strip():
+            return f"`{spec}` has no key after its modifiers"
+        bad = [m for m in mods if m.strip() not in MODIFIERS]
+        if bad:
+            return f"`{spec}`: `{bad[0]}` is not a modifier (one of {', '.join(sorted(MODIFIERS))})"
+    return ""
+
+
 def validate_keymap(keymap: dict[str, str]) -> list[str]:
-    """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids)."""
-    known = {k.id for k in KEYS}
-    return [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]
+    """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids) and bad key strings."""
+    known = {k.id for k in KEYS} | set(APPROVAL_IDS)
+    out = [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]
+    for name, spec in keymap.items():
+        if name in known and (why := key_problem(str(spec))):
+            out.append(f"{name}: {why}")
+    return out

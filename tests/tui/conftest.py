@@ -27,6 +27,18 @@ async def settle(app: BreakerApp, src: ScriptedSource, pilot: Any) -> None:
     await pilot.pause()
 
 
+async def approval_modal(app: BreakerApp, timeout: float = 10) -> Any:
+    """Wait (bounded) until the approval modal is on top and composed; return it."""
+    from tests.conftest import wait_until
+    from tui.screens.approval import ApprovalScreen
+
+    def ready() -> bool:
+        return isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#buttons Button"))
+
+    await wait_until(ready, timeout, "the approval modal")
+    return app.screen
+
+
 def stream_text(app: BreakerApp) -> str:
     log = app.query_one("#stream #log", StreamLog)
     return "\n".join(line.text for line in log.lines)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from textual.widgets import DataTable, Static
 
+from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle, stream_text, text_of
+from tests.tui.conftest import approval_modal, make, settle, stream_text, text_of
 from tui import keys
-from tui.screens.approval import ApprovalScreen
 from tui.widgets.stream import StreamView
 
 
@@ -62,16 +60,10 @@ async def test_trip_shows_a_banner_with_rule_evidence_and_action() -> None:
 async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None:
     app, src = make(scripts.local_loop())
     async with app.run_test(size=(140, 40)) as pilot:
-        for _ in range(200):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await asyncio.sleep(0.02)
-        assert isinstance(app.screen, ApprovalScreen), "the modal appeared"
-        await pilot.pause()
-        modal = app.screen
+        modal = await approval_modal(app)
         assert "net:127.0.0.1:3000/health" in text_of(modal.query_one("#hits", Static))
         assert "LOCAL address" in text_of(modal.query_one("#local-note", Static))
-        await pilot.press(key)
+        await pilot.press("tab", key)  # tab arms the modal (see test_approval.py)
         await settle(app, src, pilot)
         assert src.answers == [answer]
         snap = app.source.monitor.breaker.snapshot().agents[0]
@@ -97,8 +89,7 @@ async def test_action_keys_reach_the_source(key: str, expect: str) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, src, pilot)
         await pilot.press(key)
-        await pilot.pause()
-        assert expect in src.actions
+        await wait_until(lambda: expect in src.actions, 5, f"{key} to reach the source")
         if key == "ctrl+e":
             app.refresh_view()
             assert "OBSERVING ONLY" in text_of(app.w_status)
@@ -113,18 +104,20 @@ async def test_view_toggles_reasoning_output_agent_and_theme() -> None:
         await settle(app, src, pilot)
         stream = app.query_one("#stream", StreamView)
         await pilot.press("ctrl+t")
-        assert not stream.show_reasoning
+        await wait_until(lambda: not stream.show_reasoning, 5, "reasoning folded")
         assert not app.w_output.display, "no child output yet: the pane stays hidden"
         await pilot.press("ctrl+o")
-        assert app.w_output.display
+        await wait_until(lambda: app.w_output.display, 5, "the output pane")
         first = app.selected_agent
         await pilot.press("ctrl+n")
-        assert app.selected_agent == scripts.SUB and first == scripts.SID
+        await wait_until(lambda: app.selected_agent == scripts.SUB, 5, "the next agent")
+        assert first == scripts.SID
         app.refresh_view()
         table = app.query_one("#window", DataTable)
         assert any("ls src" in str(table.get_row_at(i)[2]) for i in range(table.row_count))
         before = app.theme
         await pilot.press("ctrl+y")
+        await wait_until(lambda: app.theme != before, 5, "the next theme")
         assert app.theme != before and app.theme in ("breaker-dark", "breaker-light")
 
 
@@ -149,5 +142,4 @@ async def test_prompt_box_sends_the_message() -> None:
         await settle(app, src, pilot)
         app.query_one("#prompt").focus()
         await pilot.press(*"go on", "enter")
-        await pilot.pause()
-        assert "prompt:go on" in src.actions
+        await wait_until(lambda: "prompt:go on" in src.actions, 5, "the prompt sent")

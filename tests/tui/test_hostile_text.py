@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from engine import events as ev
 from tests.tui import scripts
+from tests.tui.conftest import approval_modal
 from tui.app import create_app
-from tui.screens.approval import ApprovalScreen
 from tui.sources import ScriptedSource
 from wrapper.headless import Printer
 from wrapper.items import EngineItem, OutputItem, StatusItem
@@ -69,14 +69,9 @@ async def _through_the_app(t: str) -> None:
     src = ScriptedSource(_feed(t), s, title=t[:80])
     app = create_app(src, s)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(300):
-            if isinstance(app.screen, ApprovalScreen):
-                break
-            await asyncio.sleep(0.02)
-        assert isinstance(app.screen, ApprovalScreen), "the approval modal (with the hostile reason) is shown"
-        await pilot.pause()
+        await approval_modal(app)  # the approval modal, with the hostile reason, is shown
         _check(app.export_screenshot(), "the modal")
-        await pilot.press("d")
+        await pilot.press("tab", "d")
         app._receive(OutputItem(t))
         app._receive(StatusItem("error", t))
         app._receive(EngineItem(ev.TurnEnd(scripts.SID, 1, t)))

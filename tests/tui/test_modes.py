@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import settle, text_of
+from tests.tui.conftest import approval_modal, settle, text_of
 from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
 from tui.screens.help import HelpScreen
 from tui.sources import ScriptedSource
+from tui.widgets.composer import Composer
 from wrapper.harness.capabilities import DSH, PLAIN
 from wrapper.settings import Settings
 
@@ -40,7 +39,7 @@ async def test_the_prompt_has_the_focus_at_start() -> None:
     app, src = _make()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, src, pilot)
-        assert isinstance(app.focused, Input) and app.focused.id == "prompt"
+        assert isinstance(app.focused, Composer) and app.focused.id == "prompt"
         await pilot.press(*"hello")
         assert app.w_prompt.value == "hello"
 
@@ -63,9 +62,10 @@ async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool,
         if focused:
             app.w_prompt.focus()
             await pilot.press(*"half a message")
+            await wait_until(lambda: app.w_prompt.value == "half a message", 5, "the typing")
         else:
             app.set_focus(None)
-        await pilot.pause()
+            await wait_until(lambda: app.focused is None, 5, "no focus")
         await pilot.press(key)
         await wait_until(lambda: expect in src.actions, 5, f"{key} to reach the source")
         if focused:
@@ -106,8 +106,8 @@ async def test_help_lists_the_keys_of_the_mode(how: str) -> None:
         else:
             app.set_focus(None)
             await pilot.press("question_mark")
-        await wait_until(lambda: isinstance(app.screen, HelpScreen), 5, "the help screen")
-        await pilot.pause()
+        await wait_until(lambda: bool(app.screen.query("#help-keys")), 5, "the help screen")
+        await wait_until(lambda: set(footer(app.screen)) == {"close"}, 5, "the help's footer")
         text = text_of(app.screen.query_one("#help-keys"))
         assert "ctrl+k" in text and "ctrl+q" in text and "ctrl+p" in text
         assert ("cancel the agent's current turn" in text) == (how == "f1-focused")
@@ -139,11 +139,7 @@ async def test_enter_after_the_child_exited_keeps_what_was_typed() -> None:
 
 
 async def _modal(app: Any) -> ApprovalScreen:
-    for _ in range(250):
-        if isinstance(app.screen, ApprovalScreen):
-            return app.screen
-        await asyncio.sleep(0.02)
-    raise AssertionError("the modal did not appear")
+    return await approval_modal(app)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -151,13 +147,20 @@ async def test_the_modal_fits_small_terminals_and_its_buttons_work(size: tuple[i
     app, src = _make(msgs=scripts.local_loop())
     async with app.run_test(size=size) as pilot:
         modal = await _modal(app)
-        await pilot.pause()
         w, h = size
-        for b in modal.query("Button"):
-            r = b.region
-            assert r.width and r.y >= 0 and r.bottom <= h and r.right <= w, (b.id, r)
+
+        def fitted() -> bool:
+            rs = [b.region for b in modal.query("Button")]
+            return bool(rs) and all(r.width and r.y >= 0 and r.bottom <= h and r.right <= w for r in rs)
+
+        # the body is fitted after a layout pass (it is measured): wait for the state the test asserts
+        await wait_until(fitted, 10, f"every answer inside {w}x{h}: {[b.region for b in modal.query('Button')]}")
+        await wait_until(lambda: "answer…" in footer(modal), 5, "the modal's footer")
         shown = footer(modal)
-        assert "allow once" in shown and "deny" in shown and "kill" not in shown, shown
+        assert "answer…" in shown and "deny" not in shown and "kill" not in shown, shown
+        await pilot.press("tab")
+        await wait_until(lambda: "deny" in footer(modal), 5, "the answer keys once armed")
+        assert "this call" in footer(modal)
         await pilot.click("#allow-turn")
         await wait_until(lambda: src.answers == ["allow-turn"], 5, "the button's answer")
 
@@ -169,7 +172,7 @@ async def test_the_modal_closes_when_the_bridge_gives_up_and_a_late_key_does_not
         src.feed({"t": "approval_closed", "id": modal.question.id, "reason": "the bridge timed out"})
         await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal to close")
         await pilot.pause()
-        assert any("timed out" in n.message for n in app._notifications)
+        assert "timed out" in text_of(app.w_notice), "the notice line says why"
         await wait_until(lambda: src.answers == ["deny"], 5, "the fail-closed answer")
         modal.action_answer("allow-once")  # a key press that arrives after the close
         await pilot.press("a")
@@ -187,7 +190,7 @@ async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stack
         assert summary.region.width and "win " in text_of(summary) and "HIT" in text_of(summary)
         # nothing cut off: what does not fit is dropped by rank, the rest is whole
         app.refresh_view()
-        await pilot.pause()
+        await wait_until(lambda: "trips " in text_of(summary), 5, "the summary at its width")
         line, status = text_of(summary).strip(), text_of(app.query_one("#status")).strip()
         assert "denied " in line and "trips " in line and len(line) <= summary.content_size.width, line
         assert status.startswith("ENFORCING") and "child running" in status and len(status) <= 60, status
@@ -195,9 +198,7 @@ async def test_narrow_terminals_collapse_the_panel_to_a_summary_and_ctrl_b_stack
             r = app.query_one(wid).region
             assert r.right <= 60 and r.bottom <= 20, (wid, r)
         await pilot.press("ctrl+b")
-        await pilot.pause()
-        app.refresh_view()
-        await pilot.pause()
+        await wait_until(lambda: app.query_one("#right").region.width == 60, 5, "the panel view")
         right = app.query_one("#right").region
         assert right.width == 60 and right.bottom <= 20, right
         assert "ctrl+q" in footer(app.screen).values()
@@ -211,14 +212,13 @@ async def test_ctrl_t_folds_and_unfolds_reasoning_already_shown() -> None:
         await settle(app, src, pilot)
         assert "notes.txt again (attempt 3)" in stream_text(app)
         await pilot.press("ctrl+t")
-        await pilot.pause()
+        await wait_until(lambda: "chars of reasoning (ctrl+t shows them)" in stream_text(app), 5, "folded")
         text = stream_text(app)
-        assert "notes.txt again (attempt 3)" not in text and "chars of reasoning (ctrl+t shows them)" in text
+        assert "notes.txt again (attempt 3)" not in text
         assert "⚙ bash  cat notes.txt" in text, "only reasoning is folded"
         await pilot.press("ctrl+t")
-        await pilot.pause()
-        text = stream_text(app)
-        assert "notes.txt again (attempt 3)" in text and "chars of reasoning" not in text
+        await wait_until(lambda: "notes.txt again (attempt 3)" in stream_text(app), 5, "unfolded")
+        assert "chars of reasoning" not in stream_text(app)
 
 
 async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_internal_error() -> None:
@@ -230,13 +230,11 @@ async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_i
         await settle(app, src, pilot)
         src.info.exit = ExitInfo(4, None, None)  # it ended by itself
         app._receive(StatusItem("exited", "child exited with status 4", {"code": 4}))
-        await pilot.pause()
-        assert app.exit_status() == 4
+        await wait_until(lambda: app.exit_status() == 4, 5, "the child's own status")
         app._receive(StatusItem("started", "started again"))
         src.info.exit = ExitInfo(130, None, "SIGINT")  # we stopped it
         app._receive(StatusItem("exited", "child exited with status 130", {"code": 130}))
-        await pilot.pause()
-        assert app.exit_status() == 0
+        await wait_until(lambda: app.exit_status() == 0, 5, "0 after we stopped it")
 
     class Broken(ScriptedSource):
         async def run(self, emit: Any) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,7 @@ async def test_stepping_moves_the_window_and_scores_both_ways(tmp_path: Path) ->
     src = ReplaySource(load(path), settings, speed=1.0, paused=True)
     app = create_app(src, settings)
     async with app.run_test(size=(130, 38)) as pilot:
-        await asyncio.sleep(0.1)
+        await wait_until(lambda: src.total > 0 and bool(app.screen.query("#window")), 10, "the player loaded")
         assert src.position == 0 and src.paused
         app.refresh_view()
         assert _table(app) == [], "at the start nothing has happened yet"
@@ -91,17 +90,17 @@ async def test_replay_has_player_keys_not_live_ones(tmp_path: Path) -> None:
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=1.0, paused=True)
     app = create_app(src, settings)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        keys = {"play", "step", "back", "next trip", "help", "quit"}
+        await wait_until(lambda: keys <= set(footer(app.screen)), 10, "the player's keys in the footer")
         shown = footer(app.screen)
-        assert {"play", "step", "back", "next trip", "help", "quit"} <= set(shown), shown
-        assert not {"kill", "restart", "cancel", "pause"} & set(shown)
+        assert not {"kill", "restart", "cancel", "pause"} & set(shown), shown
         assert not app.w_prompt.display
         await pilot.press("plus")
-        assert src.speed == 2.0
+        await wait_until(lambda: src.speed == 2.0, 5, "twice the speed")
         await pilot.press("minus", "minus")
-        assert src.speed == 0.5
+        await wait_until(lambda: src.speed == 0.5, 5, "half the speed")
         await pilot.press("space")
-        assert not src.paused
+        await wait_until(lambda: not src.paused, 5, "playing")
         app.refresh_view()
         assert "ENFORCING" not in text_of(app.w_status)
 

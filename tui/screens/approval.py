@@ -1,79 +1,102 @@
-"""The approval modal: the call, why it would be blocked, and the four answers, each on a key.
+"""The approval modal: the whole call, why it would be blocked, and answers that are given on purpose.
 
-The answers are docked at the bottom and the body scrolls, so they stay visible on any terminal; the
-modal has its own footer (its keys, not the main screen's). When the bridge gives up on the request
-(`ApprovalClosed`), the modal closes unanswered and a later key press does nothing.
+A person is often typing their next message when a question arrives. So the modal opens *unarmed*:
+it shows the call, but no key answers it. Printable keys and backspace go on into the prompt box
+underneath (the modal shows the message's tail, so the person sees their typing kept), and enter
+and esc do nothing. The person arms it deliberately: **tab** (which puts the focus on "deny"), or a
+click on a button, which answers at once. Armed, `a` / `t` / `d` / `c`, esc (deny) and enter on the
+focused button answer. Ordinary typing never produces tab in the middle of a message, and a click
+is always deliberate, so an answer means the modal was seen.
+
+Each button says exactly what its answer allows. "allow turn" exists only for a local-address
+repeat, where it means repeats of these same local resources for the rest of the turn. The body
+scrolls; the buttons stay below it, always visible; the dialog is as tall as its content (at most
+the screen), so the stream that led to the question stays in view on a big terminal. When the
+bridge gives up, or the agent goes away (`close_unanswered`), the modal closes and later keys do
+nothing. `waiting` shows how many questions stand behind this one: one modal at a time.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Footer, Label, Static, TextArea
 
+from tui.screens.argsview import call_view
 from wrapper.items import Answer, Question
 from wrapper.safetext import inert
 
 LOCAL_NOTE = (
-    "Every hit points at a LOCAL address (localhost / private network). Allowing ignores local-address "
-    "repeats for the REST OF THIS TURN; denying keeps local calls blocked until your next message."
+    "Every hit points at a LOCAL address (localhost / private network). Allowing this call lets it run "
+    "once; allowing the turn lets repeats of these same local resources run until the turn ends. "
+    "Denying keeps local repeats blocked until your next message."
+)
+ANSWERS: tuple[tuple[Answer, str, str, str], ...] = (  # answer, key, label, variant
+    ("allow-once", "a", "allow this call only (the next repeat asks again)", "success"),
+    ("allow-turn", "t", "allow repeats of these same local resources for the rest of the turn", "primary"),
+    ("deny", "d", "deny this call (the agent is told it was blocked)", "error"),
+    ("cancel-turn", "c", "deny and cancel the turn", "warning"),
 )
 
 
-def _args(value: Any) -> str:
-    try:
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = str(value)
-    text = inert(text)
-    return text if len(text) < 3000 else text[:3000] + "\n… (truncated)"
+def answers_for(q: Question) -> list[tuple[Answer, str, str, str]]:
+    """The answers this question offers: "allow turn" only for a local-address repeat."""
+    return [a for a in ANSWERS if a[0] != "allow-turn" or q.local]
 
 
 class ApprovalScreen(ModalScreen[Answer]):
-    """Ask the operator; dismisses with the answer."""
+    """Ask the operator; dismisses with the answer (None: closed unanswered)."""
 
+    AUTO_FOCUS = "#body"
     BINDINGS = [
-        Binding("a", "answer('allow-once')", "allow once", id="approve.once"),
-        Binding("t", "answer('allow-turn')", "allow turn", id="approve.turn"),
+        Binding("tab", "arm", "answer…", id="approve.arm"),
+        Binding("a", "answer('allow-once')", "this call", id="approve.once"),
+        Binding("t", "answer('allow-turn')", "turn", id="approve.turn"),
         Binding("d", "answer('deny')", "deny", id="approve.deny"),
         Binding("c", "answer('cancel-turn')", "cancel turn", id="approve.cancel"),
         Binding("escape", "answer('deny')", "deny", show=False, id="approve.escape"),
     ]
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
-    ApprovalScreen > #dialog { width: 100%; max-width: 110; height: 1fr; max-height: 40;
+    ApprovalScreen > #dialog { width: 100%; max-width: 110; height: auto; max-height: 100%;
         border: thick $warning; background: $panel; padding: 0 1; }
     ApprovalScreen #title { text-style: bold; color: $warning; }
-    ApprovalScreen #waiting { color: $text-muted; }
-    ApprovalScreen #body { height: 1fr; }
-    ApprovalScreen #buttons { dock: bottom; height: auto; }
-    ApprovalScreen Button { margin-right: 1; min-width: 0; width: auto; }
+    ApprovalScreen #state { color: $text-muted; }
+    ApprovalScreen.armed #state { color: $success; text-style: bold; }
+    ApprovalScreen #queue { color: $text-muted; }
+    ApprovalScreen #body { height: auto; }
+    ApprovalScreen #buttons { height: auto; }
+    ApprovalScreen Button { width: 100%; min-width: 0; margin: 0; text-align: left; content-align: left middle; }
     """
 
-    def __init__(self, question: Question) -> None:
+    def __init__(self, question: Question, typing_to: TextArea | None = None, waiting: int = 0) -> None:
+        """`typing_to`: the prompt box keys go on to while the modal is unarmed (None: they do nothing)."""
         super().__init__()
         self.question = question
+        self.typing_to = typing_to
+        self.waiting = waiting
         self.closed = False
+        self.armed = False
+        self.offered = answers_for(question)
 
     def compose(self) -> ComposeResult:
         q = self.question
         with Vertical(id="dialog"):
             yield Label(Text(f"Approval needed: {inert(q.tool, keep_newlines=False) or 'a tool call'}"), id="title")
-            yield Label("The agent is waiting for your answer.", id="waiting")
-            with Horizontal(id="buttons"):
-                yield Button("a allow once", id="allow-once", variant="success", compact=True)
-                yield Button("t allow turn", id="allow-turn", variant="primary", compact=True)
-                yield Button("d deny", id="deny", variant="error", compact=True)
-                yield Button("c cancel turn", id="cancel-turn", variant="warning", compact=True)
+            yield Static(self._state_text(), id="state")
+            yield Label(self._queue_text(), id="queue")
             with VerticalScroll(id="body"):
-                yield Static(Text(_args(q.args) if q.args is not None else "(arguments not known)"), id="args")
+                text, note = call_view(q.args, q.earlier)
+                yield Static(text, id="args")
+                yield Static(
+                    Text(note or "(no earlier repeat to compare with)", "italic" if note else "dim italic"),
+                    id="diff-note",
+                )
                 if q.hits:
                     t = Table(title="would be blocked by", show_header=True, expand=True)
                     t.add_column("fingerprint")
@@ -86,27 +109,122 @@ class ApprovalScreen(ModalScreen[Answer]):
                     yield Static(Text(LOCAL_NOTE, "italic"), id="local-note")
                 elif q.reason:
                     yield Static(Text(inert(q.reason)), id="reason")
+            with Vertical(id="buttons"):
+                for answer, key, label, variant in self.offered:
+                    yield Button(f"{key} · {label}", id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
         yield Footer(compact=True, show_command_palette=False)
 
+    # -- state lines -------------------------------------------------------------------------
+    def _state_text(self) -> Text:
+        if self.armed:
+            return Text("Answer with a key below, or enter on the focused button.")
+        tail = ""
+        if self.typing_to is not None and self.typing_to.text:
+            tail = " (…" + inert(self.typing_to.text[-30:], keep_newlines=False) + ")"
+        return Text(f"The agent waits. Press tab to answer; your typing goes on into your message{tail}.")
+
+    def _queue_text(self) -> str:
+        return f"1 of {self.waiting + 1} waiting" if self.waiting else "no other question waiting"
+
+    def set_waiting(self, n: int) -> None:
+        """`n` more questions stand behind this one."""
+        self.waiting = n
+        if self.is_mounted:
+            self.query_one("#queue", Label).update(self._queue_text())
+
+    def _show_state(self) -> None:
+        self.query_one("#state", Static).update(self._state_text())
+        self.call_after_refresh(self._fit)  # the line may now wrap onto another row
+
     def on_mount(self) -> None:
-        """The body has the focus (arrows scroll it); an answer is always a deliberate key or click."""
-        self.query_one("#body").focus()
+        """Fit the body to the terminal once the rest is laid out."""
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The body takes what the buttons and the lines leave (it scrolls past that)."""
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Measured, not counted: a label wraps onto more rows on a narrow terminal."""
+        bodies, dialogs = self.query("#body"), self.query("#dialog")
+        if not bodies or not dialogs:  # not composed yet, or closing
+            return
+        body, dialog = bodies.first(), dialogs.first()
+        others = sum(w.outer_size.height for w in dialog.children if w is not body and w.display)
+        frame = dialog.styles.gutter.height  # border and padding
+        rows = max(3, self.size.height - 1 - frame - others)  # 1: the modal's footer
+        if body.styles.max_height is None or body.styles.max_height.value != rows:
+            body.styles.max_height = rows
+            self.call_after_refresh(self._fit)  # measured again once laid out: it settles when nothing changes
+
+    # -- arming and answering --------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Unarmed, no key answers; armed, only the offered answers exist."""
+        if action == "answer":
+            return self.armed and any(a[0] == parameters[0] for a in self.offered)
+        if action == "arm":
+            return not self.armed  # armed, `on_key` moves the focus on tab
+        return True
+
+    def _arm(self) -> None:
+        if self.armed:
+            return
+        self.armed = True
+        self.add_class("armed")
+        self._show_state()
+        self.refresh_bindings()
+
+    def action_arm(self) -> None:
+        """Tab: arms the modal with the focus on "deny" (later tabs move the focus, as on any screen)."""
+        self._arm()
+        self.query_one("#deny", Button).focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A button can only get the focus by a deliberate move (tab, shift+tab, a click): that arms too."""
+        if isinstance(event.widget, Button):
+            self._arm()
+
+    def on_key(self, event: events.Key) -> None:
+        """Unarmed: printable keys and backspace go to the prompt box; enter and esc do nothing."""
+        if self.closed:
+            return
+        if self.armed:
+            if event.key == "tab":  # the arm binding is gone once armed: tab moves on, as on any screen
+                event.stop()
+                event.prevent_default()
+                self.focus_next()
+            return
+        if event.key in ("tab", "shift+tab"):
+            return
+        target = self.typing_to
+        if event.is_printable and event.character:
+            if target is not None:
+                target.insert(event.character)
+        elif event.key == "backspace":
+            if target is not None:
+                target.action_delete_left()
+        elif event.key not in ("enter", "escape"):
+            return  # scrolling keys and the like: the body's
+        event.stop()
+        event.prevent_default()
+        self._show_state()
 
     def action_answer(self, answer: str) -> None:
-        """Answer and close (nothing, once the bridge has given up)."""
-        if self.closed:
+        """Answer and close (nothing once closed, or while unarmed)."""
+        if self.closed or not self.armed:
             return
         self.closed = True
         self.dismiss(answer)  # type: ignore[arg-type]
 
     def close_unanswered(self) -> None:
-        """The bridge gave up: close without an answer; keys pressed later do nothing."""
+        """The bridge gave up or the agent went away: close without an answer; later keys do nothing."""
         if self.closed:
             return
         self.closed = True
         self.dismiss(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Buttons answer as their keys do."""
+        """A click (or enter on a focused button) answers: both are deliberate."""
         if event.button.id:
+            self._arm()
             self.action_answer(event.button.id)

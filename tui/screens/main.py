@@ -1,47 +1,30 @@
 """The main screen: what the person watches (stream, scores, window, status) and the keys of the mode.
 
-Its bindings are the table in `tui.keys`; the app's `check_action` decides which are live for the
+The prompt box is a multi-line composer (`tui.widgets.composer`) with a hint beside it. Its bindings
+are the table in `tui.keys`; the app's `check_action` decides which are live for the
 current source, so the footer, the help and the keys always agree. Below `[ui] narrow_below`
-columns the side panel collapses to a one-line summary (`ctrl+b` stacks it under the stream).
+columns the side panel collapses to a one-line summary, and `ctrl+b` swaps the stream for the panel
+view (the window first, then the scores), so the fingerprint window is reachable at 60x20. The
+prompt box, the notice line and the status line stay under either.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, RichLog, Tabs
+from textual.widgets import Footer, Header, RichLog, Tabs
 
 from tui import keys
+from tui.widgets.composer import Composer
 from tui.widgets.line import Line
 from tui.widgets.scores import ScoresPanel
 from tui.widgets.stream import StreamView
 from tui.widgets.window import WindowTable
 from wrapper.settings import Settings
-
-
-def _without_taken_keys(bindings: list[Any]) -> list[Binding]:
-    """The prompt's editing bindings minus the keys the live mode's emergency actions use."""
-    taken = {p.strip() for k in keys.KEYS if k.priority and keys.LIVE in k.modes for p in k.key.split(",")}
-    out = []
-    for b in bindings:
-        if not isinstance(b, Binding):
-            continue
-        left = [p.strip() for p in b.key.split(",") if p.strip() not in taken]
-        if left:
-            out.append(replace(b, key=",".join(left)))
-    return out
-
-
-class PromptInput(Input, inherit_bindings=False):
-    """The prompt box, without the editing keys the emergency keys take (ctrl+k, ctrl+e, ctrl+w)."""
-
-    BINDINGS = _without_taken_keys(Input.BINDINGS)  # type: ignore[assignment]
 
 
 class MainScreen(Screen[None]):
@@ -66,11 +49,14 @@ class MainScreen(Screen[None]):
             with Vertical(id="left"):
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
                 yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
-                yield PromptInput(placeholder=self.placeholder, id="prompt", compact=True)
             with Vertical(id="right"):
                 yield Tabs(id="agents")
                 yield ScoresPanel(th.deg_meaning_ratio_max, th.tool_failure_deny_after, id="scores")
                 yield WindowTable(id="window")
+        yield Line("", id="notice")
+        with Horizontal(id="prompt-row"):
+            yield Composer(placeholder=self.placeholder, id="prompt")
+            yield Line("", id="prompt-hint")
         yield Line("", id="summary")
         yield Line("", id="status")
         yield Footer(compact=True, show_command_palette=False)
@@ -82,13 +68,15 @@ class MainScreen(Screen[None]):
         self.query_one("#stream").border_title = "stream"
         output = self.query_one("#output")
         output.display = False  # shown once the child prints something
-        prompt = self.query_one("#prompt", Input)
+        prompt = self.query_one("#prompt", Composer)
         if not self.has_prompt:
+            self.query_one("#prompt-row").display = False
             prompt.display = False
             prompt.disabled = True
             self.query_one("#stream #log").focus()
         else:
             prompt.focus()
+            self._hint()
         self.set_class(self.mode == keys.REPLAY, "replay")
         self._layout(self.size.width)
         attach = getattr(self.app, "attach", None)
@@ -107,24 +95,47 @@ class MainScreen(Screen[None]):
     def _layout(self, width: int) -> None:
         narrow = 0 < width < self.settings.ui.narrow_below
         self.set_class(narrow, "narrow")
-        self.set_class(narrow and self.panels_toggled, "stacked")
+        stacked = narrow and self.panels_toggled
+        self.set_class(stacked, "stacked")
         self.set_class(not narrow and self.panels_toggled, "no-panel")
+        right, window, scores = self.query_one("#right"), self.query_one("#window"), self.query_one("#scores")
+        # the panel view of a narrow terminal puts the window first: it gets the room the scores leave
+        first = right.children.index(window) < right.children.index(scores)
+        if stacked and not first:
+            right.move_child(window, before=scores)
+        elif not stacked and first:
+            right.move_child(window, after=scores)
 
     def toggle_panels(self) -> None:
-        """Narrow: stack the panel under the stream (or collapse it again); wide: hide or show it."""
+        """Narrow: the panel view (window and scores) instead of the stream, and back; wide: hide or show it."""
         self.panels_toggled = not self.panels_toggled
         self._layout(self.size.width)
+
+    @on(Composer.Changed, "#prompt")
+    def _hint(self) -> None:
+        """The row beside the box says how to send and add a line (and how many lines there are)."""
+        self.query_one("#prompt-hint", Line).update(self.query_one("#prompt", Composer).hint())
+
+    @on(Composer.ScrollStream)
+    def _scroll_stream(self, event: Composer.ScrollStream) -> None:
+        """pageup / pagedown in the prompt box scroll the stream; the box keeps the focus."""
+        log = self.query_one("#stream #log")
+        if event.direction < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
 
     def widgets(self) -> dict[str, Any]:
         """The widgets the app updates, by name."""
         return {
             "stream": self.query_one("#stream", StreamView),
             "output": self.query_one("#output", RichLog),
-            "prompt": self.query_one("#prompt", Input),
+            "prompt": self.query_one("#prompt", Composer),
             "tabs": self.query_one("#agents", Tabs),
             "scores": self.query_one("#scores", ScoresPanel),
             "window": self.query_one("#window", WindowTable),
             "banner": self.query_one("#banner", Line),
             "status": self.query_one("#status", Line),
             "summary": self.query_one("#summary", Line),
+            "notice": self.query_one("#notice", Line),
         }

@@ -64,11 +64,13 @@ class ScoresPanel(Vertical):
         yield Line("", id="misc")
 
     def show(self, s: AgentScores | None, width: int = 16) -> None:
-        """Repaint from a snapshot (skipped when nothing changed)."""
+        """Repaint from a snapshot (skipped when nothing shown changed: the turn and the width included)."""
         key = (
             None
             if s is None
             else (
+                s.turn,
+                width,
                 s.overlap,
                 s.novelty_streak,
                 s.deg_flags,

@@ -66,13 +66,14 @@ def _pieces(line: str) -> list[str]:
     return [line[i : i + LONG_LINE] for i in range(0, len(line), LONG_LINE)]
 
 
-def _cap(c: float) -> str:
+def cap_text(c: float) -> str:
+    """A cap as the screen shows it: `5`, `2.5`, or `∞` for none."""
     return "∞" if c == float("inf") else (str(int(c)) if float(c).is_integer() else str(c))
 
 
 def verdict_text(v: Verdict, p: Palette = DEFAULT_PALETTE) -> Text:
     """`allowed` / `DENIED (hits)` / `asking` / `would deny (observing)`."""
-    hits = inert(", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits), keep_newlines=False)
+    hits = inert(", ".join(f"{h.fp} {h.next}/{cap_text(h.cap)}" for h in v.hits), keep_newlines=False)
     if v.would:
         return Text(f"  ◌ would {v.would} (observing only): {hits}", f"italic {p.warning}")
     if v.kind == "allow":
@@ -296,7 +297,7 @@ class StreamView(Vertical):
         self._call_header(item.call_id, item.tool, item.args, note)
         v = item.verdict
         if item.ran and v.kind == "deny":
-            hits = inert(", ".join(f"{h.fp} {h.next}/{_cap(h.cap)}" for h in v.hits), keep_newlines=False)
+            hits = inert(", ".join(f"{h.fp} {h.next}/{cap_text(h.cap)}" for h in v.hits), keep_newlines=False)
             self.line(Text(f"  ⚠ RAN without asking, then tripped: {hits}", f"bold {self.palette.warning}"))
             return
         self.line(verdict_text(v, self.palette))
@@ -307,11 +308,8 @@ class StreamView(Vertical):
         body = item.text.strip()
         first = body.split("\n", 1)[0] if body else "(no output)"
         n = item.text.count("\n") + 1 if item.text else 0
-        self.line(
-            Text(
-                f"  → {clip(first, 200)}" + (f"  (+{n - 1} lines)" if n > 1 else ""), p.error if item.is_error else p.ok
-            )
-        )
+        more = f"  (+{n - 1} line{'s' if n > 2 else ''})" if n > 1 else ""
+        self.line(Text(f"  → {clip(first, 200)}{more}", p.error if item.is_error else p.ok))
         if item.rewrite is not None:
             what = (
                 "result replaced with guidance (call keeps failing)"
@@ -336,9 +334,9 @@ class StreamView(Vertical):
         q = item.question
         p = self.palette
         if item.answer is None:
-            why = clip(q.reason.splitlines()[0], 120) if q.reason.strip() else "dsh asks"
+            why = clip(q.reason, 160) if q.reason.strip() else "dsh asks"  # the whole sentence, not its first row
             self.line(Text(f"  ? approval needed for {clip(q.tool, 40)} ({why})", p.warning))
-        else:
+        else:  # a recorded answer is agent-controlled text in a replay: clipped and inert like the rest
             self.line(Text(f"  ✔ approval: {clip(str(item.answer), 40)} ({clip(item.by, 60)})", p.warning))
 
     def status(self, item: StatusItem) -> None:

@@ -1,0 +1,75 @@
+"""The prompt box as an agent composer: pastes kept whole, enter vs ctrl+j, history, scrolling while typing."""
+
+from __future__ import annotations
+
+from textual import events
+
+from tests.conftest import wait_until
+from tests.tui import scripts
+from tests.tui.conftest import make, settle, text_of
+from tui.widgets.composer import Composer
+
+
+async def test_a_multi_line_paste_is_kept_whole_and_sent_whole() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        box = app.w_prompt
+        assert isinstance(app.focused, Composer)
+        app.post_message(events.Paste("line one of my prompt\nline two\nline three"))
+        await wait_until(lambda: box.text.count("\n") == 2, 5, "the paste in the box")
+        await wait_until(lambda: "3 lines" in text_of(app.query_one("#prompt-hint")), 5, "the line count")
+        assert not any(a.startswith("prompt:") for a in src.actions), "a paste never sends"
+        await pilot.press("enter")
+        await wait_until(lambda: "prompt:line one of my prompt\nline two\nline three" in src.actions, 5, "sent")
+        assert box.text == ""
+
+
+async def test_enter_sends_and_ctrl_j_adds_a_line_and_the_hint_says_so() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        hint = text_of(app.query_one("#prompt-hint"))
+        assert "⏎ send" in hint and "^j new line" in hint
+        await pilot.press(*"first", "ctrl+j", *"second")
+        await wait_until(lambda: app.w_prompt.text == "first\nsecond", 5, "two lines in the box")
+        assert not any(a.startswith("prompt:") for a in src.actions)
+        await pilot.press("enter")
+        await wait_until(lambda: "prompt:first\nsecond" in src.actions, 5, "both lines sent")
+
+
+async def test_up_and_down_on_the_edges_walk_the_history_and_keep_the_draft() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        box = app.w_prompt
+        for text in ("one", "two"):
+            await pilot.press(*text, "enter")
+            await wait_until(lambda t=text: f"prompt:{t}" in src.actions, 5, f"{text} sent")
+        await pilot.press(*"dra")
+        await pilot.press("up")
+        await wait_until(lambda: box.text == "two", 5, "the newest prompt")
+        await pilot.press("up")
+        await wait_until(lambda: box.text == "one", 5, "the one before")
+        await pilot.press("down")
+        await wait_until(lambda: box.text == "two", 5, "forward again")
+        await pilot.press("down")
+        await wait_until(lambda: box.text == "dra", 5, "the draft back")
+
+
+async def test_pageup_and_pagedown_scroll_the_stream_while_the_prompt_keeps_the_focus() -> None:
+    app, src = make(scripts.view_cycle())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        log = app.query_one("#stream #log")
+        await wait_until(lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, 5, "a log at its end")
+        await pilot.press(*"half typed")
+        await pilot.press("pageup")
+        await wait_until(lambda: log.scroll_y < log.max_scroll_y, 5, "the stream to scroll up")
+        assert app.focused is app.w_prompt and app.w_prompt.text == "half typed"  # type: ignore[union-attr]
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")
+        await wait_until(lambda: log.scroll_y == log.max_scroll_y, 5, "the stream back at its end")
+        top = log.scroll_y
+        log.post_message(events.MouseScrollUp(log, 1, 1, 0, 0, 0, False, False, False))
+        await wait_until(lambda: log.scroll_y < top, 5, "the wheel to scroll the stream")
+        assert app.focused is app.w_prompt, "the wheel does not take the focus"

@@ -1,0 +1,83 @@
+"""The screen fits and stays true: decisions on one line, the window at 60x20, panels current, gutters kept."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable
+
+from engine import events as ev
+from tests.conftest import wait_until
+from tests.tui import scripts
+from tests.tui.conftest import make, settle, text_of
+from tests.tui.test_modes import footer
+from wrapper.items import EngineItem
+
+
+async def test_denials_go_to_one_notice_line_not_a_stack_of_toasts() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        assert not [n for n in app._notifications if "denied" in n.message], "no toast per denial"
+        notice = app.w_notice
+        assert notice.display and notice.region.height == 1
+        text = text_of(notice)
+        assert "⛔ denied bash (repeat)" in text and "2 this turn" in text, text
+        assert notice.region.bottom <= app.w_prompt.region.y, "the notice sits above the prompt, not over the stream"
+        src.feed(*scripts.turn(2, "next"))
+        await wait_until(lambda: not notice.display, 5, "a new turn starts the notice over")
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_ctrl_b_shows_the_window_and_the_scores_in_full_on_a_narrow_terminal(size: tuple[int, int]) -> None:
+    app, src = make(scripts.tool_loop())
+    w, h = size
+    async with app.run_test(size=size) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press("ctrl+b")
+        await wait_until(lambda: app.main.has_class("stacked") and app.w_window.region.height > 0, 5, "panel view")
+        app.refresh_view()
+        table = app.query_one("#window", DataTable)
+        await wait_until(lambda: table.row_count > 0, 5, "the window's rows")
+        win, scores = table.region, app.w_scores.region
+        assert win.height >= 5 and win.bottom <= scores.y, (win, scores)
+        assert scores.bottom <= app.w_prompt.region.y <= h, (scores, app.w_prompt.region)
+        assert win.right <= w and scores.right <= w
+        assert "ctrl+q" in footer(app.screen).values()
+        await pilot.press("ctrl+b")
+        await wait_until(lambda: app.w_stream.region.height > 0, 5, "the stream back")
+
+
+async def test_the_scores_panel_follows_the_turn_and_the_width() -> None:
+    msgs = [*scripts.tool_loop(), *scripts.turn(2, "again"), scripts.reasoning("more", turn=2)]
+    app, src = make(msgs)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        title = app.query_one("#scores-title")
+        await wait_until(lambda: "turn 2" in text_of(title), 5, "the scores at turn 2")
+        assert "turn 2" in text_of(app.w_status)
+        before = text_of(app.query_one("#rep"))
+        await pilot.resize_terminal(110, 40)
+        await wait_until(lambda: text_of(app.query_one("#rep")) != before, 5, "bars redrawn for the new width")
+
+
+async def test_the_trip_banner_ends_with_its_turn() -> None:
+    app, src = make(scripts.reasoning_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        assert app.w_banner.has_class("tripped")
+        assert "esc cancel" in text_of(app.w_banner) and "ctrl+k kill" in text_of(app.w_banner)
+        app._receive(EngineItem(ev.TurnEnd(scripts.SID, 1, "completed")))
+        await wait_until(lambda: not app.w_banner.has_class("tripped"), 5, "the banner to go")
+
+
+async def test_wrapped_lines_keep_their_gutter() -> None:
+    long = "I need to verify the adapter accepts this reasoning effort value and check it again. " * 3
+    app, src = make([scripts.ready(), *scripts.turn(1, "x"), scripts.reasoning(long + "\n"), scripts.answer("ok")])
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, src, pilot)
+        rows = [r.text for r in app.w_stream._log.lines]
+        body = [r for r in rows if "adapter" in r or "again" in r or "reasoning effort" in r]
+        assert len(body) > 2, rows
+        start = rows.index(body[0])
+        block = rows[start : start + len(body)]
+        assert all(r.startswith("│ ") for r in block), block
