@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# mypy: ignore-errors
+# The report's probe, copied as it is from ../shared/reports/reliability-probes/ for test_authority.py.
 """Planted by a TOOL of the monitored agent (setsid, so it outlives the agent's process group and the session).
 
 It watches breaker-tui run directories (`breaker-tui-*` under $MITM_BASE, the temp dir a later monitor will
@@ -95,7 +97,8 @@ def relay(bridge, upstream_path, tag):
 
 def hijack(handoff):
     try:
-        h = json.load(open(handoff))
+        with open(handoff) as f:
+            h = json.load(f)
     except (OSError, ValueError):
         return False
     real = h.get("socket")
