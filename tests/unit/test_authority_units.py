@@ -176,3 +176,33 @@ def wait_until_sync(pred: Callable[[], bool], what: str, timeout: float = 10) ->
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+# -- weakening is loud (C4) --------------------------------------------------------------------
+
+
+def test_a_config_that_switches_the_breaker_off_is_named_key_by_key() -> None:
+    from wrapper.settings import from_mapping, weakened
+
+    s = from_mapping(
+        {"wrapper": {"record": False}, "thinking": {"enabled": False}, "repeat": {"limits": {"cmd": "off"}}}, "c.toml"
+    )
+    got = weakened(s)
+    assert any("c.toml: wrapper.record = False" in w for w in got)
+    assert any("thinking.enabled" in w for w in got) and any("repeat.limits.cmd" in w for w in got)
+    assert weakened(from_mapping({"wrapper": {"record": True}}, "d.toml")) == []
+
+
+def test_the_config_profile_and_dsh_are_compared_with_the_last_session(tmp_path: Path) -> None:
+    from wrapper.startup import changes
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[wrapper]\n")
+    files = {"config": cfg, "dsh profile patch layer": tmp_path / "cordis.patch.yml"}
+    assert changes(files, tmp_path / "state") == [], "the first session has nothing to compare with"
+    assert changes(files, tmp_path / "state") == []
+    cfg.write_text("[wrapper]\nrecord = false\n")
+    (tmp_path / "cordis.patch.yml").write_text("- insert: []\n")
+    got = changes(files, tmp_path / "state")
+    assert f"config {cfg} was changed since the last session" in got
+    assert any("patch layer" in g and "created" in g for g in got)
