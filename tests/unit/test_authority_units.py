@@ -33,6 +33,12 @@ def test_a_result_for_a_call_without_a_verdict_is_an_alarm() -> None:
     assert why is not None and "without a verdict" in why and led.alarm == why
 
 
+def test_a_call_the_bridge_refused_on_its_own_is_no_alarm() -> None:
+    led = Ledger()  # the monitor never answered (the bridge timed out and denied): nothing ran
+    assert led.ran("c1", "bash", "Error: breaker-tui: no verdict from the monitor within 1 s", is_error=True) is None
+    assert led.alarm is None
+
+
 def test_a_denied_call_that_produced_a_real_result_is_an_alarm() -> None:
     led = Ledger()
     led.verdict("c5", "deny", "REPEAT_TOOL_BLOCKED: bash repeats an action")

@@ -52,6 +52,8 @@ class Ledger:
         got = self._verdicts.get(call_id)
         why: str | None = None
         if got is None:
+            if text is not None and _is_denial(text, "", is_error):
+                return None  # reported as not run (a bridge timeout, a validation error): nothing ran
             why = (
                 f"{name or 'a tool'} call {call_id} ran without a verdict from breaker-tui: something in dsh "
                 "answered before the bridge (a plugin loaded during the session?)"
