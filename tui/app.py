@@ -48,7 +48,7 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.safetext import inert, markup_safe
-from wrapper.settings import Settings
+from wrapper.settings import Settings, weakened
 
 EXIT_INTERNAL = 70
 PANEL_PERIOD_S = 0.2
@@ -79,6 +79,7 @@ class BreakerApp(Actions):
         self.internal_error = ""
         self._initial_theme = theme or settings.ui.theme
         self._observe = observe
+        self._weakened = bool(weakened(settings))
         self._last_trip: TripItem | None = None
         self._notices = 0  # decisions shown on the notice line this turn
         self._inbox: deque[tuple[Item, float]] = deque()
@@ -356,7 +357,11 @@ class BreakerApp(Actions):
             state = "paused" if src.paused else ("at the end" if src.done else "playing")
             head: tuple[str, str] = (f"REPLAY {src.position}/{src.total} {state} ×{src.speed:g}", f"bold {pal.tool}")
         else:
-            head = ("ENFORCING", f"bold {pal.ok}") if enforcing else ("OBSERVING ONLY", f"bold {pal.warning}")
+            # a config that switches enforcement or recording off is not ENFORCING (wrapper.settings.weakened)
+            if enforcing and self._weakened:
+                head = ("OBSERVING (config weakened)", f"bold {pal.warning}")
+            else:
+                head = ("ENFORCING", f"bold {pal.ok}") if enforcing else ("OBSERVING ONLY", f"bold {pal.warning}")
         busy = " · working…" if i.busy and i.child == "running" else ""
         model = inert(i.model, keep_newlines=False)[:24] or "—"
         # a bridge that went away with its child is a normal end, not news

@@ -1,4 +1,11 @@
-"""The child process under a pseudo-terminal (pexpect), read by a worker thread, signalled by group."""
+"""The child process under a pseudo-terminal (pexpect), read by a worker thread, signalled by group.
+
+A child may inherit descriptors (the bridge channel's end, the sealed overlay): pexpect has no
+`pass_fds`, so `_Spawn` hands them to ptyprocess and marks them inheritable in the forked child
+only (never in the monitor, where a concurrent spawn from another thread would leak them). A
+`preexec` hook runs there too, before exec, so a containment (a cgroup) holds the child from its
+first instruction.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +19,10 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pexpect
+import ptyprocess  # type: ignore[import-untyped]
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]|\r")
 
@@ -24,6 +33,31 @@ def strip_ansi(text: str) -> str:
 
 
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
+
+
+class _Spawn(pexpect.spawn):  # type: ignore[misc]
+    """`pexpect.spawn` that keeps `pass_fds` open across exec and runs `preexec` in the child."""
+
+    def __init__(
+        self, *args: Any, pass_fds: tuple[int, ...] = (), preexec: Callable[[], None] | None = None, **kwargs: Any
+    ) -> None:
+        self._pass_fds = pass_fds
+        self._preexec = preexec
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args: list[str], **kwargs: Any) -> ptyprocess.PtyProcess:
+        fds, inner, mine = self._pass_fds, kwargs.get("preexec_fn"), self._preexec
+
+        def preexec() -> None:  # in the forked child, before exec
+            for fd in fds:
+                os.set_inheritable(fd, True)
+            if mine is not None:
+                mine()
+            if inner is not None:
+                inner()
+
+        kwargs["preexec_fn"] = preexec
+        return ptyprocess.PtyProcess.spawn(args, pass_fds=fds, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -52,8 +86,12 @@ class Child:
         on_output: Callable[[str], None],
         on_exit: Callable[[ExitInfo], None],
         size: tuple[int, int] = (40, 160),
+        pass_fds: tuple[int, ...] = (),
+        preexec: Callable[[], None] | None = None,
     ) -> None:
         self.argv = argv
+        self.pass_fds = pass_fds
+        self.preexec = preexec
         self.env = env
         self.cwd = cwd
         self.on_output = on_output
@@ -78,7 +116,7 @@ class Child:
     def start(self) -> None:
         """Spawn the child and start the reader thread (raises OSError if it cannot start)."""
         try:
-            self.proc = pexpect.spawn(
+            self.proc = _Spawn(
                 self.argv[0],
                 self.argv[1:],
                 env=self.env,
@@ -88,6 +126,8 @@ class Child:
                 dimensions=self.size,
                 echo=False,
                 timeout=None,
+                pass_fds=self.pass_fds,
+                preexec=self.preexec,
             )
         except pexpect.ExceptionPexpect as e:
             raise OSError(str(e)) from e

@@ -74,8 +74,22 @@ def main() -> None:
                 s.close()
             except OSError as e:
                 answers.append({"socket": path, "error": str(e)})
-    secrets_seen = sorted(k for k, v in texts.items() if "BREAKER_TOKEN" in v or "BREAKER_SOCKET" in v)
-    report = {"sockets": sorted(sockets), "tokens": tokens, "answers": answers, "env_hits": secrets_seen}
+    secrets_seen = sorted(k for k, v in texts.items() if re.search(r"BREAKER_(TOKEN|SOCKET|FD)=", v))
+    inherited = []  # sockets among this tool's own descriptors (a leaked channel end)
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:") and int(fd) > 2:
+            inherited.append(f"{fd} -> {target} {read(f'/proc/self/fdinfo/{fd}').splitlines()[1:2]}")
+    report = {
+        "sockets": sorted(sockets),
+        "tokens": tokens,
+        "answers": answers,
+        "env_hits": secrets_seen,
+        "inherited": inherited,
+    }
     with open(sys.argv[1], "w") as out:
         json.dump(report, out)
     print(f"hunted: {len(sockets)} sockets, {len(tokens)} tokens, {len(answers)} attempts")

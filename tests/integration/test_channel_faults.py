@@ -1,7 +1,8 @@
-"""The channel against misbehaving peers: real unix sockets, with the real dsh bridge alongside.
+"""The channel against misbehaving peers: real socketpairs, with the real dsh bridge alongside.
 
-Each test attacks the live channel of a running dsh session and then checks that the real bridge
-is untouched: a turn still runs and is still judged.
+There is no socket path any more (the bridge inherits its end of a socketpair), so nobody can
+connect from outside; what is left to attack is the line stream itself and the hello, which must
+come from the pid the monitor launched, holding the other end.
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,66 +21,50 @@ from wrapper.items import StatusItem
 pytestmark = pytest.mark.integration
 
 
-async def _connect(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    return await asyncio.wait_for(asyncio.open_unix_connection(path), 5)
-
-
 def _texts(run: Any, *kinds: str) -> str:
     return " ".join(i.text for i in run.of(StatusItem) if not kinds or i.kind in kinds)
 
 
-async def test_connection_without_the_token_is_dropped_and_reported(run_factory: Any) -> None:
+async def _as_bridge(ch: Channel, pid: int | None = None) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Play the launched child: keep a copy of its end, then tell the channel the child is `pid` (us)."""
+    launch = ch.new_launch()
+    mine = launch.child_end.dup()
+    ch.launched(launch, os.getpid() if pid is None else pid)
+    return await asyncio.open_unix_connection(sock=mine)
+
+
+async def test_the_run_directory_holds_no_socket_and_the_child_holds_its_end(run_factory: Any) -> None:
     run = await run_factory("normal")
-    ch = run.session.channel
-    reader, writer = await _connect(str(ch.path))
-    writer.write(b'{"t":"hello","token":"guess"}\n{"t":"verdict_request","id":"x","name":"bash"}\n')
-    await writer.drain()
-    assert await asyncio.wait_for(reader.read(), 5) == b"", "the impostor is disconnected without an answer"
-    await run.until(lambda: ch.stats.rejected == 1, what="the rejection")
-    assert "did not present the launch token" in _texts(run, "warning")
-    await run.turn("Say hello")  # the real bridge is unaffected
-
-
-async def test_a_second_hello_with_the_token_is_refused_and_the_bridge_keeps_the_channel(run_factory: Any) -> None:
-    run = await run_factory("tool-loop")
-    ch = run.session.channel
-    reader, writer = await _connect(str(ch.path))
-    writer.write(json.dumps({"t": "hello", "token": ch.token, "pid": 4242}).encode() + b"\n")
-    writer.write(b'{"t":"verdict_request","id":"imp-1","name":"bash","args":{"command":"rm -rf /"}}\n')
-    await writer.drain()
-    assert await asyncio.wait_for(reader.read(), 5) == b"", "the second bridge got no answer"
-    assert ch.stats.second_hellos == 1 and ch.is_connected
-    assert "refused a second bridge (pid 4242)" in _texts(run, "error")
-    await run.turn("Read notes.txt")
-    kinds = [v.verdict.kind for v in run.verdicts()]
-    assert kinds == ["allow"] * 4 + ["deny", "deny"], "the real bridge's calls are still judged"
-
-
-def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
-async def test_many_idle_connections_are_capped_timed_out_and_reported_once(run_factory: Any) -> None:
-    run = await run_factory("normal")
-    ch = run.session.channel
-    before = _open_fds()
-    conns = []
-    for _ in range(300):
-        conns.append(await _connect(str(ch.path)))
-    await run.until(lambda: ch.stats.rejected >= 300 - ch.max_unauthenticated, what="the flood to be refused")
-    assert ch.stats.unauthenticated <= ch.max_unauthenticated
-    # our side holds at most the capped peers' sockets (the 300 client ends are this test's own)
-    assert _open_fds() - before <= 300 + ch.max_unauthenticated + 4
-    await run.until(lambda: ch.stats.unauthenticated == 0, timeout=10, what="the hello timeout to drop the rest")
-    flood_notices = [i for i in run.of(StatusItem) if "rejected" in i.text or "refused" in i.text]
-    assert 1 <= len(flood_notices) <= 4, f"one notice per kind, not a flood: {len(flood_notices)}"
-    for _, w in conns:
-        w.close()
+    s = run.session
+    assert s.rundir is not None and not list(s.rundir.path.rglob("*.sock")), "nothing to connect to"
+    assert s.channel is not None and s.channel.launch is not None
+    assert s.channel.launch.child_end.fileno() == -1, "the monitor closed its copy of the child's end"
+    hello = [i for i in run.of(StatusItem) if i.kind == "bridge"]
+    assert hello and f"dsh pid {s.child.pid}" in hello[0].text
     await run.turn("Say hello")
-    assert ch.stats.accept_errors == 0
 
 
-async def test_deep_oversized_and_malformed_lines_never_cost_the_channel(tmp_path: Path) -> None:
+async def test_a_hello_from_another_pid_is_refused_and_reported() -> None:
+    notices: list[tuple[str, str]] = []
+
+    async def on_message(msg: P.Inbound, raw: dict[str, Any]) -> None:
+        raise AssertionError(f"nothing may be delivered: {msg}")
+
+    ch = Channel(on_message, lambda k, t: notices.append((k, t)))
+    try:
+        reader, writer = await _as_bridge(ch, pid=os.getpid() + 100000)
+        writer.write(json.dumps({"t": "hello", "pid": os.getpid()}).encode() + b"\n")
+        writer.write(b'{"t":"verdict_request","id":"imp-1","name":"bash"}\n')
+        await writer.drain()
+        assert await asyncio.wait_for(reader.read(), 5) == b"", "dropped without an answer"
+        assert ch.stats.rejected == 1 and not ch.is_connected
+        assert any(k == "error" and "not the dsh breaker-tui started" in t for k, t in notices), notices
+        writer.close()
+    finally:
+        await ch.close()
+
+
+async def test_deep_oversized_malformed_lines_and_a_second_hello_never_cost_the_channel() -> None:
     got: list[Any] = []
     notices: list[tuple[str, str]] = []
 
@@ -94,17 +77,17 @@ async def test_deep_oversized_and_malformed_lines_never_cost_the_channel(tmp_pat
         if e.t == "verdict_request" and e.id:
             await ch.send(P.Verdict(id=e.id, kind="deny", message=f"could not read it: {e}"))
 
-    ch = Channel(on_message, lambda k, t: notices.append((k, t)), 65536, directory=tmp_path, on_bad=on_bad)
-    await ch.start()
+    ch = Channel(on_message, lambda k, t: notices.append((k, t)), 65536, on_bad=on_bad)
     try:
-        reader, writer = await _connect(str(ch.path))
-        writer.write(json.dumps({"t": "hello", "token": ch.token}).encode() + b"\n")
+        reader, writer = await _as_bridge(ch)
+        writer.write(json.dumps({"t": "hello", "pid": os.getpid()}).encode() + b"\n")
         deep = "[" * 1500 + "]" * 1500
         writer.write(b"this is not json\n")
         writer.write(b'{"t":"no-such-message"}\n')
         writer.write(('{"ts":1,"t":"verdict_request","id":"deep-1","name":"bash","args":' + deep + "}\n").encode())
         writer.write(b'{"ts":1,"t":"event","sessionId":"x","oversized":9000000}\n')
         writer.write(b'{"t":"event","sessionId":"x","event":{"type":"x","pad":"' + b"x" * 70000 + b'"}}\n')
+        writer.write(json.dumps({"t": "hello", "pid": 4242}).encode() + b"\n")
         writer.write(b'{"t":"verdict_request","id":"v1","name":"read","args":' + b"[" * 900 + b"]" * 900 + b"}\n")
         await writer.drain()
         first = json.loads(await asyncio.wait_for(reader.readline(), 5))
@@ -112,70 +95,13 @@ async def test_deep_oversized_and_malformed_lines_never_cost_the_channel(tmp_pat
         assert first["id"] == "deep-1" and first["kind"] == "deny" and "nested too deeply" in first["message"]
         assert second == {"t": "verdict", "id": "v1", "kind": "allow", "message": ""}
         assert ch.stats.bad_lines == 4 and ch.stats.oversized == 2 and ch.is_connected
+        assert ch.stats.second_hellos == 1
         text = " ".join(t for _, t in notices)
-        assert "malformed line" in text and "unreadable message" in text
+        assert "malformed line" in text and "unreadable message" in text and "second hello" in text
         assert "`max_line_bytes` in [wrapper]" in text and "9,000,000 bytes" in text
         writer.close()
     finally:
         await ch.close()
-    assert not ch.path.exists()
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def test_running_out_of_descriptors_backs_off_reports_once_and_recovers(tmp_path: Path) -> None:
-    script = Path(__file__).with_name("emfile_channel.py")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(script),
-        str(tmp_path),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        cwd=str(Path(__file__).parents[2]),
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    lines: list[dict[str, Any]] = []
-
-    async def next_line() -> dict[str, Any]:
-        raw = await asyncio.wait_for(proc.stdout.readline(), 20)  # type: ignore[union-attr]
-        assert raw, "the channel process ended early"
-        lines.append(json.loads(raw))
-        return lines[-1]
-
-    try:
-        ready = await next_line()
-        flood = [await _connect(ready["ready"]) for _ in range(40)]
-        cpu0 = _cpu_s(proc.pid)
-        await asyncio.sleep(3)
-        spent = _cpu_s(proc.pid) - cpu0
-        assert spent < 0.5, f"the accept loop spun: {spent:.2f} CPU-s in 3 s"
-        for _, w in flood:
-            w.close()
-        await asyncio.sleep(1.5)  # the back-off is at most 1 s
-        reader, writer = await _connect(ready["ready"])
-        writer.write(json.dumps({"t": "hello", "token": ready["token"]}).encode() + b"\n")
-        writer.write(b'{"t":"verdict_request","id":"v1","name":"read"}\n')
-        await writer.drain()
-        reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
-        assert reply["id"] == "v1" and reply["kind"] == "allow", "the channel recovered"
-        writer.close()
-        proc.stdin.close()
-        while "stats" not in (await next_line()):
-            pass
-    finally:
-        try:
-            await asyncio.wait_for(proc.wait(), 10)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-    stats = lines[-1]["stats"]
-    assert stats["accept_errors"] >= 1, "descriptors really ran out"
-    exhausted = [x for x in lines if "cannot accept" in x.get("notice", "")]
-    assert 1 <= len(exhausted) <= 2, exhausted
-    assert not (tmp_path / "bridge.sock").exists()
 
 
 class _RawArgs(dict[str, Any]):

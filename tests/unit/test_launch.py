@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import stat
+import os
 from pathlib import Path
 
 import pytest
@@ -13,10 +13,12 @@ from wrapper.harness.dsh.launch import (
     build_argv,
     is_dsh,
     launcher_end,
+    overlay_arg,
+    overlay_text,
     profile_of,
+    sealed_overlay,
     wants_runner,
     with_resume,
-    write_overlay,
 )
 from wrapper.paths import bridge_file
 
@@ -66,7 +68,7 @@ def test_the_runner_drives_every_profile_without_its_own_app(tmp_path: Path) -> 
     assert wants_runner(["dsh", "--profile", "odd"], home)  # an unreadable profile is not a one-shot app
 
 
-def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_private(tmp_path: Path) -> None:
+def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_sealed() -> None:
     settings = BridgeSettings(
         runner=True,
         verdict_timeout_ms=1234,
@@ -75,9 +77,14 @@ def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_private(tmp_path
         max_line_bytes=4096,
         max_tokens=7,
     )
-    path = write_overlay(tmp_path, settings)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    text = path.read_text()
+    fd = sealed_overlay(overlay_text(settings))
+    try:
+        text = os.pread(fd, 1 << 16, 0).decode()
+        with pytest.raises(PermissionError):
+            os.pwrite(fd, b"tampered", 0)  # sealed: not even its owner can change it
+        assert overlay_arg(fd) == f"/proc/self/fd/{fd}"
+    finally:
+        os.close(fd)
     assert text.startswith("#")
     rows = json.loads(text.split("\n", 1)[1])  # JSON after the comment line: valid YAML for dsh
     (row,) = rows[0]["insert"]
@@ -89,7 +96,7 @@ def test_the_overlay_mounts_the_bridge_with_its_settings_and_is_private(tmp_path
         "resultTimeoutMs": 5000,
         "maxLineBytes": 4096,
         "maxTokens": 7,
-        "handoff": None,
+        "fd": None,
     }
     assert bridge_file().is_file()
 
@@ -98,7 +105,7 @@ def test_the_patch_goes_after_the_launcher_flags_and_dsh_is_resolved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BREAKER_TUI_DSH", "/opt/dsh/bin/dsh")
-    overlay = tmp_path / "o.yml"
+    overlay = str(tmp_path / "o.yml")
     argv = ["dsh", "--profile", "dev", "--resume", "s1"]
     assert build_argv(argv, overlay) == [
         "/opt/dsh/bin/dsh",
@@ -118,4 +125,4 @@ def test_a_missing_dsh_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("BREAKER_TUI_DATA_DIR", str(tmp_path / "data"))
     with pytest.raises(FileNotFoundError, match="setup-dsh"):
-        build_argv(["dsh"], tmp_path / "o.yml")
+        build_argv(["dsh"], str(tmp_path / "o.yml"))

@@ -44,8 +44,13 @@ def test_verdicts_deny_the_fifth_cosmetic_repeat_and_say_what_to_record() -> Non
         assert isinstance(r.reply, P.Verdict) and r.reply.id == f"v{n}"
         assert r.record["callId"] == f"c{n}" and isinstance(r.items[0], VerdictItem)
         kinds.append(r.reply.kind)
-        rr = handle(m, t="result_request", id=f"r{n}", sessionId="s1", callId=f"c{n}", name="bash", text="ok")
+        # dsh reports a call it did not run as an error carrying the denial
+        text, failed = ("ok", False) if r.reply.kind == "allow" else (f"Error: {r.reply.message}", True)
+        rr = handle(
+            m, t="result_request", id=f"r{n}", sessionId="s1", callId=f"c{n}", name="bash", text=text, isError=failed
+        )
         assert isinstance(rr.reply, P.ResultResponse) and isinstance(rr.items[0], ResultItem)
+        assert rr.alarm is None
     assert kinds == ["allow"] * 4 + ["deny"]
     assert "REPEAT_TOOL_BLOCKED" in r.reply.message
 

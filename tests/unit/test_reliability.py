@@ -12,7 +12,7 @@ import pytest
 import zstandard
 
 from engine.errors import ConfigError
-from wrapper.harness.dsh.launch import BridgeSettings, write_handoff, write_overlay
+from wrapper.harness.dsh.launch import BridgeSettings, overlay_text
 from wrapper.recorder import Recorder, prune
 from wrapper.records import sources
 from wrapper.records.sources import SourceError
@@ -58,15 +58,13 @@ def test_the_run_dir_is_private_and_its_tmp_starts_empty(tmp_path: Path) -> None
     d.remove()
 
 
-def test_the_overlay_carries_every_timeout_and_no_secret(tmp_path: Path) -> None:
+def test_the_overlay_carries_every_timeout_and_only_a_descriptor_number() -> None:
     w = WrapperSettings(verdict_timeout_s=0.01, approval_timeout_s=0, result_timeout_s=2.5, max_line_bytes=70000)
-    handoff = write_handoff(tmp_path, tmp_path / "bridge.sock", "s3cret-token")
-    assert handoff.stat().st_mode & 0o777 == 0o600
-    overlay = write_overlay(tmp_path, BridgeSettings.of(w, True, 0, handoff)).read_text()
+    overlay = overlay_text(BridgeSettings.of(w, True, 0, 9))
     cfg = json.loads(overlay.split("\n", 1)[1])[0]["insert"][0]["config"]
     assert cfg["verdictTimeoutMs"] == 10 and cfg["approvalTimeoutMs"] == 0 and cfg["resultTimeoutMs"] == 2500
     assert cfg["maxLineBytes"] == 70000, "not clamped"
-    assert cfg["handoff"] == str(handoff) and "s3cret" not in overlay
+    assert cfg["fd"] == 9 and "sock" not in overlay and "token" not in overlay
 
 
 # -- config ----------------------------------------------------------------------------------------

@@ -30,18 +30,20 @@ async def measure(rate: int, seconds: float, verdict_ms: int) -> dict[str, float
     session = Session(["dsh"], settings)  # the child is never started: only the channel and the monitor run
     session._loop = asyncio.get_running_loop()
     session.channel = Channel(session._on_message, session._on_notice)
-    await session.channel.start()
+    launch = session.channel.new_launch()  # the load generator inherits the pair's far end, as dsh does
     drain = asyncio.create_task(_drain(session))
     env = {
         **os.environ,
-        "BREAKER_SOCKET": str(session.channel.path),
-        "BREAKER_TOKEN": session.channel.token,
+        "BREAKER_FD": str(launch.fd),
         "RATE": str(rate),
         "SECONDS": str(seconds),
         "VERDICT_MS": str(verdict_ms),
     }
     cpu0, wall0 = _cpu(), time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(str(node()), str(LOAD), env=env, stdout=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        str(node()), str(LOAD), env=env, stdout=asyncio.subprocess.PIPE, pass_fds=(launch.fd,)
+    )
+    session.channel.launched(launch, proc.pid)
     out, _ = await asyncio.wait_for(proc.communicate(), seconds + 60)
     cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
     await session.channel.close()

@@ -1,9 +1,13 @@
 """`PtySession`: a command under a pseudo-terminal, watched by the monitor: what the dsh and plain harnesses share.
 
 The child runs under a pty (`wrapper.child`), in a private run directory with its own TMPDIR, recorded; its
-output is shown and its exit reported exactly. A harness subclasses this and fills in the hooks: how the
-command line is launched (`_prepare_launch`), what the child's output means (`_on_child_output`), how a trip
-is acted on (`_act_on_trip`), and what prompt, cancel and quit do.
+output is shown and its exit reported exactly. Every process it starts is contained (`wrapper.contain`: a
+cgroup leaf where one can be made, a subreaper always) and ended when the child exits, is killed or
+restarted, and when the session closes; processes an earlier, dead session left are reported at start.
+
+A harness subclasses this and fills in the hooks: how the command line is launched (`_prepare_launch`), what
+the child's output means (`_on_child_output`), how a trip is acted on (`_act_on_trip`), and what prompt,
+cancel and quit do.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from engine import events as ev
 from engine.breaker import StreamTrip
 from wrapper.child import Child, ExitInfo
+from wrapper.contain import MARKER_ENV, Containment, earlier_leftovers
 from wrapper.harness.base import Approver, SessionControls, deny_all
 from wrapper.harness.capabilities import PLAIN, Capabilities
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, TripItem
@@ -68,6 +73,8 @@ class PtySession(SessionControls):
         self._closing = False
         self.generation = 0
         self.rundir: RunDir | None = None
+        self.contain: Containment | None = None
+        self._pass_fds: tuple[int, ...] = ()  # what the next launch inherits (set by `_prepare_launch`)
         self._label = label
         self._setup()
         # last: a recording that fails at once reports through the queue above
@@ -93,6 +100,9 @@ class PtySession(SessionControls):
 
     async def _after_launch(self, gen: int) -> None:
         """Called once the child runs."""
+
+    def _launched(self, pid: int | None) -> None:
+        """Right after the spawn (no await in between): the child runs as `pid` (None: it could not start)."""
 
     def _on_child_output(self, text: str) -> None:
         """What the child's output means: shown, by default."""
@@ -120,6 +130,8 @@ class PtySession(SessionControls):
             on_output=lambda text: self._threadsafe(self._on_output, text),
             on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
             size=self.size,
+            pass_fds=self._pass_fds,
+            preexec=self.contain.preexec if self.contain is not None else None,
         )
 
     @property
@@ -149,7 +161,10 @@ class PtySession(SessionControls):
         if self.recorder and self.recorder.error:
             self._emit(StatusItem("warning", self.recorder.error))
         clean_stale()
+        for left in earlier_leftovers():
+            self._emit(StatusItem("warning", f"ended a process an earlier breaker-tui session left: {left.describe()}"))
         self.rundir = RunDir()
+        self.contain = Containment.create(self.rundir.path.name)
         await self._started()
         await self._launch(self.argv)
 
@@ -160,20 +175,30 @@ class PtySession(SessionControls):
         self.generation += 1
         self._exited.clear()
         self._ready.clear()
-        assert self.rundir is not None
+        assert self.rundir is not None and self.contain is not None
         env = child_env({k: v for k, v in self.base_env.items() if k not in SECRET_ENV})
+        if self.rundir.ensure():
+            self._emit(
+                StatusItem("warning", f"the run directory {self.rundir.path} was gone or replaced; made it again")
+            )
         tmp = str(self.rundir.fresh_tmp())
         env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
+        env[MARKER_ENV] = self.contain.marker
+        self._pass_fds = ()
         run_argv = await self._prepare_launch(argv)
         self._record("note", {"what": "launch", "argv": run_argv, "generation": self.generation})
         self.child = self._make_child(run_argv, env, self.generation)
         try:
             self.child.start()
         except OSError as e:
+            self._launched(None)
             self.info.child = "exited"
             self._emit(StatusItem("error", f"could not start {argv[0]}: {e}"))
             self._exited.set()
             raise
+        assert self.child.pid is not None
+        self.contain.launched(self.child.pid)
+        self._launched(self.child.pid)
         self.info.child = "running"
         self._emit(StatusItem("started", f"started {' '.join(argv)}", {"pid": self.child.pid}))
         await self._after_launch(self.generation)
@@ -229,6 +254,7 @@ class PtySession(SessionControls):
         self.info.exit = info
         self.info.busy = False
         self._on_child_gone()
+        self._sweep("the child exited")
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
         self._emit(StatusItem("exited", info.describe(), {"code": info.code}))
         self._exited.set()
@@ -253,6 +279,17 @@ class PtySession(SessionControls):
         self._record("out", {"t": "trip", **trip.to_dict(), "sent": sent})
         self._emit(TripItem(trip, sent))
 
+    def _sweep(self, why: str) -> None:
+        """End every process the child's tools left (the child itself has exited); say what was ended."""
+        if self.contain is None:
+            return
+        killed = self.contain.sweep()
+        if killed:
+            self._record("note", {"what": "swept", "why": why, "pids": [p for p, _ in killed]})
+            shown = ", ".join(f"{p} ({c[:40] or '?'})" for p, c in killed[:5])
+            more = f" and {len(killed) - 5} more" if len(killed) > 5 else ""
+            self._emit(StatusItem("notice", f"{why}: ended {len(killed)} process(es) its tools left: {shown}{more}"))
+
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:
         """Send a human message: typed into the child."""
@@ -272,6 +309,7 @@ class PtySession(SessionControls):
             return None
         info = await asyncio.to_thread(self.child.stop, self.settings.wrapper.kill_grace_s)
         await self.wait_exit(10)
+        self._sweep("the child was stopped")
         return info
 
     async def restart(self) -> bool:
@@ -301,6 +339,10 @@ class PtySession(SessionControls):
         await self._close_harness()
         for t in list(self._tasks):
             t.cancel()
+        if self.contain is not None:
+            killed = await asyncio.to_thread(self.contain.close)
+            if killed:
+                self._record("note", {"what": "swept", "why": "close", "pids": [p for p, _ in killed]})
         if self.rundir is not None:
             self.rundir.remove()
         if not self._exited.is_set() and self.child is not None and not self.child.running:
@@ -324,6 +366,9 @@ class PtySession(SessionControls):
         self._closing = True
         if self.child is not None and self.child.running:
             self.child.send_signal(signal.SIGKILL)
+            self.child.wait(2)
+        if self.contain is not None:
+            self.contain.close()
         if self.rundir is not None:
             self.rundir.remove()
         if self.recorder is not None:

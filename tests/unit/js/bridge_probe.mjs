@@ -1,10 +1,10 @@
 // Loads the real bridge with a fake dsh context, from a JSON config on argv[3], and reports
-// on stdout what it did: whether the hand-off file survived, and what `tools/pre-execute` said.
-import { existsSync } from 'node:fs';
+// on stdout what it did: which hooks it took, whether it set a guard, and what `tools/pre-execute` said.
 
 const [, , bridgePath, configJson] = process.argv;
 const config = JSON.parse(configJson);
 const handlers = new Map();
+let guard = null;
 const ctx = {
   on(event, handler) {
     handlers.set(event, handler);
@@ -13,7 +13,12 @@ const ctx = {
   get() {
     return undefined;
   },
-  tools: { guard: () => () => {} },
+  tools: {
+    guard: (fn) => {
+      guard = fn;
+      return () => {};
+    },
+  },
 };
 const mod = await import(bridgePath);
 const stderr = [];
@@ -27,6 +32,7 @@ process.stderr.write = write;
 const pre = handlers.get('tools/pre-execute');
 const verdict = await pre({ name: 'bash', callId: 'c1', arguments: { command: 'ls' } }, async () => ({ kind: 'allow' }));
 const env = Object.keys(process.env).filter((k) => k.startsWith('BREAKER_'));
-console.log(JSON.stringify({ handoffLeft: config.handoff ? existsSync(config.handoff) : null, verdict, stderr, env }));
+const events = [...handlers.keys()];
+console.log(JSON.stringify({ verdict, stderr, env, events, guard: typeof guard === 'function' }));
 dispose();
 process.exit(0);

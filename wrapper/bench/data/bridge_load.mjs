@@ -6,7 +6,7 @@ import net from 'node:net';
 const rate = Number(process.env.RATE ?? 1000);
 const seconds = Number(process.env.SECONDS ?? 5);
 const verdictMs = Number(process.env.VERDICT_MS ?? 20);
-const sock = net.createConnection(process.env.BREAKER_SOCKET);
+const sock = new net.Socket({ fd: Number(process.env.BREAKER_FD), readable: true, writable: true });
 sock.setNoDelay(true);
 let bytes = 0;
 const pending = new Map();
@@ -30,8 +30,9 @@ sock.on('data', (chunk) => {
     }
   }
 });
-sock.on('connect', async () => {
-  send({ t: 'hello', token: process.env.BREAKER_TOKEN, pid: process.pid, runner: false });
+// an inherited socket is already connected: no 'connect' event comes
+(async () => {
+  send({ t: 'hello', pid: process.pid, runner: false });
   send({ t: 'request_start', sessionId: 'bench', turn: 1, step: 1 });
   const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu'.split(' ');
   const start = performance.now();
@@ -62,4 +63,4 @@ sock.on('connect', async () => {
   console.log(JSON.stringify({ events: sent, events_per_s: sent / seconds, verdicts: rtts.length, lost: pending.size,
     rtt_p50_ms: pct(0.5), rtt_p99_ms: pct(0.99), bytes }));
   sock.end();
-});
+})();

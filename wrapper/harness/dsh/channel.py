@@ -1,38 +1,36 @@
-"""The bridge channel: a unix socket in a private directory, JSON lines, one bridge per launch.
+"""The bridge channel: a socketpair whose far end dsh inherits, JSON lines, one bridge per launch.
 
-The agent's own tools run as the same user as the monitor, so the socket's permissions alone do
-not keep them out. What does: the launch token reaches only the bridge (through a file it deletes),
-the first connection that presents it is the bridge for the whole launch and any later `hello` is
-refused and reported, and peers that have not said hello are few (capped), short-lived (a hello
-timeout) and small (a tiny line limit). Nothing a peer sends can raise out of here: every line is
-decoded on its own, and the accept loop backs off instead of spinning when descriptors run out.
+The agent's tools run as the same user as the monitor, so nothing they can reach may lead to the
+channel. A socket path and a token in a hand-off file could be reached: a process a tool planted
+(`setsid`, outliving its session) swapped the next launch's path and relayed the traffic, turning
+every deny into an allow (report C1). So there is no path and no token any more: each launch gets a
+fresh `socketpair()`, the child inherits one end as a file descriptor (`wrapper.child.Child`,
+`pass_fds`), the monitor closes its copy of that end at once, and Node marks inherited descriptors
+close-on-exec, so no tool dsh runs holds it. A connection nobody else can open needs no
+authentication; the hello is still checked as defence in depth: it must come from the pid the
+monitor launched, and that process must hold the far end (`/proc/PID/fd`). Nothing a peer sends can
+raise out of here: every line is decoded on its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import os
-import secrets
-import shutil
 import socket
-import tempfile
+import struct
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from wrapper import proc
 from wrapper.harness.dsh.lines import Lines
 from wrapper.harness.dsh.protocol import BadMessage, Hello, Inbound, Out, decode_line
 
 MAX_LINE = 8 << 20  # bytes; a longer line is dropped and counted
-HELLO_MAX_LINE = 16384  # an unauthenticated peer may send no more than this before its hello (a cwd fits)
-HELLO_TIMEOUT_S = 2.0  # a peer that has not said hello by then is dropped
-MAX_UNAUTHENTICATED = 8  # peers allowed to wait for their hello at once; more are closed on accept
+HELLO_MAX_LINE = 16384  # the first line (the hello) may be no longer than this (a cwd fits)
 NOTICE_EVERY_S = 5.0  # repeated problems of one kind are reported at most this often
-_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 @dataclass
@@ -45,8 +43,6 @@ class ChannelStats:
     rejected: int = 0
     second_hellos: int = 0
     connections: int = 0
-    accept_errors: int = 0
-    unauthenticated: int = 0  # peers connected now that have not said hello yet
     problems: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -60,64 +56,103 @@ BadHandler = Callable[[BadMessage], Awaitable[None]]
 Notice = Callable[[str, str], None]
 
 
+def socket_inode(fd: int) -> int:
+    """The inode that names a socket in `/proc/PID/fd` (`socket:[INODE]`)."""
+    return os.fstat(fd).st_ino
+
+
+def holds_socket(pid: int, inode: int) -> bool | None:
+    """Whether process `pid` holds the socket `inode`; None when its descriptors cannot be read."""
+    want = f"socket:[{inode}]"
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == want:
+                return True
+    return False
+
+
+def peer_pid(sock: socket.socket) -> int | None:
+    """SO_PEERCRED's pid (for a socketpair: the process that created it, which must be us)."""
+    try:
+        pid, _uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    except (OSError, AttributeError, struct.error):
+        return None
+    return int(pid)
+
+
+@dataclass
+class Launch:
+    """One launch's end of the pair: the child inherits `child_end` (close it once the child runs)."""
+
+    child_end: socket.socket
+    inode: int
+    expected_pid: int | None = None
+
+    @property
+    def fd(self) -> int:
+        """The descriptor number the child inherits (the overlay names it)."""
+        return self.child_end.fileno()
+
+    def close_child_end(self) -> None:
+        """The monitor's copy of the child's end: closed as soon as the child holds its own."""
+        with contextlib.suppress(OSError):
+            self.child_end.close()
+
+
 class Channel:
-    """Listens on `<dir>/bridge.sock`; the first peer to present this launch's token is the bridge."""
+    """Serves one socketpair per launch; the launch's first hello, from the launched pid, is the bridge."""
 
     def __init__(
         self,
         on_message: Handler,
         on_notice: Notice,
         max_line: int = MAX_LINE,
-        directory: Path | None = None,
         on_bad: BadHandler | None = None,
-        hello_timeout: float = HELLO_TIMEOUT_S,
-        max_unauthenticated: int = MAX_UNAUTHENTICATED,
+        hello_timeout: float | None = None,
     ) -> None:
         self.on_message = on_message
         self.on_notice = on_notice
         self.on_bad = on_bad
         self.max_line = max_line
         self.hello_timeout = hello_timeout
-        self.max_unauthenticated = max_unauthenticated
-        if directory is None:
-            directory = Path(tempfile.mkdtemp(prefix="breaker-tui-"))
-            self._own_dir = True
-        else:
-            self._own_dir = False
-        self.dir = directory
-        os.chmod(self.dir, 0o700)
-        self.path = self.dir / "bridge.sock"
         self.stats = ChannelStats()
         self.connected = asyncio.Event()
-        self.token = ""
-        self._hello_taken = False
+        self.launch: Launch | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._sock: socket.socket | None = None
-        self._accepting: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_notice: dict[str, float] = {}
         self._suppressed: dict[str, int] = {}
-        self.new_launch()
 
-    def new_launch(self) -> str:
-        """A fresh token for the next launch; the next peer that presents it becomes the bridge."""
-        self.token = secrets.token_urlsafe(24)
-        self._hello_taken = False
-        return self.token
+    def new_launch(self) -> Launch:
+        """A fresh pair for the next launch: served at once, its far end for the child to inherit."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        ours.setblocking(False)
+        launch = Launch(theirs, socket_inode(theirs.fileno()))
+        self.launch = launch
+        task = asyncio.ensure_future(self._serve(ours, launch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return launch
 
-    async def start(self) -> None:
-        """Open the socket (0600 inside the 0700 directory) and start accepting."""
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.setblocking(False)
-        sock.bind(str(self.path))
-        os.chmod(self.path, 0o600)
-        sock.listen(64)
-        self._sock = sock
-        self._accepting = asyncio.ensure_future(self._accept_loop())
+    def launched(self, launch: Launch, pid: int | None) -> None:
+        """The child runs (as `pid`, None if it could not start): only it may say hello on this pair."""
+        launch.expected_pid = pid
+        launch.close_child_end()
+
+    def other_holders(self, child: int) -> list[int]:
+        """Processes under the child, other than it, that hold the current launch's end (a leaked channel)."""
+        launch = self.launch
+        if launch is None:
+            return []
+        return [s.pid for s in proc.descendants({child}) if holds_socket(s.pid, launch.inode)]
 
     @property
     def is_connected(self) -> bool:
-        """Whether an authenticated bridge is attached."""
+        """Whether a bridge is attached."""
         return self._writer is not None and not self._writer.is_closing()
 
     async def send(self, msg: Out) -> bool:
@@ -134,24 +169,17 @@ class Channel:
             return False
 
     async def close(self) -> None:
-        """Stop listening, drop every peer and remove the socket (and the directory when it is ours)."""
-        if self._accepting is not None:
-            self._accepting.cancel()
-            with contextlib.suppress(BaseException):
-                await self._accepting
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.close()
-            self._sock = None
+        """Drop every connection (the child's ends close with it)."""
+        if self.launch is not None:
+            self.launch.close_child_end()
         if self._writer is not None:
             with contextlib.suppress(Exception):
                 self._writer.close()
         for t in list(self._tasks):
             t.cancel()
-        with contextlib.suppress(OSError):
-            self.path.unlink()
-        if self._own_dir:
-            shutil.rmtree(self.dir, ignore_errors=True)
+        for t in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await t
 
     # -- reporting, bounded ----------------------------------------------------------------
     def _report(self, key: str, level: str, text: str) -> None:
@@ -165,42 +193,8 @@ class Channel:
         self._last_notice[key] = now
         self.on_notice(level, text + (f" ({more} more like it since the last notice)" if more else ""))
 
-    # -- accepting -------------------------------------------------------------------------
-    async def _accept_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        backoff = 0.05
-        assert self._sock is not None
-        while True:
-            try:
-                conn, _ = await loop.sock_accept(self._sock)
-            except asyncio.CancelledError:
-                raise
-            except OSError as e:
-                # out of descriptors (or memory): wait, do not spin; say so once per burst
-                self.stats.accept_errors += 1
-                key = "accept-exhausted" if e.errno in _OUT_OF_RESOURCES else "accept-error"
-                self._report(key, "error", f"the bridge socket cannot accept connections: {e.strerror or e}")
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 1.0)
-                continue
-            backoff = 0.05
-            if self.stats.unauthenticated >= self.max_unauthenticated:
-                with contextlib.suppress(OSError):
-                    conn.close()
-                self.stats.rejected += 1
-                self._report(
-                    "flood",
-                    "warning",
-                    f"refused a connection to the bridge socket: {self.max_unauthenticated} peers "
-                    "are already waiting to say hello",
-                )
-                continue
-            self.stats.unauthenticated += 1
-            task = asyncio.ensure_future(self._serve(conn))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _serve(self, conn: socket.socket) -> None:
+    # -- serving ---------------------------------------------------------------------------
+    async def _serve(self, conn: socket.socket, launch: Launch) -> None:
         authed = False
         writer: asyncio.StreamWriter | None = None
         try:
@@ -212,11 +206,10 @@ class Channel:
                 return
             lines = Lines(reader, HELLO_MAX_LINE)
             raw = await self._first_line(lines)
-            hello = self._hello(raw) if raw is not None else None
+            hello = self._hello(raw, conn, launch) if raw is not None else None
             if hello is None:
                 return
             authed = True
-            self.stats.unauthenticated -= 1
             lines.max_line = self.max_line
             self.stats.connections += 1
             self._writer = writer
@@ -232,8 +225,6 @@ class Channel:
         except Exception as e:  # a broken peer must never take the channel down
             self.stats.note(f"connection failed: {e!r}")
         finally:
-            if not authed:
-                self.stats.unauthenticated -= 1
             if authed and self._writer is writer:
                 self._writer = None
                 self.connected.clear()
@@ -241,44 +232,55 @@ class Channel:
             if writer is not None:
                 with contextlib.suppress(Exception):
                     writer.close()
+            else:
+                with contextlib.suppress(OSError):
+                    conn.close()
 
     async def _first_line(self, lines: Lines) -> str | None:
         try:
             raw = await asyncio.wait_for(lines.__anext__(), self.hello_timeout)
         except TimeoutError:
-            self._refuse(f"a peer said nothing within {self.hello_timeout:g} s")
+            self._refuse(f"the bridge said nothing within {self.hello_timeout or 0:g} s")
             return None
         except StopAsyncIteration:
             return None
         if raw is None:
-            self._refuse(f"a peer sent more than {HELLO_MAX_LINE} bytes before its hello")
+            self._refuse(f"the bridge sent more than {HELLO_MAX_LINE} bytes before its hello")
             return None
         return raw
 
-    def _refuse(self, why: str) -> None:
+    def _refuse(self, why: str, level: str = "warning") -> None:
         self.stats.rejected += 1
-        self._report("rejected", "warning", f"rejected a bridge connection: {why}; dropped it")
+        self._report("rejected", level, f"rejected a bridge connection: {why}; dropped it")
 
-    def _hello(self, raw: str) -> tuple[Hello, dict[str, Any]] | None:
+    def _hello(self, raw: str, conn: socket.socket, launch: Launch) -> tuple[Hello, dict[str, Any]] | None:
         try:
             msg, obj = decode_line(raw)
         except BadMessage:
             msg, obj = None, {}
-        if not isinstance(msg, Hello) or not secrets.compare_digest(msg.token.encode(), self.token.encode()):
-            self._refuse("it did not present the launch token first")
+        if not isinstance(msg, Hello):
+            self._refuse("its first line was not a hello")
             return None
-        if self._hello_taken:
-            self.stats.second_hellos += 1
-            self.stats.rejected += 1
-            self._report(
-                "second-hello",
-                "error",
-                f"refused a second bridge (pid {msg.pid}) presenting the launch token: something in the "
-                "agent's environment got hold of it; the first bridge keeps the channel",
-            )
+        problem = self._peer_problem(msg, conn, launch)
+        if problem is not None:
+            self._refuse(problem, "error")
             return None
-        self._hello_taken = True
         return msg, obj
+
+    @staticmethod
+    def _peer_problem(msg: Hello, conn: socket.socket, launch: Launch) -> str | None:
+        """Defence in depth: why this hello cannot be the bridge of the dsh this launch started, or None."""
+        creator = peer_pid(conn)
+        if creator is not None and creator != os.getpid():
+            return f"the socket pair was made by pid {creator}, not by this monitor"
+        want = launch.expected_pid
+        if want is None:
+            return "it said hello before its child was started"
+        if msg.pid != want:
+            return f"the hello names pid {msg.pid}, not the dsh breaker-tui started (pid {want})"
+        if holds_socket(want, launch.inode) is False:
+            return f"pid {want} does not hold the channel's other end"
+        return None
 
     async def _one(self, line: str) -> None:
         self.stats.lines += 1
@@ -286,6 +288,10 @@ class Channel:
             msg, obj = decode_line(line)
         except BadMessage as e:
             await self._bad(e, line)
+            return
+        if isinstance(msg, Hello):
+            self.stats.second_hellos += 1
+            self._report("second-hello", "error", f"refused a second hello on the bridge channel (pid {msg.pid})")
             return
         await self._deliver(msg, obj)
 

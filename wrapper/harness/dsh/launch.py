@@ -1,16 +1,23 @@
-"""How a command line becomes a monitored launch: is it dsh, which profile, where the overlay goes."""
+"""How a command line becomes a monitored launch: is it dsh, which profile, the overlay and how dsh gets it.
+
+The overlay (the `--patch` that mounts the bridge and names its channel descriptor) is a sealed
+memfd the child inherits, passed as `--patch /proc/self/fd/N`: there is no file in a directory a
+tool could rewrite before dsh reads it, and the seals refuse every write, even through
+`/proc/<dsh>/fd/N`.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from wrapper.harness.dsh.provision import find_dsh
+from wrapper.harness.dsh.pinned import resolve_dsh
 from wrapper.paths import bridge_file
 from wrapper.settings import WrapperSettings
+from wrapper.toolchain import node
 
 LAUNCHER_VALUE_FLAGS = ("--profile", "--patch")
 LAUNCHER_BARE_FLAGS = ("--dump-config", "--dump-default-config")
@@ -27,10 +34,10 @@ class BridgeSettings:
     result_timeout_ms: int
     max_line_bytes: int
     max_tokens: int
-    handoff: Path | None = None
+    fd: int | None = None  # the channel's descriptor in the child
 
     @classmethod
-    def of(cls, w: WrapperSettings, runner: bool, max_tokens: int, handoff: Path | None) -> BridgeSettings:
+    def of(cls, w: WrapperSettings, runner: bool, max_tokens: int, fd: int | None) -> BridgeSettings:
         """The wrapper's settings, in the bridge's units (the config has already refused what it cannot honour)."""
         return cls(
             runner=runner,
@@ -39,17 +46,8 @@ class BridgeSettings:
             result_timeout_ms=max(10, round(w.result_timeout_s * 1000)),
             max_line_bytes=w.max_line_bytes,
             max_tokens=max_tokens,
-            handoff=handoff,
+            fd=fd,
         )
-
-
-def write_handoff(directory: Path, socket_path: Path, token: str) -> Path:
-    """The 0600 file that gives the bridge the socket and the token; the bridge deletes it on reading."""
-    path = directory / f"handoff-{secrets.token_hex(8)}.json"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"socket": str(socket_path), "token": token}, fh)
-    return path
 
 
 def is_dsh(argv: list[str]) -> bool:
@@ -114,7 +112,7 @@ def with_resume(argv: list[str], session_id: str) -> list[str]:
     return [*head, *out, "--resume", session_id]
 
 
-def write_overlay(directory: Path, settings: BridgeSettings) -> Path:
+def overlay_text(settings: BridgeSettings) -> str:
     """The `--patch` overlay that inserts the bridge row (JSON is valid YAML)."""
     row = {
         "insert": [
@@ -128,24 +126,47 @@ def write_overlay(directory: Path, settings: BridgeSettings) -> Path:
                     "resultTimeoutMs": settings.result_timeout_ms,
                     "maxLineBytes": settings.max_line_bytes,
                     "maxTokens": settings.max_tokens,
-                    "handoff": str(settings.handoff) if settings.handoff else None,
+                    "fd": settings.fd,
                 },
             }
         ]
     }
-    path = directory / "breaker-bridge.patch.yml"
-    path.write_text("# written by breaker-tui for one launch\n" + json.dumps([row], indent=2) + "\n")
-    os.chmod(path, 0o600)
-    return path
+    return "# written by breaker-tui for one launch\n" + json.dumps([row], indent=2) + "\n"
 
 
-def build_argv(argv: list[str], overlay: Path) -> list[str]:
-    """Resolve `dsh` to a working launcher and insert `--patch overlay` after the launcher flags."""
+_SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+
+
+def sealed_overlay(text: str) -> int:
+    """The overlay in a sealed memfd (no file to swap, no write accepted); the caller closes it after the launch."""
+    fd = os.memfd_create("breaker-bridge-overlay", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        data = text.encode()
+        if os.write(fd, data) != len(data):
+            raise OSError("short write to the overlay memfd")
+        os.lseek(fd, 0, os.SEEK_SET)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def overlay_arg(fd: int) -> str:
+    """How the child names its inherited overlay descriptor."""
+    return f"/proc/self/fd/{fd}"
+
+
+def build_argv(argv: list[str], overlay: str, env: dict[str, str] | None = None) -> list[str]:
+    """Resolve `dsh` (the pinned install, or the one opted in) and insert `--patch overlay` after its launcher flags."""
     exe = argv[0]
     if os.path.basename(exe) == "dsh" and os.sep not in exe:
-        found = find_dsh()
+        found = resolve_dsh(env)
         if found is None:
-            raise FileNotFoundError("dsh was not found. Run `breaker-tui setup-dsh` (or put a working dsh on PATH).")
-        exe = str(found)
+            raise FileNotFoundError("dsh was not found. Run `breaker-tui setup-dsh` (or set BREAKER_TUI_DSH).")
+        # the pinned entry runs on the bundled Node: no `env node` lookup on a PATH a tool may have changed
+        head = [str(node()), str(found.path)] if found.pinned else [str(found.path)]
+    else:
+        head = [exe]
     end = launcher_end(argv)
-    return [exe, *argv[1:end], "--patch", str(overlay), *argv[end:]]
+    return [*head, *argv[1:end], "--patch", overlay, *argv[end:]]

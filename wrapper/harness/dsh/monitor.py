@@ -8,8 +8,10 @@ from typing import Any, Literal
 from engine import events as ev
 from engine.breaker import StreamTrip
 from engine.tools.safeargs import MARKER
+from engine.verdicts import Verdict
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.normalize import parse_args, to_engine, unpack
+from wrapper.harness.dsh.vetting import Ledger
 from wrapper.items import (
     Answer,
     EngineItem,
@@ -20,7 +22,8 @@ from wrapper.items import (
     ToolDeltaItem,
     VerdictItem,
 )
-from wrapper.monitor import Monitor, shell_failed
+from wrapper.monitor import Info, Monitor, shell_failed
+from wrapper.settings import Settings
 
 
 @dataclass
@@ -34,10 +37,26 @@ class Reaction:
     approval: P.ApprovalRequest | None = None  # the person must answer: `question`, then `answer`
     ready: bool = False  # a runner reported it takes prompts
     connected: bool = False  # the bridge said hello
+    alarm: str | None = None  # a call ran that the monitor did not allow: the session fails closed
+
+
+ALARM_DENY = (
+    "breaker-tui stopped trusting this session ({why}), so no further tool call runs (fail closed). "
+    "Restart breaker-tui."
+)
 
 
 class BridgeMonitor(Monitor):
     """Feeds the engine from bridge messages and says what to answer and what to show."""
+
+    def __init__(self, settings: Settings, info: Info | None = None) -> None:
+        super().__init__(settings, info)
+        self.ledger = Ledger()  # every verdict given, by call id: the check that nothing ran without one
+
+    def _alarm(self, r: Reaction, why: str | None) -> None:
+        if why is not None:
+            r.alarm = why
+            r.items.append(StatusItem("error", f"ALARM: {why}. breaker-tui now denies every call (fail closed)."))
 
     # -- the one dispatcher -----------------------------------------------------------------------
     def handle(self, msg: P.Inbound) -> Reaction:
@@ -49,15 +68,20 @@ class BridgeMonitor(Monitor):
             r.items.append(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
         elif isinstance(msg, P.EventMsg):
             r.items, r.trips = self.event(msg.sessionId or "main", msg.event)
+            self._alarm(r, self._unvetted_result(msg.event))
+        elif isinstance(msg, P.Tripwire):
+            self.tripwire(msg, r)
         elif isinstance(msg, P.VerdictRequest):
             r.reply, item = self.verdict(msg)
             r.record = {"verdict": item.verdict.to_dict(), "callId": item.call_id, "sessionId": item.agent}
             r.items.append(item)
         elif isinstance(msg, P.ResultRequest):
+            why = self.ledger.ran(msg.callId or msg.id, msg.name, msg.text, msg.isError)
             r.reply, ritem = self.result(msg)
             reason = ritem.rewrite.reason if ritem.rewrite else None
             r.record = {"callId": ritem.call_id, "sessionId": ritem.agent, "reason": reason}
             r.items.append(ritem)
+            self._alarm(r, why)
         elif isinstance(msg, P.ApprovalRequest):
             r.approval = msg
         elif isinstance(msg, P.RequestStart):
@@ -68,6 +92,35 @@ class BridgeMonitor(Monitor):
             r.items = self.lifecycle(msg)
             r.ready = isinstance(msg, P.Ready)
         return r
+
+    def _unvetted_result(self, event: dict[str, Any]) -> str | None:
+        """A `tool/result` event for a call that ran (not an error) without any verdict."""
+        for e in unpack(event):
+            if e.get("type") != "tool/result":
+                continue
+            data = e.get("data")
+            m = data.get("message") if isinstance(data, dict) else None
+            if isinstance(m, dict) and m.get("isError") is not True and isinstance(m.get("callId"), str):
+                why = self.ledger.ran(m["callId"], str(m.get("name") or ""), None)
+                if why is not None:
+                    return why
+        return None
+
+    def tripwire(self, msg: P.Tripwire, r: Reaction) -> None:
+        """What the bridge's tripwires saw: an unvetted call is an alarm, a vetoed listener an error."""
+        if msg.kind == "unvetted":
+            why = (
+                f"{msg.name or 'a tool'} call {msg.callId} was answered by another dsh plugin before the bridge "
+                f"({msg.detail[:200]}); the bridge's guard refused it"
+            )
+            self.ledger.alarm = self.ledger.alarm or why
+            self._alarm(r, why)
+        elif msg.kind == "listener":
+            r.items.append(
+                StatusItem("error", f"ALARM: a dsh plugin loaded during the session hooked {msg.detail[:200]}")
+            )
+        # `patch-watch`: the bridge refused dsh's live watch on a user patch layer, as it does at
+        # every boot; recorded with the message, nothing to show
 
     # -- the feed --------------------------------------------------------------------------------
     def event(self, agent: str, event: dict[str, Any]) -> tuple[list[Item], list[StreamTrip]]:
@@ -144,6 +197,9 @@ class BridgeMonitor(Monitor):
         call_id = msg.callId or msg.id
         args = parse_args(msg.args)
         v = self.breaker.check_tool(agent, call_id, msg.name, args)
+        if self.ledger.alarm is not None:
+            v = Verdict("deny", ALARM_DENY.format(why=self.ledger.alarm[:200]), rule="alarm")
+        self.ledger.verdict(call_id, v.kind, v.message)
         if v.kind == "deny":
             self.denied.add(call_id)
         elif v.kind == "ask":
@@ -196,6 +252,8 @@ class BridgeMonitor(Monitor):
                 self.denied.add(call_id)
                 if asked is not None:
                     self.breaker.resolve_ask(q.agent, call_id, False)
+        if call_id:
+            self.ledger.answered(call_id, outcome == "allowed-once", deny_text)
         return P.ApprovalResponse(id=msg.id, outcome=outcome, deny=deny_text)
 
     def result(self, msg: P.ResultRequest) -> tuple[P.ResultResponse, ResultItem]:

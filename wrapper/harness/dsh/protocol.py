@@ -18,7 +18,7 @@ class Hello(_In):
     """First line of every connection: proves the bridge was launched by us."""
 
     t: Literal["hello"]
-    token: str
+    token: str = ""  # no longer used: the channel is inherited, not found
     pid: int | None = None
     version: str = ""
     runner: bool = False
@@ -156,6 +156,20 @@ class Closed(_In):
     reason: str = ""
 
 
+class Tripwire(_In):
+    """The bridge saw something that could switch the breaker off: `unvetted` (its guard denied a call
+    another listener answered), `listener` (a plugin registered on a tool hook after boot, vetoed),
+    `patch-watch` (dsh asked to watch a user patch layer; refused, so the layers stay as booted).
+    """
+
+    t: Literal["tripwire"]
+    kind: str = ""
+    callId: str | None = None
+    name: str = ""
+    sessionId: str | None = None
+    detail: str = ""
+
+
 Inbound = Annotated[
     Hello
     | EventMsg
@@ -171,7 +185,8 @@ Inbound = Annotated[
     | ApprovalRequest
     | ResultRequest
     | Bye
-    | Closed,
+    | Closed
+    | Tripwire,
     Field(discriminator="t"),
 ]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from wrapper.harness.dsh.pinned import install_dir, installed_dsh, resolve_dsh, verify, write_manifest
 from wrapper.paths import data_dir
 from wrapper.toolchain import Check, ProvisionError, Say, child_env, node, npm_cli, run_tool
 
@@ -18,11 +19,6 @@ PINNED = Path(__file__).resolve().parent / "package"
 def tools_dir() -> Path:
     """Where pnpm is installed."""
     return data_dir() / "tools"
-
-
-def install_dir() -> Path:
-    """Where the pinned dsh package set is installed."""
-    return data_dir() / "dsh"
 
 
 def pnpm() -> Path:
@@ -40,21 +36,10 @@ def version_of(dsh: Path, timeout: float = 30) -> str | None:
     return out if p.returncode == 0 and out else None
 
 
-def installed_dsh() -> Path:
-    """The dsh launcher `setup-dsh` installs."""
-    return install_dir() / "node_modules" / ".bin" / "dsh"
-
-
 def find_dsh() -> Path | None:
-    """`$BREAKER_TUI_DSH`, else a working `dsh` on PATH, else the one `setup-dsh` installed."""
-    env = os.environ.get("BREAKER_TUI_DSH")
-    if env:
-        return Path(env)
-    on_path = shutil.which("dsh")
-    if on_path and version_of(Path(on_path)):
-        return Path(on_path)
-    mine = installed_dsh()
-    return mine if mine.exists() else None
+    """The dsh a launch runs: `$BREAKER_TUI_DSH` (an opt-in), else the pinned install (never a PATH `dsh`)."""
+    choice = resolve_dsh()
+    return choice.path if choice is not None else None
 
 
 def setup_dsh(say: Say = print, force: bool = False) -> Path:
@@ -96,21 +81,44 @@ def setup_dsh(say: Say = print, force: bool = False) -> Path:
         shutil.copyfile(PINNED / "pnpm-lock.yaml", d / "pnpm-lock.yaml")
         shutil.copyfile(PINNED / "npmrc", d / ".npmrc")
         run_tool([str(pnpm()), "install", "--frozen-lockfile", "--reporter=append-only"], d, 900, "pnpm install")
+        (d / "breaker-manifest.json").unlink(missing_ok=True)
     else:
         say(f"[3/4] dsh {DSH_VERSION} already installed")
     got = version_of(installed_dsh())
     if got != DSH_VERSION:
         raise ProvisionError(f"the installed dsh does not run (`dsh --version` gave {got!r}); try `setup-dsh --force`")
-    say(f"[4/4] dsh {got} works: {installed_dsh()}")
+    if not (d / "breaker-manifest.json").exists():
+        write_manifest(d)  # what each launch and `doctor` check the install against
+    say(f"[4/4] dsh {got} works: {installed_dsh()} (manifest: {d / 'breaker-manifest.json'})")
     return installed_dsh()
 
 
 def dsh_checks() -> list[Check]:
     """`doctor`'s lines about dsh: pnpm, the dsh that runs, the profiles."""
     out = [Check("pnpm", pnpm().exists(), str(pnpm()), "run `breaker-tui setup-dsh`")]
-    dsh = find_dsh()
-    dv = version_of(dsh) if dsh else None
-    out.append(Check("dsh", bool(dv), f"{dv or 'not working'} ({dsh or 'not found'})", "run `breaker-tui setup-dsh`"))
+    choice = resolve_dsh()
+    if choice is None:
+        out.append(Check("dsh", False, f"not found (pinned install: {install_dir()})", "run `breaker-tui setup-dsh`"))
+    else:
+        dv = version_of(choice.path) if not choice.pinned else version_of(installed_dsh())
+        where = f"{choice.source}: {choice.path}"
+        out.append(Check("dsh", bool(dv), f"{dv or 'not working'} ({where})", "run `breaker-tui setup-dsh`"))
+        if choice.pinned:
+            bad = verify(full=True)
+            text = "matches the manifest setup-dsh wrote" if not bad else "; ".join(bad[:5])
+            out.append(Check("dsh install", not bad, text, "run `breaker-tui setup-dsh --force` to reinstall"))
+        else:
+            out.append(
+                Check(
+                    "dsh install",
+                    False,
+                    "not the pinned install (opted in by $BREAKER_TUI_DSH)",
+                    "unset BREAKER_TUI_DSH to run the pinned, verified dsh",
+                )
+            )
+        for n in choice.notes:
+            if "on PATH" in n:
+                out.append(Check("dsh on PATH", False, n, "remove it from PATH, or opt in with BREAKER_TUI_DSH"))
     home = Path(os.environ.get("DSH_HOME", Path.home() / ".dsh"))
     profiles = (
         sorted(p.name for p in (home / "profiles").glob("*") if p.is_dir()) if (home / "profiles").is_dir() else []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -12,25 +14,30 @@ from engine.breaker import StreamTrip
 from wrapper.harness.capabilities import DSH, PLAIN, Capabilities
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.approvals import Approvals
-from wrapper.harness.dsh.channel import Channel
+from wrapper.harness.dsh.channel import Channel, Launch
 from wrapper.harness.dsh.guards import Guards
 from wrapper.harness.dsh.launch import (
     BridgeSettings,
     build_argv,
     is_dsh,
+    overlay_arg,
+    overlay_text,
     profile_of,
+    sealed_overlay,
     wants_runner,
     with_resume,
-    write_handoff,
-    write_overlay,
 )
+from wrapper.harness.dsh.layers import PatchLayers
 from wrapper.harness.dsh.monitor import BridgeMonitor
+from wrapper.harness.dsh.pinned import resolve_dsh, verify
 from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.pty import SECRET_ENV, PtySession
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
+from wrapper.proc import cmdline as proc_cmd
 
 BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
+WATCH_EVERY_S = 1.0  # how often the patch layers and escaped processes are checked while the child runs
 
 
 class Session(PtySession):
@@ -50,6 +57,8 @@ class Session(PtySession):
         runner = self._runner
         self.info.runner = runner if runner is not None else (self.info.dsh and wants_runner(self.argv, dsh_home))
         self.channel: Channel | None = None
+        self._launch_fds: tuple[Launch, int] | None = None  # this launch's pair end and overlay memfd
+        self.layers = PatchLayers(dsh_home, profile_of(self.argv) or "default")
         self.approvals = Approvals(self)
         self.guards = Guards(self)
 
@@ -64,31 +73,105 @@ class Session(PtySession):
     # -- lifecycle ---------------------------------------------------------------------------
     async def _started(self) -> None:
         self._spawn(self.guards.stall_loop())
+        self._spawn(self._watch_loop())
 
     async def _prepare_launch(self, argv: list[str]) -> list[str]:
         if not self.info.dsh:
             return list(argv)
-        assert self.rundir is not None
         if self.channel is None:
             self.channel = Channel(
                 self._on_message,
                 self._on_notice,
                 self.settings.wrapper.max_line_bytes,
-                directory=self.rundir.path,
                 on_bad=self.guards.on_bad,
             )
-            await self.channel.start()
-        token = self.channel.new_launch()
-        handoff = write_handoff(self.rundir.path, self.channel.path, token)
+        self._say_which_dsh()
+        launch = self.channel.new_launch()
         bridge = BridgeSettings.of(
-            self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, handoff
+            self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, launch.fd
         )
+        memfd = sealed_overlay(overlay_text(bridge))
+        self._launch_fds = (launch, memfd)
+        self._pass_fds = (launch.fd, memfd)
+        self.layers.snapshot()
         self.info.bridge = "waiting"
-        return build_argv(argv, write_overlay(self.rundir.path, bridge))
+        return build_argv(argv, overlay_arg(memfd), self.base_env)
+
+    def _say_which_dsh(self) -> None:
+        """Name a dsh that is not the pinned install, a PATH `dsh` that is not used, and a changed install."""
+        if os.path.basename(self.argv[0]) != "dsh" or os.sep in self.argv[0]:
+            self._emit(StatusItem("warning", f"running {self.argv[0]} as dsh: not the pinned install"))
+            return
+        choice = resolve_dsh(self.base_env)
+        if choice is None:
+            return
+        for note in choice.notes:
+            self._emit(StatusItem("warning", note))
+        if choice.pinned:
+            bad = [p for p in verify() if not p.startswith("no manifest")]
+            if bad:
+                self._emit(
+                    StatusItem(
+                        "error",
+                        f"the pinned dsh install differs from what setup-dsh installed: "
+                        f"{'; '.join(bad[:4])} (`breaker-tui doctor` checks every file)",
+                    )
+                )
+
+    def _launched(self, pid: int | None) -> None:
+        """The child holds its own copies now: close ours (the pair end, the overlay)."""
+        if self._launch_fds is None or self.channel is None:
+            return
+        launch, memfd = self._launch_fds
+        self._launch_fds = None
+        self._pass_fds = ()
+        self.channel.launched(launch, pid)
+        with contextlib.suppress(OSError):
+            os.close(memfd)
 
     async def _after_launch(self, gen: int) -> None:
         if self.info.dsh:
             self._spawn(self._watch_bridge(gen))
+
+    async def _watch_loop(self) -> None:
+        """While the session runs: a changed patch layer is reported, a process that left dsh's tree too."""
+        while True:
+            await asyncio.sleep(WATCH_EVERY_S)
+            self._check_watch()
+
+    def _check_watch(self) -> None:
+        if self.info.dsh:
+            for change in self.layers.changes():
+                self._record("note", {"what": "patch-layer-changed", "file": str(change.path), "how": change.how})
+                self._emit(
+                    StatusItem(
+                        "error",
+                        f"ALARM: dsh's patch layer {change.path} was {change.how} during the session. breaker-tui "
+                        "refused dsh's live reload, so it is not applied now; check it before the next start "
+                        "(a plugin it inserts would load then).",
+                    )
+                )
+        child = self.child
+        if self.info.dsh and self.channel is not None and child is not None and child.running and child.pid:
+            for pid in self.channel.other_holders(child.pid):
+                self._emit(
+                    StatusItem(
+                        "error",
+                        f"ALARM: pid {pid} ({proc_cmd(pid)}), started under dsh, holds the bridge channel; "
+                        "ended it (fail closed)",
+                    )
+                )
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        if self.contain is not None and child is not None and child.running:
+            for s in self.contain.scan(child.pid):
+                self._emit(
+                    StatusItem(
+                        "warning",
+                        f"a tool's process left dsh's process tree: pid {s.pid} ({proc_cmd(s.pid)}); "
+                        "it ends with the session",
+                    )
+                )
 
     async def _watch_bridge(self, gen: int) -> None:
         assert self.channel is not None
@@ -154,10 +237,7 @@ class Session(PtySession):
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
         """One bridge message: the monitor decides (`Monitor.handle`), the session carries it out."""
         if isinstance(msg, P.Hello):
-            self._record("in", {k: v for k, v in raw.items() if k != "token"})
-            if self.rundir is not None:  # the bridge deleted its hand-off; make sure of it
-                for f in self.rundir.path.glob("handoff-*.json"):
-                    f.unlink(missing_ok=True)
+            self._record("in", raw)
         else:
             self._record("in", raw)
             self.guards.activity(msg)
@@ -174,6 +254,11 @@ class Session(PtySession):
             self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
         if r.reply is not None:
             await self._send(r.reply, r.record)
+        if r.alarm is not None:
+            self._record("note", {"what": "alarm", "text": r.alarm})
+            if self.child is not None and self.child.running:  # a call ran unvetted: stop (fail closed)
+                self._closing = True
+                self._spawn(self.kill())
         for item in r.items:
             self._emit(item)
         for trip in r.trips:

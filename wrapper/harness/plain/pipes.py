@@ -32,8 +32,11 @@ class PipeChild(Child):
         cwd: str,
         on_stream: Streamed,
         on_exit: Callable[[ExitInfo], None],
+        preexec: Callable[[], None] | None = None,
     ) -> None:
-        super().__init__(argv, env, cwd, on_output=lambda text: on_stream(text, "stdout"), on_exit=on_exit)
+        super().__init__(
+            argv, env, cwd, on_output=lambda text: on_stream(text, "stdout"), on_exit=on_exit, preexec=preexec
+        )
         self.on_stream = on_stream
         self._popen: subprocess.Popen[bytes] | None = None
 
@@ -57,6 +60,7 @@ class PipeChild(Child):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=self.preexec,  # the containment (a cgroup) holds it from its first instruction
         )
         self.proc = self._popen  # the base class signals `proc.pid`'s group
         _LIVE.add(self)

@@ -35,6 +35,7 @@ class PlainSession(PtySession):
             self.cwd,
             on_stream=lambda text, stream: self._threadsafe(self._on_stream, text, stream),
             on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
+            preexec=self.contain.preexec if self.contain is not None else None,
         )
 
     def _on_child_output(self, text: str) -> None:

@@ -1,14 +1,24 @@
 // breaker-bridge: the dsh plugin breaker-tui mounts with `--patch`.
 //
-// It relays dsh's live events to the breaker-tui wrapper over a unix socket (JSON lines),
+// It relays dsh's live events to the breaker-tui wrapper over an inherited socketpair end
+// (JSON lines; the descriptor number is in the launch overlay, nothing to find or swap),
 // asks the wrapper for a verdict before every tool call, forwards approval requests, lets
 // the wrapper rewrite finished results, and obeys commands: abort the current model stream
 // (then retry with thinking off when told), cancel the turn, take a prompt, quit.
 // It decides nothing itself, depends on nothing, and never throws into dsh: every hook is
 // wrapped, and every question to the wrapper has a timeout that fails closed.
+//
+// No verdict, no run: another plugin can register on `tools/pre-execute` in front of the bridge
+// and answer `allow` without asking (dsh re-applies user patch layers live). So the bridge's last
+// word is `ctx.tools.guard()`, which runs after the whole waterfall and the approval, whoever
+// answered them, and can only deny: it denies every call the monitor did not allow through the
+// bridge's own listeners. Beside it, tripwires report to the monitor: a listener registered on
+// the tool hooks once dsh has booted is vetoed (`internal/listener`), and the HMR service's
+// watches on the user patch layers are refused, so a patch written during the session is never
+// applied. In-process checks are tripwires, not a boundary: the monitor also checks that every
+// result it sees belongs to a call it allowed.
 
 import net from 'node:net';
-import { readFileSync, unlinkSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -83,43 +93,33 @@ function settingsOf(config) {
     answerApprovals: config.answerApprovals !== false,
     runner: config.runner === true,
     omit: Array.isArray(config.omit) ? config.omit : ['request/header'],
-    handoff: typeof config.handoff === 'string' ? config.handoff : null,
+    fd: Number.isInteger(config.fd) && config.fd > 2 ? config.fd : null,
   };
   return { cfg, problems };
 }
 
-// The socket path and the launch token arrive in a 0600 file that is deleted as soon as it is
-// read, so no tool the agent runs later can find them (they are never in the environment, which
-// every tool inherits and /proc keeps readable for the process's whole life).
-function takeHandoff(file) {
-  if (!file) return { socketPath: null, token: '', problem: null };
-  let text = null;
-  let problem = null;
+// The channel is a socketpair end dsh inherited from breaker-tui; Node marks it close-on-exec at
+// start-up, so no tool dsh runs inherits it, and it has no name a same-user process could open.
+function openChannel(fd) {
+  if (fd === null) return { sock: null, problem: null };
   try {
-    text = readFileSync(file, 'utf8');
+    return { sock: new net.Socket({ fd, readable: true, writable: true }), problem: null };
   } catch (e) {
-    problem = `cannot read the hand-off file (${e?.code ?? e?.message})`;
+    return { sock: null, problem: `cannot open the inherited channel (fd ${fd}: ${e?.code ?? e?.message})` };
   }
-  try {
-    unlinkSync(file);
-  } catch {}
-  if (text === null) return { socketPath: null, token: '', problem };
-  try {
-    const h = JSON.parse(text);
-    if (typeof h.socket === 'string' && typeof h.token === 'string') return { socketPath: h.socket, token: h.token, problem: null };
-  } catch {}
-  return { socketPath: null, token: '', problem: 'the hand-off file is damaged' };
 }
+
+// Tool hooks a foreign plugin could use to answer before the bridge, or to skip a call's body.
+const GUARDED_HOOKS = new Set(['tools/pre-execute', 'tools/execute', 'approval/request']);
 
 export function apply(ctx, config = {}) {
   const { cfg, problems } = settingsOf(config ?? {});
-  const handoff = takeHandoff(cfg.handoff);
-  if (handoff.problem) problems.push(handoff.problem);
+  const channel = openChannel(cfg.fd);
+  if (channel.problem) problems.push(channel.problem);
   // set when this bridge cannot be trusted to ask the monitor: every tool call is then denied
-  const broken = problems.length ? `breaker-tui's bridge is misconfigured (${problems.join('; ')})` : null;
+  let broken = problems.length ? `breaker-tui's bridge is misconfigured (${problems.join('; ')})` : null;
   if (broken) log(broken);
-  const socketPath = handoff.socketPath;
-  const token = handoff.token;
+  const attached = cfg.fd !== null; // launched by breaker-tui: every call must be vetted
   const omit = new Set(cfg.omit);
   const pending = new Map(); // id -> {resolve, timer, fallback}
   const agents = new Map(); // sessionId -> agent
@@ -128,6 +128,9 @@ export function apply(ctx, config = {}) {
   const thinkingOff = new Map(); // sessionId -> turn forced to thinking off
   const retryArmed = new Map(); // sessionId -> boolean (set by the wrapper's abort command)
   const guardDeny = new Map(); // callId -> text (a denial decided while answering an approval)
+  const vetted = new WeakSet(); // exec objects the monitor allowed through the bridge's pre-execute
+  const approvedCalls = new Set(); // callIds the monitor approved through the bridge's approval listener
+  let booted = false; // set once dsh's loader has settled: later tool-hook registrations are foreign
   let sock = null;
   let alive = false;
   let seq = 0;
@@ -231,19 +234,16 @@ export function apply(ctx, config = {}) {
   }
 
   function connect() {
-    if (!socketPath) {
-      log('no hand-off from breaker-tui; running detached (every tool call passes through untouched)');
+    if (!attached) {
+      log('not launched by breaker-tui; running detached (every tool call passes through untouched)');
       return;
     }
-    try {
-      sock = net.createConnection(socketPath);
-    } catch (e) {
-      log('cannot connect', e?.message);
-      return;
-    }
+    sock = channel.sock;
+    if (sock === null) return;
     alive = true;
     sock.setEncoding('utf8');
-    send({ t: 'hello', token, pid: process.pid, version: VERSION, runner: !!cfg.runner, cwd: process.cwd() });
+    send({ t: 'hello', pid: process.pid, version: VERSION, runner: !!cfg.runner, cwd: process.cwd(),
+      dsh: process.argv[1] ?? null });
     if (broken) send({ t: 'runner_error', message: `${broken}; every tool call is denied` });
     if (!cfg.runner) sock.unref();
     sock.on('data', (chunk) => {
@@ -329,6 +329,72 @@ export function apply(ctx, config = {}) {
       if (typeof d === 'function') disposers.push(d);
     } catch (e) {
       log(`cannot listen to ${event}:`, e?.message);
+    }
+  }
+
+  function hookNames(event) {
+    try {
+      const hooks = ctx.root?.events?._hooks?.[event] ?? ctx.events?._hooks?.[event] ?? [];
+      return hooks.map((h) => String(h?.ctx?.fiber?.name ?? '?'));
+    } catch {
+      return [];
+    }
+  }
+
+  // dsh watches `$DSH_HOME/cordis.patch.yml` and the profile's patch file and re-applies them live
+  // (even with the `hmr` row disabled it makes a watch-only HMR for them). A layer written by a
+  // tool during the session could then insert a plugin; refusing the watch keeps the session on
+  // the layers it booted with. registerConfig must return a disposer: a throw would fail boot.
+  function lockHmr(service) {
+    try {
+      if (!service || service.__breakerLocked) return;
+      service.__breakerLocked = true;
+      service.registerConfig = async (filename) => {
+        send({ t: 'tripwire', kind: 'patch-watch', detail: String(filename) });
+        return async () => {};
+      };
+    } catch (e) {
+      log('cannot lock the patch layers', e?.message);
+    }
+  }
+
+  function lockPatchLayers() {
+    if (!attached) return;
+    try {
+      lockHmr(ctx.get('hmr'));
+    } catch {}
+    try {
+      const d = ctx.on('internal/service', (name, value) => {
+        if (name === 'hmr') lockHmr(value ?? ctx.get('hmr'));
+      }, { global: true });
+      if (typeof d === 'function') disposers.push(d);
+    } catch (e) {
+      log('cannot watch services', e?.message);
+    }
+  }
+
+  // Once dsh has booted, a plugin that registers on a tool hook was loaded during the session
+  // (a hot patch): its registration is vetoed (a truthy return) and reported.
+  function watchListeners() {
+    if (!attached) return;
+    const mine = ctx.fiber;
+    try {
+      const d = ctx.on('internal/listener', function (event, _listener, options) {
+        try {
+          if (!GUARDED_HOOKS.has(event)) return undefined;
+          const fiber = this?.fiber;
+          if (fiber === mine) return undefined;
+          if (!booted) return undefined; // dsh's own plugins, from the pinned install, at boot
+          send({ t: 'tripwire', kind: 'listener', detail: `${event} by ${String(fiber?.name ?? '?')}` +
+            `${options?.prepend ? ' (prepend)' : ''}: vetoed` });
+          return true;
+        } catch {
+          return undefined;
+        }
+      });
+      if (typeof d === 'function') disposers.push(d);
+    } catch (e) {
+      log('cannot watch listener registrations', e?.message);
     }
   }
 
@@ -460,7 +526,7 @@ export function apply(ctx, config = {}) {
       const deadDeny = FAIL_CLOSED(cfg.verdictTimeoutMs);
       if (broken) return { kind: 'deny', reason: `${broken}, so this call was not run (fail closed).` };
       if (!alive) {
-        if (!socketPath) return next();
+        if (!attached) return next();
         return { kind: 'deny', reason: 'breaker-tui: the monitor is not connected, so this call was not run (fail closed).' };
       }
       const v = await ask('verdict_request', {
@@ -469,12 +535,18 @@ export function apply(ctx, config = {}) {
       }, cfg.verdictTimeoutMs, deadDeny);
       if (v.kind === 'deny') return { kind: 'deny', reason: String(v.message ?? 'denied by breaker-tui') };
       if (v.kind === 'ask') return { kind: 'ask', reason: String(v.message ?? 'breaker-tui asks before this call') };
+      const inner = await next();
+      // allowed by the monitor: the call may run unless something inside asks (the approval
+      // listener below vets that) or denies
+      if (inner?.kind === 'allow' || !cfg.answerApprovals) vetted.add(exec);
+      return inner;
     } catch (e) {
       log('pre-execute failed', e?.message);
+      return { kind: 'deny', reason: 'breaker-tui: the bridge failed while asking for a verdict, so this call was not run (fail closed).' };
     }
-    return next();
   });
 
+  // The last word: runs after every pre-execute listener and the approval, and can only deny.
   try {
     const d = ctx.tools?.guard?.((exec) => {
       try {
@@ -483,13 +555,26 @@ export function apply(ctx, config = {}) {
           guardDeny.delete(exec.callId);
           return text;
         }
-      } catch {}
-      return undefined;
+        if (!attached || broken) return undefined; // detached: nothing to vet; broken: pre-execute denies
+        if (vetted.has(exec)) return undefined;
+        if (exec?.callId != null && approvedCalls.delete(exec.callId)) return undefined;
+        const name = String(exec?.name ?? exec?.toolName ?? '');
+        const chain = hookNames('tools/pre-execute');
+        send({ t: 'tripwire', kind: 'unvetted', callId: exec?.callId ?? null, name, sessionId: sidOf(exec?.agent),
+          detail: `pre-execute chain: ${chain.join(', ') || '?'}` });
+        return `breaker-tui: ${name || 'this call'} was answered by another plugin before breaker-tui could judge it, ` +
+          'so it was not run (fail closed).';
+      } catch {
+        return 'breaker-tui: the guard failed, so this call was not run (fail closed).';
+      }
     });
     if (typeof d === 'function') disposers.push(d);
   } catch (e) {
     log('cannot register the guard', e?.message);
+    // without its last word the bridge cannot vouch for any call: deny them all
+    if (attached) broken = `breaker-tui's bridge could not register its guard (${e?.message ?? e})`;
   }
+  if (attached && typeof ctx.tools?.guard !== 'function') broken = "breaker-tui's bridge found no tools.guard() in this dsh";
 
   if (cfg.answerApprovals) {
     on('approval/request', async (req, next) => {
@@ -500,6 +585,7 @@ export function apply(ctx, config = {}) {
           reason: req?.reason ?? null,
         }, cfg.approvalTimeoutMs, { outcome: 'rejected', timeout: true });
         if (typeof r.deny === 'string' && req?.callId) guardDeny.set(req.callId, r.deny);
+        else if (r.outcome === 'allowed-once' && req?.callId != null) approvedCalls.add(req.callId);
         if (['allowed-once', 'rejected', 'cancelled', 'unavailable'].includes(r.outcome)) return r.outcome;
         return 'rejected';
       } catch {
@@ -534,6 +620,14 @@ export function apply(ctx, config = {}) {
 
   connect();
   if (cfg.runner) startRunner();
+  lockPatchLayers();
+  watchListeners();
+  (async () => {
+    try {
+      await ctx.get('loader')?.await?.();
+    } catch {}
+    booted = true;
+  })();
 
   return () => {
     for (const d of disposers.splice(0)) {

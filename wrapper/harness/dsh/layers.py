@@ -1,0 +1,66 @@
+"""dsh's live patch layers, watched for changes during a session.
+
+dsh re-reads two user patch layers while it runs, `$DSH_HOME/cordis.patch.yml` and the profile's
+`cordis.patch.yml`, and a tool that can write one can insert a plugin into the running dsh (report
+C2). The bridge refuses dsh's watch on them, so a change is not applied in this session; this
+reports it anyway, because the next start would load it. A digest (sha256) is taken at each launch
+and compared about once a second: cheap (`stat` first, hashing only on a change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+Sig = tuple[int, int, int] | None  # (inode, size, mtime_ns), None when absent
+
+
+@dataclass(frozen=True)
+class Change:
+    """One layer that differs from the launch's snapshot."""
+
+    path: Path
+    how: str  # "created", "changed", "removed"
+
+
+def _sig(p: Path) -> Sig:
+    try:
+        st = p.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _digest(p: Path) -> str | None:
+    try:
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+class PatchLayers:
+    """The live layers of one profile; `snapshot()` at launch, `changes()` to poll."""
+
+    def __init__(self, dsh_home: Path, profile: str) -> None:
+        self.paths = (dsh_home / "cordis.patch.yml", dsh_home / "profiles" / profile / "cordis.patch.yml")
+        self._base: dict[Path, tuple[Sig, str | None]] = {}
+
+    def snapshot(self) -> None:
+        """What the launch boots with."""
+        self._base = {p: (_sig(p), _digest(p)) for p in self.paths}
+
+    def changes(self) -> list[Change]:
+        """Layers that differ from the snapshot; each change is reported once (the snapshot moves on)."""
+        out: list[Change] = []
+        for p, (sig, digest) in list(self._base.items()):
+            now = _sig(p)
+            if now == sig:
+                continue
+            d = _digest(p) if now is not None else None
+            self._base[p] = (now, d)
+            if d == digest:
+                continue  # touched, same content
+            how = "created" if digest is None else "removed" if d is None else "changed"
+            out.append(Change(p, how))
+        return out
