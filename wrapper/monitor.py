@@ -17,7 +17,7 @@ from wrapper.items import Answer, Question
 from wrapper.settings import Settings
 
 if TYPE_CHECKING:
-    from wrapper.child import ExitInfo
+    from wrapper.process.child import ExitInfo
 
 _EXIT_CODE = re.compile(r"\[exit code: (-?\d+)\]\s*\Z")
 

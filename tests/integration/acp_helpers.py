@@ -21,7 +21,7 @@ from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.registry import open_session
 from wrapper.items import Answer, EngineItem, Item, Question, StatusItem, TripItem, VerdictItem
 from wrapper.mock.world import World
-from wrapper.recorder import Recorder
+from wrapper.records.recorder import Recorder
 from wrapper.settings import Settings
 
 AGENTS = ("opencode", "claude")

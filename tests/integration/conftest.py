@@ -16,7 +16,7 @@ from wrapper.harness.dsh.session import Session
 from wrapper.harness.dsh.world import make_world
 from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
 from wrapper.mock.world import World
-from wrapper.recorder import Recorder
+from wrapper.records.recorder import Recorder
 from wrapper.settings import Settings, WrapperSettings
 
 DSH_ARGV = ["dsh", "--profile", "dev"]

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_until
-from wrapper import proc
 from wrapper.mock import scenarios
 from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn, tool_loop
+from wrapper.process import proc
 
 pytestmark = pytest.mark.integration
 MITM = Path(__file__).with_name("probes") / "handoff_mitm.py"

@@ -25,7 +25,7 @@ from wrapper.harness.dsh.session import Session
 from wrapper.items import ApprovalClosed, ApprovalItem, StatusItem
 from wrapper.mock import scenarios
 from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn
-from wrapper.recorder import Recorder
+from wrapper.records.recorder import Recorder
 from wrapper.records.sources import load
 
 from .conftest import settings

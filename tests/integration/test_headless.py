@@ -117,7 +117,7 @@ def test_scan_prints_hostile_fingerprints_inert(tmp_path: Path, as_json: bool) -
     import json
 
     from tests.tui import scripts
-    from wrapper.recorder import FORMAT
+    from wrapper.records.recorder import FORMAT
 
     cmd = "cat '\x1b]0;TITLE\x07\x1b[2J[/]\x9b31m'"
     msgs = [scripts.ready(), *scripts.turn(1, "x")]

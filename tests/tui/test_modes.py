@@ -222,8 +222,8 @@ async def test_ctrl_t_folds_and_unfolds_reasoning_already_shown() -> None:
 
 
 async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_internal_error() -> None:
-    from wrapper.child import ExitInfo
     from wrapper.items import StatusItem
+    from wrapper.process.child import ExitInfo
 
     app, src = _make()
     async with app.run_test(size=(100, 30)) as pilot:

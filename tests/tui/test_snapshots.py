@@ -14,7 +14,7 @@ from tests.tui.conftest import make
 from tui.app import create_app
 from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
-from wrapper.recorder import FORMAT
+from wrapper.records.recorder import FORMAT
 from wrapper.records.sources import load
 from wrapper.settings import Settings
 

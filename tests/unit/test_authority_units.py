@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from wrapper import proc
-from wrapper.contain import Containment
 from wrapper.harness.dsh.layers import PatchLayers
 from wrapper.harness.dsh.pinned import resolve_dsh, verify, write_manifest
 from wrapper.harness.dsh.vetting import Ledger
-from wrapper.rundir import OWNER_FILE, RunDir, clean_stale
+from wrapper.process import proc
+from wrapper.process.contain import Containment
+from wrapper.process.rundir import OWNER_FILE, RunDir, clean_stale
 
 # -- no verdict, no run ------------------------------------------------------------------------
 

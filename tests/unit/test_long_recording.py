@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from wrapper import recorder
 from wrapper.bench.recording import measure, write_recording
 from wrapper.harness.registry import replayer_for
-from wrapper.recorder import Recorder
+from wrapper.records import recorder
+from wrapper.records.recorder import Recorder
 from wrapper.records.replay import Player
 from wrapper.records.sources import load
 from wrapper.settings import Settings

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from engine import events as ev
-from wrapper.child import strip_ansi
 from wrapper.harness.dsh.normalize import parse_args, text_of, to_engine, unpack
+from wrapper.process.child import strip_ansi
 
 
 def chunk(kind: str, **fields: Any) -> dict[str, Any]:

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from wrapper import integrity
 from wrapper.harness.registry import replayer_for
-from wrapper.recorder import Recorder
-from wrapper.records import scan
+from wrapper.records import integrity, scan
+from wrapper.records.recorder import Recorder
 from wrapper.records.sources import load
 
 SID = "s1"

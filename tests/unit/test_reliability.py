@@ -13,11 +13,11 @@ import zstandard
 
 from engine.errors import ConfigError
 from wrapper.harness.dsh.launch import BridgeSettings, overlay_text
-from wrapper.recorder import Recorder, prune
+from wrapper.process.rundir import OWNER_FILE, RunDir, clean_stale
 from wrapper.records import sources
+from wrapper.records.recorder import Recorder, prune
 from wrapper.records.sources import SourceError
 from wrapper.records.sources import load as load_source
-from wrapper.rundir import OWNER_FILE, RunDir, clean_stale
 from wrapper.settings import WrapperSettings, load
 from wrapper.watch import DenialStreak, StallWatch
 

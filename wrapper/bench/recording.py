@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.bench.core import finish
-from wrapper.recorder import Recorder
+from wrapper.records.recorder import Recorder
 
 SID = "session-load-1"
 STEP_DELTAS = 400

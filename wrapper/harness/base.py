@@ -12,11 +12,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.breaker import Breaker
-from wrapper.child import ExitInfo
 from wrapper.harness.capabilities import Capabilities
 from wrapper.items import Answer, Item, Question, StatusItem
 from wrapper.monitor import Info, Monitor
-from wrapper.recorder import Recorder
+from wrapper.process.child import ExitInfo
+from wrapper.records.recorder import Recorder
 
 # who answers the questions a session asks: the TUI's modal, a headless policy, a test
 Approver = Callable[[Question], Awaitable[Answer]]

@@ -1,7 +1,7 @@
 """`PtySession`: a command under a pseudo-terminal, watched by the monitor: what the dsh and plain harnesses share.
 
-The child runs under a pty (`wrapper.child`), in a private run directory with its own TMPDIR, recorded; its
-output is shown and its exit reported exactly. Every process it starts is contained (`wrapper.contain`: a
+The child runs under a pty (`wrapper.process.child`), in a private run directory with its own TMPDIR, recorded; its
+output is shown and its exit reported exactly. Every process it starts is contained (`wrapper.process.contain`: a
 cgroup leaf where one can be made, a subreaper always) and ended when the child exits, is killed or
 restarted, and when the session closes; processes an earlier, dead session left are reported at start.
 
@@ -22,14 +22,14 @@ from typing import Any
 
 from engine import events as ev
 from engine.breaker import StreamTrip
-from wrapper.child import Child, ExitInfo
-from wrapper.contain import MARKER_ENV, Containment, earlier_leftovers
 from wrapper.harness.base import Approver, SessionControls, deny_all
 from wrapper.harness.capabilities import PLAIN, Capabilities
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, TripItem
 from wrapper.monitor import Info, Monitor
-from wrapper.recorder import Recorder, prune
-from wrapper.rundir import RunDir, clean_stale
+from wrapper.process.child import Child, ExitInfo
+from wrapper.process.contain import MARKER_ENV, Containment, earlier_leftovers
+from wrapper.process.rundir import RunDir, clean_stale
+from wrapper.records.recorder import Recorder, prune
 from wrapper.settings import Settings
 from wrapper.toolchain import child_env
 

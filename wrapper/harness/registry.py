@@ -21,7 +21,7 @@ from wrapper.harness.dsh.provision import dsh_checks, find_dsh
 from wrapper.harness.dsh.replay import Replayer
 from wrapper.harness.dsh.session import Session
 from wrapper.harness.plain.session import PlainSession
-from wrapper.recorder import Recorder
+from wrapper.records.recorder import Recorder
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
 from wrapper.toolchain import Check, child_env, node

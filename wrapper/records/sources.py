@@ -22,8 +22,8 @@ from typing import IO, Any, Literal
 
 import zstandard
 
-from wrapper.integrity import SEED, unseal
-from wrapper.recorder import FORMAT
+from wrapper.records.integrity import SEED, unseal
+from wrapper.records.recorder import FORMAT
 from wrapper.records.verify import Integrity, judge
 
 Kind = Literal["recording", "dsh"]

@@ -1,6 +1,6 @@
 """Whether a recording is the one breaker-tui wrote: its hash chain, read against the digest index.
 
-`sources` walks the chain while it reads (`wrapper.integrity` says how a record is sealed); this module turns
+`sources` walks the chain while it reads (`wrapper.records.integrity` says how a record is sealed); this module turns
 what the walk found, and what the recorder filed in the index, into one verdict `scan` and `replay` report:
 
 * verified: the chain is whole, the file ends with its end marker, and it ends on the final digest the
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from wrapper import integrity
+from wrapper.records import integrity
 
 Status = Literal["verified", "unverified", "incomplete", "edited", "forged"]
 LIES: frozenset[str] = frozenset({"edited", "forged"})

@@ -14,7 +14,6 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from wrapper.child import ExitInfo
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
@@ -23,7 +22,8 @@ from wrapper.harness.acp.stream import ItemStream
 from wrapper.harness.base import Approver, answered_by
 from wrapper.items import Question, StatusItem
 from wrapper.monitor import Info
-from wrapper.recorder import Recorder
+from wrapper.process.child import ExitInfo
+from wrapper.records.recorder import Recorder
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 from wrapper.toolchain import child_env

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from engine import events as ev
-from wrapper.child import ExitInfo
 from wrapper.harness.base import SessionControls
 from wrapper.items import EngineItem, Item, OutputItem, TripItem, VerdictItem
-from wrapper.recorder import Recorder
+from wrapper.process.child import ExitInfo
+from wrapper.records.recorder import Recorder
 
 
 class ItemStream(SessionControls):

@@ -4,7 +4,7 @@ The agent's tools run as the same user as the monitor, so nothing they can reach
 channel. A socket path and a token in a hand-off file could be reached: a process a tool planted
 (`setsid`, outliving its session) swapped the next launch's path and relayed the traffic, turning
 every deny into an allow (report C1). So there is no path and no token any more: each launch gets a
-fresh `socketpair()`, the child inherits one end as a file descriptor (`wrapper.child.Child`,
+fresh `socketpair()`, the child inherits one end as a file descriptor (`wrapper.process.child.Child`,
 `pass_fds`), the monitor closes its copy of that end at once, and Node marks inherited descriptors
 close-on-exec, so no tool dsh runs holds it. A connection nobody else can open needs no
 authentication; the hello is still checked as defence in depth: it must come from the pid the
@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wrapper import proc
 from wrapper.harness.dsh.lines import Lines
 from wrapper.harness.dsh.protocol import BadMessage, Hello, Inbound, Out, decode_line
+from wrapper.process import proc
 
 MAX_LINE = 8 << 20  # bytes; a longer line is dropped and counted
 HELLO_MAX_LINE = 16384  # the first line (the hello) may be no longer than this (a cwd fits)

@@ -34,7 +34,7 @@ from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.pty import SECRET_ENV, PtySession
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
-from wrapper.proc import cmdline as proc_cmd
+from wrapper.process.proc import cmdline as proc_cmd
 
 BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
 WATCH_EVERY_S = 1.0  # how often the patch layers and escaped processes are checked while the child runs

@@ -16,7 +16,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 
-from wrapper.child import _LIVE, Child, ExitInfo
+from wrapper.process.child import _LIVE, Child, ExitInfo
 
 CHUNK = 65536
 Streamed = Callable[[str, str], None]  # (text, "stdout" | "stderr")

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine import events as ev
-from wrapper.child import Child, strip_ansi
 from wrapper.harness.plain.pipes import PipeChild
 from wrapper.harness.pty import PtySession
 from wrapper.items import OutputItem
+from wrapper.process.child import Child, strip_ansi
 
 CHILD_AGENT = "child"
 

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wrapper import proc
+from wrapper.process import proc
 
 PR_SET_CHILD_SUBREAPER = 36
 LEAF_PREFIX = "breaker-tui-"

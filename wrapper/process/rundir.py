@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from wrapper import proc
+from wrapper.process import proc
 
 PREFIX = "breaker-tui-"
 OWNER_FILE = "owner.pid"

@@ -5,7 +5,7 @@ A recording must never claim more than happened: the first write that fails is r
 so a file cut short (full disk, killed monitor) is recognisably incomplete to every reader.
 
 It must not lie silently either, since the agent can reach the file: every record carries the
-running digest of the chain (`wrapper.integrity`), the index in the state directory holds the final
+running digest of the chain (`wrapper.records.integrity`), the index in the state directory holds the final
 one, and at close the recorder checks the file at its path is still the one it wrote (same inode,
 linked, the size it wrote); when it is not, the exit line says so instead of naming the file as the
 session's record. What the child prints is capped (per record and in all) so a flood of output
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wrapper import integrity
 from wrapper.paths import recordings_dir
+from wrapper.records import integrity
 
 FORMAT = "breaker-tui-recording"
 VERSION = 3  # 2: the file ends with an `end` record when it is complete; 3: every record carries the chain
