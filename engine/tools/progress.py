@@ -52,7 +52,7 @@ _VOLATILE = re.compile(
     r"|\b\d+m\d+(?:\.\d+)?s\b"
     r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # hex ids, hashes
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # uuids
-    r"|\b(?:pid|PID|process)[ =:]*\d+"  # pids
+    r"|\b(?:pid|PID|pgid|PGID|process)[ =:]*\d+"  # pids, process groups (Qwen Code: "Process Group PGID: 7025")
     r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # ports
     r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+"  # temp paths
 )

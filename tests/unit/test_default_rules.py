@@ -50,6 +50,14 @@ def test_fold_keeps_test_ids_and_drops_volatile_parts() -> None:
     assert fold("FAILED test_case_1") != fold("FAILED test_case_2")
 
 
+def test_fold_drops_the_process_group_id_qwen_code_appends_to_every_shell_result() -> None:
+    # Qwen Code (and older Gemini CLI) end each run_shell_command result with the command's process
+    # group; unfolded, every identical `cat` looked like a new answer and a loop of them was forgiven.
+    tail = "Output: The release is on Friday.\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: "
+    assert fold(tail + "7025") == fold(tail + "7038")
+    assert fold("pgid=12 ok") == fold("pgid=99 ok")
+
+
 def test_search_with_no_match_is_not_a_failure() -> None:
     for cmd in ("grep -rn E1001 src", "rg E1001", "git grep E1001", "ag E1001"):
         assert not failed("bash", bash(cmd), "[exit code: 1]", True, None)
