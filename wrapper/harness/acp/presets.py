@@ -10,10 +10,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wrapper.harness.acp.agent_homes import qwen_home
 from wrapper.paths import data_dir
+
+MockSetup = Callable[[str, Path, str], dict[str, str]]  # (base URL, private home, model) -> env to add
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class Preset:
     cannot: str  # what the monitor cannot do with it, and why
     aliases: tuple[str, ...] = field(default_factory=tuple)
     ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
+    # Agents added after the first four say here what the first four's branches in `mock_env` say in code:
+    mock_setup: MockSetup | None = None  # points the agent at a model endpoint (agent_homes.py)
+    installer: str = "npm"  # "npm": node_modules with the bundled Node; "pypi": a venv (pypi_install.py)
+    python_min: tuple[int, int] = (3, 11)  # a PyPI agent's lowest Python (`requires-python`)
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
@@ -94,6 +102,21 @@ PRESETS: dict[str, Preset] = {
             None,
             "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
             "its permission requests carry only a title (the command text), so fingerprints use that text",
+        ),
+        Preset(
+            "qwen",
+            "@qwen-code/qwen-code",
+            "0.24.4",
+            152,
+            "node_modules/.bin/qwen",
+            ("--acp",),
+            False,
+            "default",
+            "`session/set_mode default` after `session/new` (it starts in `auto`, where a model classifier "
+            "approves calls unasked): shell commands and edits ask, reads never",
+            "read_file, grep and glob never ask: a loop of them is stopped by cancelling the turn, after the repeat ran",
+            ("qwen-code",),
+            mock_setup=qwen_home,
         ),
     )
 }
@@ -220,4 +243,6 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
         }
         (gdir / "settings.json").write_text(json.dumps(settings))
         env.update({"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"})
+    if p.mock_setup is not None:
+        env.update(p.mock_setup(base_url, home, model))
     return env
