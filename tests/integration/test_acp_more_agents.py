@@ -1,4 +1,4 @@
-"""Smoke tests for the agents added after the first four (Qwen Code, ...): the real agent, the mock model.
+"""Smoke tests for the agents added after the first four (Qwen Code, Kilo Code): the real agent, the mock model.
 
 Each: launch, prompt, streamed reasoning, one tool call asked about and run, the 5th cosmetic repeat refused
 before it ran (each of these agents asks before a shell command once its preset is applied), cancel, and no
@@ -15,7 +15,7 @@ from engine import events as ev
 from tests.integration.acp_helpers import acp_run, group_gone
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
-MORE = ("qwen",)
+MORE = ("qwen", "kilo")
 
 
 @pytest.mark.parametrize("agent", MORE)

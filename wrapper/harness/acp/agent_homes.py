@@ -29,3 +29,48 @@ def qwen_home(base_url: str, home: Path, model: str) -> dict[str, str]:
     }
     (qdir / "settings.json").write_text(json.dumps(settings))
     return {"OPENAI_BASE_URL": f"{base_url}/v1", "OPENAI_API_KEY": "mock-key", "OPENAI_MODEL": model}
+
+
+def _kilo_config(env: dict[str, str]) -> dict[str, object]:
+    """The inline config in `KILO_CONFIG_CONTENT` (a broken or non-object one counts as empty)."""
+    try:
+        cfg = json.loads(env.get("KILO_CONFIG_CONTENT") or "{}")
+    except ValueError:
+        cfg = {}
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def kilo_ask(env: dict[str, str]) -> dict[str, str]:
+    """Kilo Code (an opencode fork): bash, edit and webfetch ask, as the opencode preset does.
+
+    A `permission` the person set in `KILO_CONFIG_CONTENT` is kept; their own kilo.json still applies
+    underneath, since the inline config only adds to it.
+    """
+    out = dict(env)
+    cfg = _kilo_config(out)
+    cfg.setdefault("permission", {"bash": "ask", "edit": "ask", "webfetch": "ask"})
+    out["KILO_CONFIG_CONTENT"] = json.dumps(cfg)
+    for k in ("KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE"):
+        out.setdefault(k, "1")
+    return out
+
+
+def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Kilo Code: the mock as an `@ai-sdk/openai-compatible` provider (bundled), no model list fetch."""
+    cfg = {
+        "provider": {
+            "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": {"baseURL": f"{base_url}/v1", "apiKey": "mock-key"},
+                "models": {model: {"name": model, "reasoning": True, "tool_call": True}},
+            }
+        },
+        "model": f"mock/{model}",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    env = {"KILO_CONFIG_CONTENT": json.dumps(cfg)}
+    for k in ("KILO_DISABLE_MODELS_FETCH", "KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE", "KILO_DISABLE_LSP_DOWNLOAD"):
+        env[k] = "1"
+    return env

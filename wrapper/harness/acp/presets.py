@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wrapper.harness.acp.agent_homes import qwen_home
+from wrapper.harness.acp.agent_homes import kilo_ask, kilo_home, qwen_home
 from wrapper.paths import data_dir
 
 MockSetup = Callable[[str, Path, str], dict[str, str]]  # (base URL, private home, model) -> env to add
+AskSetup = Callable[[dict[str, str]], dict[str, str]]  # the agent's env -> the env that makes it ask
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Preset:
     ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
     # Agents added after the first four say here what the first four's branches in `mock_env` say in code:
     mock_setup: MockSetup | None = None  # points the agent at a model endpoint (agent_homes.py)
+    ask_setup: AskSetup | None = None  # what `ask_env` adds to make it ask (agent_homes.py)
     installer: str = "npm"  # "npm": node_modules with the bundled Node; "pypi": a venv (pypi_install.py)
     python_min: tuple[int, int] = (3, 11)  # a PyPI agent's lowest Python (`requires-python`)
 
@@ -118,6 +120,21 @@ PRESETS: dict[str, Preset] = {
             ("qwen-code",),
             mock_setup=qwen_home,
         ),
+        Preset(
+            "kilo",
+            "@kilocode/cli",
+            "7.7.7",
+            292,
+            "node_modules/.bin/kilo",
+            ("acp",),
+            False,
+            None,
+            '`permission` in KILO_CONFIG_CONTENT: bash, edit and webfetch "ask" (as for opencode); reads run unasked',
+            "reads run unasked (stopped by cancelling the turn); its model list names its cloud gateway's models",
+            ("kilocode",),
+            mock_setup=kilo_home,
+            ask_setup=kilo_ask,
+        ),
     )
 }
 
@@ -171,6 +188,8 @@ def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
     elif p.name == "claude":
         for k in ("DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY"):
             out.setdefault(k, "1")
+    if p.ask_setup is not None:
+        out = p.ask_setup(out)
     return out
 
 
