@@ -71,6 +71,11 @@ def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
         "share": "disabled",
     }
     env = {"KILO_CONFIG_CONTENT": json.dumps(cfg)}
-    for k in ("KILO_DISABLE_MODELS_FETCH", "KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE", "KILO_DISABLE_LSP_DOWNLOAD"):
+    for k in (
+        "KILO_DISABLE_MODELS_FETCH",
+        "KILO_DISABLE_AUTOUPDATE",
+        "KILO_DISABLE_SHARE",
+        "KILO_DISABLE_LSP_DOWNLOAD",
+    ):
         env[k] = "1"
     return env

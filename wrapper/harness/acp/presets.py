@@ -116,7 +116,7 @@ PRESETS: dict[str, Preset] = {
             "default",
             "`session/set_mode default` after `session/new` (it starts in `auto`, where a model classifier "
             "approves calls unasked): shell commands and edits ask, reads never",
-            "read_file, grep and glob never ask: a loop of them is stopped by cancelling the turn, after the repeat ran",
+            "read_file, grep and glob never ask: a loop of them is stopped by cancelling the turn, after it ran",
             ("qwen-code",),
             mock_setup=qwen_home,
         ),
