@@ -116,7 +116,8 @@ PRESETS: dict[str, Preset] = {
             "default",
             "`session/set_mode default` after `session/new` (it starts in `auto`, where a model classifier "
             "approves calls unasked): shell commands and edits ask, reads never",
-            "read_file, grep and glob never ask: a loop of them is stopped by cancelling the turn, after it ran",
+            "read_file, grep and glob never ask (a loop of them is stopped by cancelling the turn, after it ran); "
+            "after a refusal it ends the turn, so the model does not read the denial in that turn",
             ("qwen-code",),
             mock_setup=qwen_home,
         ),
@@ -130,7 +131,7 @@ PRESETS: dict[str, Preset] = {
             False,
             None,
             '`permission` in KILO_CONFIG_CONTENT: bash, edit and webfetch "ask" (as for opencode); reads run unasked',
-            "reads run unasked (stopped by cancelling the turn); its model list names its cloud gateway's models",
+            "reads run unasked (stopped by cancelling the turn); after a refusal it ends the turn, as opencode does",
             ("kilocode",),
             mock_setup=kilo_home,
             ask_setup=kilo_ask,
