@@ -40,8 +40,6 @@ class Preset:
     # Agents added after the first four say here what the first four's branches in `mock_env` say in code:
     mock_setup: MockSetup | None = None  # points the agent at a model endpoint (agent_homes.py)
     ask_setup: AskSetup | None = None  # what `ask_env` adds to make it ask (agent_homes.py)
-    installer: str = "npm"  # "npm": node_modules with the bundled Node; "pypi": a venv (pypi_install.py)
-    python_min: tuple[int, int] = (3, 11)  # a PyPI agent's lowest Python (`requires-python`)
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
