@@ -52,6 +52,8 @@ agents: setup
 	$(BIN)/breaker-tui setup-agent claude
 	$(BIN)/breaker-tui setup-agent codex
 	$(BIN)/breaker-tui setup-agent gemini
+	$(BIN)/breaker-tui setup-agent qwen
+	$(BIN)/breaker-tui setup-agent kilo
 
 # Format, lint, import contracts, types and the unit tests, in parallel.
 check: $(STAMP)

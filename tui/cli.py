@@ -22,7 +22,7 @@ breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of 
 breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
-breaker-tui agents                             the ACP agents breaker-tui knows (claude, opencode, codex, gemini)
+breaker-tui agents                             the known ACP agents (claude, opencode, codex, gemini, qwen, kilo)
 breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables

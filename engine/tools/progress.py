@@ -52,7 +52,7 @@ _VOLATILE = re.compile(
     r"|\b\d+m\d+(?:\.\d+)?s\b"
     r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # hex ids, hashes
     r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # uuids
-    r"|\b(?:pid|PID|process)[ =:]*\d+"  # pids
+    r"|\b(?:pid|PID|pgid|PGID|process)[ =:]*\d+"  # pids, process groups (Qwen Code: "Process Group PGID: 7025")
     r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # ports
     r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+"  # temp paths
 )
@@ -74,9 +74,15 @@ def result_key(text: str, tool: str = "", args: Any = None) -> int:
 
     With the call given, the words of its arguments that carry a digit (`echo_words`) are folded too:
     a result that differs only where it repeats its request (`curl -w 'code-3'` printing `code-3`)
-    is not a new answer.
+    is not a new answer. A shell result that restates its whole command (Qwen Code's `Command: ...`
+    header) is compared without it, so cosmetic variants of one command give the same key.
     """
-    folded = fold(strip_exit(text))
+    text = strip_exit(text)
+    if tool in SHELL_TOOLS and args is not None:
+        cmd = _command(args)[:2000]
+        if len(cmd) >= 4 and cmd in text:
+            text = text.replace(cmd, "#")
+    folded = fold(text)
     if args is not None and _DIGIT.search(folded):
         for word in echo_words(tool, args):
             if word in folded:

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.breaker import Breaker, Verdict
 from engine.config import BreakerConfig
-from engine.tools.progress import failed, fold, mutates
+from engine.tools.progress import failed, fold, mutates, result_key
 
 SEED = BreakerConfig.from_mapping({"engine": {"mode": "seed"}})
 
@@ -48,6 +48,24 @@ def test_fold_keeps_test_ids_and_drops_volatile_parts() -> None:
     b = fold("FAILED test_case_1 in 3.50s at 13:10:09 pid 977 /tmp/tmpzz99 localhost:3001 cafebabe9876")
     assert a == b
     assert fold("FAILED test_case_1") != fold("FAILED test_case_2")
+
+
+def test_fold_drops_the_process_group_id_qwen_code_appends_to_every_shell_result() -> None:
+    # Qwen Code (and older Gemini CLI) end each run_shell_command result with the command's process
+    # group; unfolded, every identical `cat` looked like a new answer and a loop of them was forgiven.
+    tail = "Output: The release is on Friday.\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: "
+    assert fold(tail + "7025") == fold(tail + "7038")
+    assert fold("pgid=12 ok") == fold("pgid=99 ok")
+
+
+def test_a_result_that_restates_its_command_is_compared_without_it() -> None:
+    # Qwen Code's shell result begins `Command: <the command>`: cosmetic variants of one command
+    # (`cat  notes.txt`) gave different texts for the same answer, so the loop counted as progress.
+    def shell(cmd: str, out: str) -> int:
+        return result_key(f"Command: {cmd}\nOutput: {out}\nExit Code: 0", "bash", bash(cmd))
+
+    assert shell("cat notes.txt", "Friday") == shell("cat  notes.txt", "Friday")
+    assert shell("cat notes.txt", "Friday") != shell("cat  notes.txt", "Monday")
 
 
 def test_search_with_no_match_is_not_a_failure() -> None:

@@ -10,10 +10,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wrapper.harness.acp.agent_homes import kilo_ask, kilo_home, qwen_home
 from wrapper.paths import data_dir
+
+MockSetup = Callable[[str, Path, str], dict[str, str]]  # (base URL, private home, model) -> env to add
+AskSetup = Callable[[dict[str, str]], dict[str, str]]  # the agent's env -> the env that makes it ask
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,9 @@ class Preset:
     cannot: str  # what the monitor cannot do with it, and why
     aliases: tuple[str, ...] = field(default_factory=tuple)
     ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
+    # Agents added after the first four say here what the first four's branches in `mock_env` say in code:
+    mock_setup: MockSetup | None = None  # points the agent at a model endpoint (agent_homes.py)
+    ask_setup: AskSetup | None = None  # what `ask_env` adds to make it ask (agent_homes.py)
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
@@ -95,6 +103,37 @@ PRESETS: dict[str, Preset] = {
             "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
             "its permission requests carry only a title (the command text), so fingerprints use that text",
         ),
+        Preset(
+            "qwen",
+            "@qwen-code/qwen-code",
+            "0.24.4",
+            152,
+            "node_modules/.bin/qwen",
+            ("--acp",),
+            False,
+            "default",
+            "`session/set_mode default` after `session/new` (it starts in `auto`, where a model classifier "
+            "approves calls unasked): shell commands and edits ask, reads never",
+            "read_file, grep and glob never ask (a loop of them is stopped by cancelling the turn, after it ran); "
+            "after a refusal it ends the turn, so the model does not read the denial in that turn",
+            ("qwen-code",),
+            mock_setup=qwen_home,
+        ),
+        Preset(
+            "kilo",
+            "@kilocode/cli",
+            "7.7.7",
+            292,
+            "node_modules/.bin/kilo",
+            ("acp",),
+            False,
+            None,
+            '`permission` in KILO_CONFIG_CONTENT: bash, edit and webfetch "ask" (as for opencode); reads run unasked',
+            "reads run unasked (stopped by cancelling the turn); after a refusal it ends the turn, as opencode does",
+            ("kilocode",),
+            mock_setup=kilo_home,
+            ask_setup=kilo_ask,
+        ),
     )
 }
 
@@ -148,6 +187,8 @@ def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
     elif p.name == "claude":
         for k in ("DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY"):
             out.setdefault(k, "1")
+    if p.ask_setup is not None:
+        out = p.ask_setup(out)
     return out
 
 
@@ -220,4 +261,6 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
         }
         (gdir / "settings.json").write_text(json.dumps(settings))
         env.update({"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"})
+    if p.mock_setup is not None:
+        env.update(p.mock_setup(base_url, home, model))
     return env
