@@ -177,9 +177,10 @@ def _run(opts: list[str], command: list[str]) -> int:
         if is_acp(command, a.acp):
             print("breaker-tui: an ACP agent takes its task from --prompt TEXT with --no-tui", file=sys.stderr)
             return EXIT_USAGE
+    from wrapper.harness.registry import watched_files
     from wrapper.startup import banner
 
-    for line in banner(settings, a.config or config_file(), command):
+    for line in banner(settings, a.config or config_file(), watched_files(command)):
         print(f"breaker-tui: {line}", file=sys.stderr)
     if a.no_tui:
         from wrapper.headless import read_prompts, run

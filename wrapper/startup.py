@@ -29,24 +29,14 @@ def _digest(p: Path) -> str:
         return "absent"
 
 
-def watched(config: Path | None, argv: list[str], env: dict[str, str] | None = None) -> dict[str, Path]:
-    """The files whose change since the last session is news: config, profile, dsh entry."""
-    from wrapper.harness.dsh.launch import is_dsh, profile_of
-    from wrapper.harness.dsh.pinned import resolve_dsh
-
-    e = dict(os.environ) if env is None else env
+def watched(config: Path | None, harness_files: dict[str, Path]) -> dict[str, Path]:
+    """The files whose change since the last session is news: the config, and the harness's own
+    (for dsh: the profile, its patch layers, the dsh that runs; from `harness.registry.watched_files`).
+    """
     out: dict[str, Path] = {}
     if config is not None:
         out["config"] = config
-    if is_dsh(argv):
-        home = Path(e.get("DSH_HOME", Path.home() / ".dsh"))
-        prof = home / "profiles" / (profile_of(argv) or "default")
-        out["dsh profile package.json"] = prof / "package.json"
-        out["dsh profile patch layer"] = prof / "cordis.patch.yml"
-        out["dsh home patch layer"] = home / "cordis.patch.yml"
-        choice = resolve_dsh(e)
-        if choice is not None:
-            out["dsh"] = choice.path
+    out.update(harness_files)
     return out
 
 
@@ -74,9 +64,9 @@ def changes(files: dict[str, Path], store: Path | None = None) -> list[str]:
     return out
 
 
-def banner(settings: Settings, config: Path | None, argv: list[str]) -> list[str]:
+def banner(settings: Settings, config: Path | None, harness_files: dict[str, Path]) -> list[str]:
     """The start-up lines: the weakening keys, then the changes since the last session."""
     lines = [f"the config weakens the breaker: {w}" for w in weakened(settings)]
     with contextlib.suppress(Exception):  # never a failed start over a report
-        lines += changes(watched(config, argv))
+        lines += changes(watched(config, harness_files))
     return lines

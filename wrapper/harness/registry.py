@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 from wrapper.harness.acp.cli import cannot_run as acp_cannot_run
 from wrapper.harness.acp.install import agent_checks
@@ -17,6 +18,7 @@ from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import Approver, HarnessSession
 from wrapper.harness.dsh.launch import is_dsh
+from wrapper.harness.dsh.layers import watched_files as dsh_watched_files
 from wrapper.harness.dsh.provision import dsh_checks, find_dsh
 from wrapper.harness.dsh.replay import Replayer
 from wrapper.harness.dsh.session import Session
@@ -86,3 +88,8 @@ def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
         return "" if os.access(exe, os.X_OK) else f"{exe}: no such executable file"
     path = child_env(env).get("PATH", "")
     return "" if shutil.which(exe, path=path) else f"{exe}: command not found on PATH"
+
+
+def watched_files(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Path]:
+    """The harness's files whose change since the last session `startup.banner` reports (dsh's; none else)."""
+    return dsh_watched_files(argv, env) if is_dsh(argv) else {}

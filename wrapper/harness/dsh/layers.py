@@ -10,6 +10,7 @@ and compared about once a second: cheap (`stat` first, hashing only on a change)
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,3 +65,22 @@ class PatchLayers:
             how = "created" if digest is None else "removed" if d is None else "changed"
             out.append(Change(p, how))
         return out
+
+
+def watched_files(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Path]:
+    """The dsh files whose change since the last session is news: the profile, its patch layers, the dsh."""
+    from wrapper.harness.dsh.launch import profile_of
+    from wrapper.harness.dsh.pinned import resolve_dsh
+
+    e = dict(os.environ) if env is None else env
+    home = Path(e.get("DSH_HOME", Path.home() / ".dsh"))
+    prof = home / "profiles" / (profile_of(argv) or "default")
+    out = {
+        "dsh profile package.json": prof / "package.json",
+        "dsh profile patch layer": prof / "cordis.patch.yml",
+        "dsh home patch layer": home / "cordis.patch.yml",
+    }
+    choice = resolve_dsh(e)
+    if choice is not None:
+        out["dsh"] = choice.path
+    return out
