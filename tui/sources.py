@@ -16,7 +16,7 @@ from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.registry import open_session
-from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem
+from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Info, Monitor
 from wrapper.settings import Settings
 
@@ -226,6 +226,7 @@ class ScriptedSource(Source):
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.drained = asyncio.Event()  # set once the initial messages are processed
         self._tasks: set[asyncio.Task[None]] = set()
+        self._refused: dict[str, str] = {}  # call id -> the denial dsh would report as its result
 
     @property
     def monitor(self) -> BridgeMonitor:
@@ -253,8 +254,13 @@ class ScriptedSource(Source):
         if raw.get("t") == "approval_closed":  # what the session emits when the bridge gives up
             emit(ApprovalClosed(str(raw.get("id", "")), str(raw.get("reason", ""))))
             return
+        if raw.get("t") == "result_request" and str(raw.get("callId", "")) in self._refused:
+            # as dsh does: a call the breaker refused never ran, and its result is the refusal
+            raw = {**raw, "isError": True, "text": f"Error: {self._refused[str(raw['callId'])]}"}
         r = m.handle(P.parse_inbound(raw))
         for item in r.items:
+            if isinstance(item, VerdictItem) and item.verdict.kind == "deny":
+                self._refused[item.call_id] = item.verdict.message
             emit(item)
         for trip in r.trips:
             emit(TripItem(trip, describe_command(m.trip_command(trip))))
@@ -271,7 +277,7 @@ class ScriptedSource(Source):
         self._monitor.answer(msg, q, answer)
         if answer == "cancel-turn":
             await self.cancel()
-        emit(ApprovalItem(q, answer, "operator"))
+        emit(ApprovalItem(q, answer, "person"))
 
     async def prompt(self, text: str) -> bool:
         self.actions.append(f"prompt:{text}")

@@ -42,7 +42,9 @@ def answer(text: str, sid: str = SID) -> dict[str, Any]:
     )
 
 
-def call(n: int, name: str, args: dict[str, Any], result: str = "ok", sid: str = SID) -> list[dict[str, Any]]:
+def call(
+    n: int, name: str, args: dict[str, Any], result: str = "ok", sid: str = SID, is_error: bool = False
+) -> list[dict[str, Any]]:
     cid = f"call_{n}"
     return [
         event("tool/call", {"turn": 1, "step": 1, "callId": cid, "name": name, "arguments": json.dumps(args)}, sid),
@@ -54,7 +56,7 @@ def call(n: int, name: str, args: dict[str, Any], result: str = "ok", sid: str =
             "callId": cid,
             "name": name,
             "args": args,
-            "isError": False,
+            "isError": is_error,
             "text": result,
         },
     ]
@@ -85,7 +87,9 @@ def tool_loop() -> list[dict[str, Any]]:
     msgs = [ready(), *turn(1, "Read notes.txt")]
     for i in range(6):
         msgs.append(reasoning(f"I should read notes.txt again (attempt {i + 1}).\n"))
-        msgs += call(i, "bash", {"command": "cat notes.txt", "description": f"read {i}"}, "The release is Friday.")
+        # what dsh reports for a call the breaker refused: the refusal, as an error (it never ran)
+        result, refused = ("The release is Friday.", False) if i < 4 else ("Error: REPEAT_TOOL_BLOCKED", True)
+        msgs += call(i, "bash", {"command": "cat notes.txt", "description": f"read {i}"}, result, is_error=refused)
     msgs += [answer("I was stopped from re-reading notes.txt."), end()]
     return msgs
 
