@@ -31,7 +31,8 @@ def obj(d: Any, key: str) -> dict[str, Any]:
 class CallState:
     """Everything known about one tool call so far."""
 
-    call_id: str
+    call_id: str  # the engine's id for this occurrence (the agent's id, `#N` when it was reused)
+    acp_id: str = ""  # the agent's own toolCallId
     title: str = ""
     kind: str = ""
     name: str = ""  # the agent's own tool name, when it says
@@ -43,6 +44,9 @@ class CallState:
     ran_unasked: bool = False
     settled: bool = False  # its result went to the engine
     output: str = ""
+
+    def __post_init__(self) -> None:
+        self.acp_id = self.acp_id or self.call_id
 
     def merge(self, u: dict[str, Any]) -> None:
         """Fold one `tool_call` / `tool_call_update` / permission `toolCall` into the record."""

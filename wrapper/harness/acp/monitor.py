@@ -8,6 +8,7 @@ calls that never ask are checked when they finish, and a trip cancels the turn.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from engine import events as ev
@@ -45,7 +46,9 @@ class AcpMonitor(Permissions):
         self.breaker = self.monitor.breaker
         self.info = self.monitor.info
         self.agent_name = agent_name
-        self.calls: dict[str, CallState] = {}
+        self.calls: dict[str, CallState] = {}  # the agent's id -> its current occurrence (pruned when settled)
+        self.seen: OrderedDict[str, int] = OrderedDict()  # occurrences per id (bounded): a reused id is a new call
+        self.done: OrderedDict[str, None] = OrderedDict()  # ids whose current occurrence finished (bounded)
         self.step = 0
         self.after_tool = False
         self.tool_trips = 0  # trips by unasked calls in this (user) turn
@@ -109,9 +112,11 @@ class AcpMonitor(Permissions):
                 )
         self.last_stop = stop
         self.cancelling = False
-        for c in self.calls.values():  # calls the agent never finished (cancelled): settle them
+        for c in list(self.calls.values()):  # calls the agent never finished (cancelled): settle them
             if c.verdict is not None and not c.settled:
                 items.extend(self._settle(c, failed=True))
+        for cid in [k for k, c in self.calls.items() if c.verdict is None and not c.asked]:
+            del self.calls[cid]  # announced and never judged: nothing more will come of it
         if self.pending_followup:
             return items
         return items + self.end_turn()
@@ -154,12 +159,12 @@ class AcpMonitor(Permissions):
             if trip is not None:
                 self._trip(trip, r)
         elif kind in ("tool_call", "tool_call_update"):
-            cid = str(u.get("toolCallId") or "")
-            if not cid:
+            cid = u.get("toolCallId")
+            if not isinstance(cid, str) or not cid:
                 return r
-            call = self.calls.get(cid)
+            call = self._call_for(cid, announced=kind == "tool_call")
             if call is None:
-                call = self.calls[cid] = CallState(cid)
+                return r  # a late update of a call already finished
             call.merge(u)
             self.after_tool = True
             if call.status in ("completed", "failed") and not call.settled:
@@ -219,6 +224,7 @@ class AcpMonitor(Permissions):
 
     def _settle(self, call: CallState, failed: bool) -> list[Item]:
         call.settled = True
+        self._finished(call)
         name, args = call.engine_call()
         if call.verdict is None:
             return []

@@ -6,20 +6,26 @@ when an unasked call finishes) and the answers to `session/request_permission`.
 
 from __future__ import annotations
 
+import itertools
+from collections import OrderedDict
 from typing import Any
 
 from engine import events as ev
 from engine.breaker import Breaker, Verdict
 from wrapper.harness.acp.calls import CallState, obj, option_for, option_names
-from wrapper.harness.acp.reaction import ALLOW_KINDS, REJECT_KINDS, Reaction, selected
+from wrapper.harness.acp.reaction import REJECT_KINDS, Reaction, selected
 from wrapper.items import Answer, ApprovalItem, EngineItem, Item, Question, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 
+ID_MEMORY = 4096  # call ids remembered for telling a reused id from a late update
+
 
 class Permissions:
     """The tool-call checks and the permission answers of `AcpMonitor`."""
+
+    _perm_seq = itertools.count(1)
 
     settings: Settings
     monitor: Monitor
@@ -27,6 +33,39 @@ class Permissions:
     info: Info
     agent_name: str
     calls: dict[str, CallState]
+    seen: OrderedDict[str, int]
+    done: OrderedDict[str, None]
+
+    def _call_for(self, cid: str, announced: bool = False, asked: bool = False) -> CallState | None:
+        """The call an id names now: a new occurrence when the id was used by a call already asked or finished.
+
+        Ids are the agent's (often the model server's): some hand out `call_0` every time, and an id may
+        come back after a restart. A `tool_call` for an id whose call finished, or a second permission
+        request for it, is a new call, judged again; a mere update of a finished call is stale (None).
+        (Codex announces a call after asking about it: that is the same call.) The engine sees each
+        occurrence under its own id (`call_0#2`, ...).
+        """
+        call = self.calls.get(cid)
+        if call is not None and not (asked and call.asked):
+            return call
+        if call is None and cid in self.done and not (announced or asked):
+            return None
+        n = self.seen.pop(cid, 0) + 1
+        self.seen[cid] = n
+        if len(self.seen) > ID_MEMORY:
+            self.seen.popitem(last=False)
+        self.done.pop(cid, None)
+        call = self.calls[cid] = CallState(cid if n == 1 else f"{cid}#{n}", acp_id=cid)
+        return call
+
+    def _finished(self, call: CallState) -> None:
+        """A settled call leaves the live table (per-call state stays bounded over a long session)."""
+        if self.calls.get(call.acp_id) is call:
+            del self.calls[call.acp_id]
+            self.done[call.acp_id] = None
+            if len(self.done) > ID_MEMORY:
+                self.done.popitem(last=False)
+        self.monitor.tool_names.pop(call.call_id, None)
 
     @property
     def agent(self) -> str:
@@ -51,16 +90,15 @@ class Permissions:
     def permission(self, params: dict[str, Any]) -> Reaction:
         """`session/request_permission`: refuse a denied call, ask the person about the rest."""
         tc = obj(params, "toolCall")
-        cid = str(tc.get("toolCallId") or "")
-        call = self.calls.get(cid) if cid else None
-        if call is None:
-            call = CallState(cid or f"perm-{len(self.calls)}")
-            self.calls[call.call_id] = call
+        raw_id = tc.get("toolCallId")
+        cid = raw_id if isinstance(raw_id, str) and raw_id else f"perm-{next(self._perm_seq)}"
+        call = self._call_for(cid, asked=True)
+        assert call is not None  # an ask always names a call
         call.merge({k: v for k, v in tc.items() if k != "status"})
         call.asked = True
         options = params.get("options")
         r = Reaction()
-        v = call.verdict or self._check(call)
+        v = self._check(call)
         r.items.extend(self._shown(call, v))
         if v.kind == "deny" and self.settings.acp.deny == "reject":
             call.refused = True
@@ -83,13 +121,13 @@ class Permissions:
                 tool=name,
                 args=args,
                 reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
-                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})",
+                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})" + no_once_note(options),
             )
-        auto = self.monitor.auto_answer(q)
+        auto, by = self.monitor.auto_answer(q), "person (for the rest of the turn)"
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":
-            auto = "allow-once"
+            auto, by = "allow-once", "policy ([acp] agent_asks = allow)"
         if auto is not None:
-            r2 = self.answered(params, q, auto)
+            r2 = self.answered(params, q, auto, by)
             r.items.extend(r2.items)
             r.reply, r.cancel = r2.reply, r2.cancel
             return r
@@ -97,11 +135,16 @@ class Permissions:
         r.question = q
         return r
 
-    def answered(self, params: dict[str, Any], q: Question, answer: Answer, by: str = "operator") -> Reaction:
-        """The person (or the policy) answered a permission request."""
+    def answered(self, params: dict[str, Any], q: Question, answer: Answer, by: str = "person") -> Reaction:
+        """The person (or the policy, the engine, a timeout: `by`) answered a permission request.
+
+        The agent's options are mapped faithfully: "allow once" is only ever its `allow_once`; when it
+        offers none, the call is refused and the person is told that only "allow for the turn" uses
+        the agent's own "always" (which stops it asking about that tool).
+        """
         options = params.get("options")
         r = Reaction()
-        call = self.calls.get(q.call_id or "")
+        call = next((c for c in self.calls.values() if c.call_id == q.call_id), None)
         v = call.verdict if call else None
         allow = answer in ("allow-once", "allow-turn")
         if answer == "allow-turn":
@@ -113,8 +156,19 @@ class Permissions:
                 r.items.append(
                     StatusItem("notice", "allowed by you, but the call is still denied: " + v2.message[:200])
                 )
+        once = option_for(options, ("allow_once",))
+        if allow and answer == "allow-once" and once is None:
+            allow = False
+            r.items.append(
+                StatusItem(
+                    "notice",
+                    f"{self.agent_name} offers no 'allow once' for this call, only "
+                    f"{inert(option_names(options), keep_newlines=False)[:200] or 'nothing'}: refused. Answer "
+                    "'allow for the turn' to use its 'always allow' (it then stops asking about this tool)",
+                )
+            )
         if allow:
-            r.reply = selected(option_for(options, ALLOW_KINDS))
+            r.reply = selected(once or option_for(options, ("allow_always",)))
         elif answer == "cancel-turn":
             r.reply = selected(None)
             r.cancel = True
@@ -124,3 +178,13 @@ class Permissions:
             call.refused = True
         r.items.append(ApprovalItem(q, answer, by))
         return r
+
+
+def no_once_note(options: Any) -> str:
+    """What the person must know when the agent offers no "allow once" (an allow then means "always")."""
+    if option_for(options, ("allow_once",)) is not None or option_for(options, ("allow_always",)) is None:
+        return ""
+    return (
+        ". It offers no 'allow once': 'allow once' refuses this call; 'allow for the turn' answers with its"
+        " 'always allow', after which it stops asking (and breaker-tui can refuse a repeat only after it ran)"
+    )

@@ -11,17 +11,19 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from wrapper.child import ExitInfo
+from wrapper.harness.acp.asking import OpenAsks, key_of
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.stream import ItemStream
 from wrapper.harness.base import Approver
-from wrapper.items import Question, StatusItem
+from wrapper.items import ApprovalItem, StatusItem
 from wrapper.monitor import Info
 from wrapper.recorder import Recorder
 from wrapper.safetext import inert
@@ -78,7 +80,15 @@ class AcpSession(ItemStream):
         self.generation = 0
         self._prompt_task: asyncio.Task[Any] | None = None
         self._followup: str | None = None
-        self._perms: dict[Any, tuple[dict[str, Any], Question]] = {}
+        self.asks = OpenAsks(
+            self.acp,
+            approver,
+            self._emit,
+            self._record,
+            self._react,
+            lambda: self.settings.wrapper.approval_timeout_s,
+            getattr(approver, "answers_as", "person"),
+        )
         self._closing = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -106,6 +116,7 @@ class AcpSession(ItemStream):
             self._on_stderr,
             self.settings.wrapper.max_line_bytes,
         )
+        self.proc.on_closed = lambda: self._channel_closed(gen)
         self._record("note", {"what": "launch", "argv": self.display_argv, "generation": gen})
         try:
             await self.proc.start()
@@ -148,6 +159,18 @@ class AcpSession(ItemStream):
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._ready.set()
 
+    def _channel_closed(self, gen: int) -> None:
+        """The agent closed its stdout but lives on: nothing it does is seen any more, so it is stopped."""
+        if gen != self.generation:
+            return
+        why = (
+            f"{self.acp.agent_name} closed its output (the ACP channel) but kept running: its calls could no "
+            "longer be checked, so breaker-tui stopped it"
+        )
+        self._record("note", {"what": "channel-closed"})
+        self._emit(StatusItem("error", why))
+        self._spawn(self.kill())
+
     def _set_loading(self, on: bool) -> None:
         self._loading = on
 
@@ -166,6 +189,7 @@ class AcpSession(ItemStream):
         self.info.exit = info
         self.info.busy = False
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
+        await self.asks.close_all(f"{self.acp.agent_name} exited", tell_agent=False)
         self._emit(StatusItem("exited", info.describe().replace("child", self.acp.agent_name, 1), {"code": info.code}))
         self._exited.set()
 
@@ -188,26 +212,11 @@ class AcpSession(ItemStream):
             await proc.respond(rid, r.reply)
             self._react(r)
             return
-        self._emit_all(r.items)
-        self._perms[rid] = (params, r.question)
-        self._spawn(self._ask_person(proc, rid, params, r.question))
-
-    async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
-        limit = self.settings.wrapper.approval_timeout_s
-        try:
-            answer = await asyncio.wait_for(self.approver(q), limit or None)
-        except TimeoutError:  # nobody answered in time: fail closed
-            self._emit(StatusItem("warning", f"no answer within {limit:g} s; declining"))
-            answer = "deny"
-        except Exception as e:  # an approver failure fails closed
-            self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-            answer = "deny"
-        if self._perms.pop(rid, None) is None:
-            return  # answered `cancelled` meanwhile (the turn was cancelled)
-        self._record("note", {"what": "answer", "rid": rid, "answer": answer})
-        r = self.acp.answered(params, q, answer)
-        await proc.respond(rid, r.reply)
-        self._react(r)
+        q = replace(r.question, id=f"acp-{self.generation}-{key_of(rid)}")  # what `ApprovalClosed` names
+        self._emit_all([ApprovalItem(q) if isinstance(i, ApprovalItem) and i.answer is None else i for i in r.items])
+        t = self.asks.add(proc, rid, params, q)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
 
     def _react(self, r: Reaction) -> None:
         self._emit_all(r.items)
@@ -275,12 +284,7 @@ class AcpSession(ItemStream):
         """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""
         if self.proc is None or not self.info.session_id:
             return False
-        for rid, (params, q) in list(self._perms.items()):
-            self._perms.pop(rid, None)
-            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn"})
-            r = self.acp.answered(params, q, "cancel-turn", "the turn was cancelled")
-            await self.proc.respond(rid, r.reply)
-            self._emit_all(r.items)
+        await self.asks.close_all("the turn was cancelled", tell_agent=True)
         return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})
 
     async def kill(self) -> ExitInfo | None:
