@@ -1,15 +1,14 @@
 """What breaker-tui knows about each ACP agent: its package, its command line, how to make it ask.
 
-A preset turns `breaker-tui -- opencode` into the agent's ACP command line, adds what makes the agent
-ask before tool calls (so the monitor can refuse a repeat before it runs), and says how to point the
-agent at a model endpoint (used by the demo and the tests with the mock model).
+A preset says what makes the agent speak ACP and ask before tool calls (so the monitor can refuse a
+repeat before it runs), where `setup-agent` puts its pinned copy, and how to point the agent at a model
+endpoint (used by the demo and the tests with the mock model). Which copy runs is `resolve.py`'s.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,36 +98,9 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def preset_for(argv: list[str]) -> Preset | None:
-    """The preset named by the command (`opencode`, `claude`, ...), if any."""
-    if not argv:
-        return None
-    base = os.path.basename(argv[0])
-    for p in PRESETS.values():
-        if base == p.name or base in p.aliases:
-            return p
-    return None
-
-
 def installed(p: Preset) -> bool:
     """Whether `setup-agent` installed this agent."""
     return p.launcher().exists()
-
-
-def command_line(p: Preset, argv: list[str], node: Path, make_ask: bool = True) -> list[str]:
-    """The ACP command line for `breaker-tui -- NAME ARGS...`: the installed agent, else one on PATH."""
-    rest = [*(p.ask_args if make_ask else ()), *argv[1:]]
-    if installed(p):
-        head = [str(node), str(p.launcher())] if p.node_script else [str(p.launcher())]
-        return [*head, *p.args, *rest]
-    if not p.node_script:
-        found = shutil.which(p.bin.rsplit("/", 1)[-1])
-        if found:
-            return [found, *p.args, *rest]
-    raise FileNotFoundError(
-        f"{p.name} is not installed: run `breaker-tui setup-agent {p.name}` (installs {p.package}@{p.version}, "
-        f"about {p.size_mb} MB, into {p.install_dir()})"
-    )
 
 
 def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:

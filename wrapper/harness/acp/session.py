@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,6 @@ from wrapper.monitor import Info
 from wrapper.recorder import Recorder
 from wrapper.safetext import inert
 from wrapper.settings import Settings
-from wrapper.toolchain import child_env
 
 
 class AcpSession(ItemStream):
@@ -46,6 +47,7 @@ class AcpSession(ItemStream):
         recorder: Recorder | None = None,
         preset: Preset | None = None,
         display_argv: list[str] | None = None,
+        origin: str = "",
     ) -> None:
         super().__init__()
         if not argv:
@@ -57,6 +59,8 @@ class AcpSession(ItemStream):
         self.cwd = cwd or os.getcwd()
         self.base_env = dict(os.environ if env is None else env)
         self.preset = preset
+        self.origin = origin  # which copy of a known agent runs, and why (`resolve.py`)
+        self.tmpdir: str | None = None  # the agent's private TMPDIR, removed at close
         name = preset.name if preset else os.path.basename(argv[0])
         self.acp = AcpMonitor(settings, Info(runner=True), name)
         self.monitor = self.acp.monitor
@@ -103,7 +107,7 @@ class AcpSession(ItemStream):
         gen = self.generation
         self._ready.clear()
         self._exited.clear()
-        env = child_env(self.base_env)
+        env = self._agent_env()
         if self.preset is not None and self.settings.acp.make_ask:
             env = ask_env(self.preset, env)
         self.proc = AgentProcess(
@@ -127,7 +131,8 @@ class AcpSession(ItemStream):
             raise
         self.info.child = "running"
         self.info.bridge = "waiting"
-        self._emit(StatusItem("started", f"started {' '.join(self.display_argv)}", {"pid": self.proc.pid}))
+        shown = " ".join(self.argv) + (f" ({self.origin})" if self.origin else "")
+        self._emit(StatusItem("started", f"started {inert(shown, keep_newlines=False)}", {"pid": self.proc.pid}))
         self._spawn(self._watch_exit(self.proc, gen))
         self._spawn(self._handshake(resume, gen))
 
@@ -158,6 +163,24 @@ class AcpSession(ItemStream):
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._ready.set()
+
+    def _agent_env(self) -> dict[str, str]:
+        """The person's environment as it is (their PATH first: no Node put in front), plus a private TMPDIR.
+
+        The TMPDIR is the agent's alone (0700) and removed at close, so what it and its commands leave
+        in a temp folder (Claude's task folders) goes with the session.
+        """
+        env = dict(self.base_env)
+        if self.tmpdir is None or not os.path.isdir(self.tmpdir):
+            self.tmpdir = tempfile.mkdtemp(prefix="breaker-acp-")
+        for k in ("TMPDIR", "TMP", "TEMP"):
+            env[k] = self.tmpdir
+        return env
+
+    def _remove_tmpdir(self) -> None:
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
 
     def _channel_closed(self, gen: int) -> None:
         """The agent closed its stdout but lives on: nothing it does is seen any more, so it is stopped."""
@@ -327,6 +350,7 @@ class AcpSession(ItemStream):
             self.proc.cancel_tasks()
         for t in list(self._tasks):
             t.cancel()
+        self._remove_tmpdir()
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
@@ -342,5 +366,6 @@ class AcpSession(ItemStream):
         self._closing = True
         if self.proc is not None:
             self.proc.signal_group(signal.SIGKILL)
+        self._remove_tmpdir()
         if self.recorder is not None:
             self.recorder.close()
