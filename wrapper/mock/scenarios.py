@@ -111,13 +111,20 @@ LOOP_SENTENCE = (
 # A looping stream does not end by itself: the scripted loops run for hundreds of chunks (about a
 # second at the mock's pace), so the monitor's abort always lands mid-stream, even on a loaded machine.
 LOOP_CHUNKS = 400
+# ...and at a real model's pace (about 50 chunks a second), so a cancel lands mid-stream as it does with a real
+# model: at the default 2 ms an agent such as opencode had the whole reply before the cancel reached it.
+LOOP_DELAY_MS = 20.0
 
 
 def reasoning_loop(turn: Turn) -> Reply:
     """Reasoning that repeats itself; with thinking off it answers directly."""
     if not turn.thinking:
         return Reply(content="Answering directly: the adapter accepts the value.")
-    return Reply(reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)], content="(never reached)")
+    return Reply(
+        reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)],
+        content="(never reached)",
+        delay_ms=LOOP_DELAY_MS,
+    )
 
 
 def reasoning_loop_twice(turn: Turn) -> Reply:
@@ -126,6 +133,7 @@ def reasoning_loop_twice(turn: Turn) -> Reply:
         reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)],
         content="(never reached)",
         force_reasoning=True,
+        delay_ms=LOOP_DELAY_MS,
     )
 
 
@@ -133,7 +141,9 @@ def star_flood(turn: Turn) -> Reply:
     """Reasoning that decays into `*** *** ***`; with thinking off it answers."""
     if not turn.thinking:
         return Reply(content="Answering without the star storm.")
-    return Reply(reasoning=["Let me think. "] + ["*** " * 10] * LOOP_CHUNKS, content="(never reached)")
+    return Reply(
+        reasoning=["Let me think. "] + ["*** " * 10] * LOOP_CHUNKS, content="(never reached)", delay_ms=LOOP_DELAY_MS
+    )
 
 
 def failing_tool(turn: Turn) -> Reply:

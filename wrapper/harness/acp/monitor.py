@@ -9,7 +9,7 @@ calls that never ask are checked when they finish, and a trip cancels the turn.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Literal
 
 from engine import events as ev
 from engine.breaker import StreamTrip
@@ -55,6 +55,10 @@ class AcpMonitor(Permissions):
         self.pending_followup = False
         self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
         self.last_stop = ""
+        self.denied_this_turn = False  # a call was refused (or tripped) in this turn
+        self.keep_window = False  # the last turn ended on a refusal: the next message is no reset
+        self.quotes_prompt = False  # the agent drops a cancelled prompt (set from the preset)
+        self.last_prompt = ""  # the person's last message (quoted where the agent drops a cancelled one)
 
     # -- turns -------------------------------------------------------------------------------
     def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
@@ -69,13 +73,21 @@ class AcpMonitor(Permissions):
         """A prompt went to the agent: a person's starts a new turn; a follow-up continues it."""
         a = self.agent
         items: list[Item] = []
+        source: Literal["user", "plugin", "other"] = "plugin" if followup else "user"
         if not followup:
             self.info.turn += 1
             self.tool_trips = 0
+            self.last_prompt = text
             items.append(self._feed(ev.TurnStart(a, self.info.turn)))
+            if self.keep_window:
+                # "go on" after a turn that ended on a refusal is not a fresh start for the loop: the
+                # window keeps its counts (the explicit reset key still clears them)
+                source = "other"
+            self.keep_window = False
+            self.denied_this_turn = False
         self.pending_followup = False
         self.info.busy = True
-        items.append(self._feed(ev.UserMessage(a, text, "plugin" if followup else "user")))
+        items.append(self._feed(ev.UserMessage(a, text, source)))
         items.extend(self._request())
         return items
 
@@ -121,10 +133,17 @@ class AcpMonitor(Permissions):
             return items
         return items + self.end_turn()
 
+    def followup_text(self, text: str) -> str:
+        """The follow-up as sent: where the agent drops a cancelled turn's prompt (Gemini), it quotes the task."""
+        if not self.quotes_prompt or not self.last_prompt:
+            return text
+        return f"{text}\n\nThe task you were working on (the person's message in that turn):\n{self.last_prompt}"
+
     def end_turn(self) -> list[Item]:
         """The turn is over (no follow-up continues it)."""
         self.pending_followup = False
         self.info.busy = False
+        self.keep_window = self.denied_this_turn
         return [self._feed(ev.TurnEnd(self.agent, self.info.turn, self.last_stop or "end_turn"))]
 
     def exit_status(self) -> int:
@@ -170,7 +189,8 @@ class AcpMonitor(Permissions):
             if call.status in ("completed", "failed") and not call.settled:
                 if call.verdict is None:
                     self._check_unasked(call, r)
-                r.items.extend(self._settle(call, failed=call.status == "failed"))
+                failed = call.status == "failed" or (call.exit_code is not None and call.exit_code != 0)
+                r.items.extend(self._settle(call, failed=failed))
         elif kind == "current_mode_update":
             r.items.append(
                 StatusItem(
@@ -189,6 +209,7 @@ class AcpMonitor(Permissions):
         r.items.extend(self._shown(call, v))
         if v.kind != "deny":
             return
+        self.denied_this_turn = True
         mode = self.settings.acp.unasked
         if self.cancelling:
             return

@@ -19,6 +19,7 @@ from wrapper.monitor import Info, Monitor
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 
+REFUSED_FOLLOWUP = "[breaker-tui] Your last tool call was refused before it ran, and it will be again.\n\n"
 ID_MEMORY = 4096  # call ids remembered for telling a reused id from a late update
 
 
@@ -33,6 +34,10 @@ class Permissions:
     info: Info
     agent_name: str
     calls: dict[str, CallState]
+    cancelling: bool
+    pending_followup: bool
+    tool_trips: int
+    denied_this_turn: bool
     seen: OrderedDict[str, int]
     done: OrderedDict[str, None]
 
@@ -57,6 +62,24 @@ class Permissions:
         self.done.pop(cid, None)
         call = self.calls[cid] = CallState(cid if n == 1 else f"{cid}#{n}", acp_id=cid)
         return call
+
+    def _tell_the_model(self, v: Verdict, r: Reaction) -> None:
+        """After the first refusal of a turn, the model gets the breaker's reason and the previous result.
+
+        ACP has no text for a rejection: the agent tells the model only "the user rejected permission".
+        So the turn is cancelled and one follow-up carries the engine's message (which quotes the earlier
+        result), whether the agent would have ended the turn (opencode, Codex) or gone on (Claude, Gemini).
+        Later refusals of the same turn are refused only.
+        """
+        self.denied_this_turn = True
+        if self.cancelling or self.tool_trips > 0 or self.settings.acp.unasked == "observe":
+            return
+        self.tool_trips += 1
+        self.cancelling = True
+        self.pending_followup = True
+        r.cancel = True
+        r.followup = REFUSED_FOLLOWUP + (v.message or "it repeats a call already made in this window.")
+        r.items.append(StatusItem("notice", "the model is told why, with the previous result (one follow-up)"))
 
     def _finished(self, call: CallState) -> None:
         """A settled call leaves the live table (per-call state stays bounded over a long session)."""
@@ -110,6 +133,7 @@ class Permissions:
                     + (v.message.splitlines()[0][:300] if v.message else "repeat"),
                 )
             )
+            self._tell_the_model(v, r)
             return r
         name, args = call.engine_call()
         if v.kind == "ask":

@@ -31,6 +31,7 @@ class Preset:
     cannot: str  # what the monitor cannot do with it, and why
     aliases: tuple[str, ...] = field(default_factory=tuple)
     ask_args: tuple[str, ...] = ()  # added to the command line when `[acp] make_ask` is on
+    drops_cancelled_prompt: bool = False  # a cancelled turn's prompt leaves its history: a follow-up quotes it
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
@@ -93,6 +94,7 @@ PRESETS: dict[str, Preset] = {
             None,
             "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
             "its permission requests carry only a title (the command text), so fingerprints use that text",
+            drops_cancelled_prompt=True,
         ),
     )
 }

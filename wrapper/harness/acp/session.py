@@ -63,6 +63,7 @@ class AcpSession(ItemStream):
         self.tmpdir: str | None = None  # the agent's private TMPDIR, removed at close
         name = preset.name if preset else os.path.basename(argv[0])
         self.acp = AcpMonitor(settings, Info(runner=True), name)
+        self.acp.quotes_prompt = bool(preset and preset.drops_cancelled_prompt)
         self.monitor = self.acp.monitor
         self.breaker = self.monitor.breaker
         self.info = self.monitor.info
@@ -299,7 +300,7 @@ class AcpSession(ItemStream):
         self._emit_all(self.acp.prompt_done(result, err))
         text, self._followup = self._followup, None
         if text is not None and err is None and self.proc is not None and self.proc.running:
-            await self._send_prompt(text, followup=True)
+            await self._send_prompt(self.acp.followup_text(text), followup=True)
         elif self.acp.pending_followup:
             self._emit_all(self.acp.end_turn())
 
