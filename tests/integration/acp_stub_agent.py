@@ -1,7 +1,8 @@
 """A tiny real ACP agent for the harness's edge cases (no model).
 
 No `loadSession`, a garbage line, a helper that ignores SIGTERM (as Codex's native binary does), and
-dying mid-turn.
+dying mid-turn. With `STUB_LOAD=1` it loads sessions as Gemini does: it answers `session/load` first
+and replays the old turns after the answer (a looping thought, a finished tool call).
 """
 
 from __future__ import annotations
@@ -27,7 +28,24 @@ def main() -> None:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
         if method == "initialize":
-            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+            caps = {"loadSession": True} if os.environ.get("STUB_LOAD") else {}
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": caps}})
+        elif method == "session/load":
+            sid = params["sessionId"]
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
+            for i in range(40):  # history, after the answer
+                text = "I will check the same field once more, as before.\n"
+                update(sid, {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}})
+                update(
+                    sid,
+                    {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": f"old-{i}",
+                        "kind": "execute",
+                        "status": "completed",
+                        "rawInput": {"command": "cat notes.txt"},
+                    },
+                )
         elif method == "session/new":
             n += 1
             send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": f"stub-{os.getpid()}-{n}"}})

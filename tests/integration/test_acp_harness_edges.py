@@ -14,7 +14,7 @@ from engine import events as ev
 from tests.integration.acp_helpers import group_gone
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
-from wrapper.items import EngineItem, Item, StatusItem
+from wrapper.items import EngineItem, Item, StatusItem, VerdictItem
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -81,3 +81,33 @@ async def test_an_agent_dying_mid_turn_ends_the_turn_and_reports_the_exit(stub: 
     ends = [i.event.reason for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.TurnEnd)]
     assert ends == ["error"]
     assert any(isinstance(i, StatusItem) and i.kind == "exited" for i in items)
+
+
+async def test_history_replayed_after_session_load_is_history_never_judged(tmp_path: Path) -> None:
+    env = {**os.environ, "STUB_LOAD": "1"}
+    s = AcpSession(STUB, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), deny_all, str(tmp_path), env)
+    items: list[Item] = []
+
+    async def pump() -> None:
+        async for i in s:
+            items.append(i)
+
+    task = asyncio.create_task(pump())
+    try:
+        await s.start()
+        assert await s.wait_ready(30)
+        assert await s.restart()
+        assert await s.wait_ready(30)
+        restarted = len(items)
+        assert await s.prompt("hello")
+        assert await s.wait_turn_end(0, 30)
+        later = items[restarted:]
+        said = [i.text for i in later if isinstance(i, StatusItem) and "replayed" in i.text]
+        assert said and "80 updates" in said[0], [i for i in later if not isinstance(i, EngineItem)][:12]
+        judged = [i for i in later if isinstance(i, VerdictItem)]
+        assert judged == [], "a replayed call was judged again"
+        thoughts = [i.event.text for i in later if isinstance(i, EngineItem) and isinstance(i.event, ev.ReasoningDelta)]
+        assert thoughts == ["thinking"], "the replayed reasoning fed the lenses as a new stream"
+    finally:
+        await s.close()
+        await asyncio.wait_for(task, 10)

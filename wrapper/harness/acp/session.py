@@ -95,6 +95,7 @@ class AcpSession(ItemStream):
             getattr(approver, "answers_as", "person"),
         )
         self._closing = False
+        self._history = 0  # updates replayed after `session/load`
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -161,6 +162,8 @@ class AcpSession(ItemStream):
                     " (the old turns are not in its context)",
                 )
             )
+        if opened.resumed:
+            await self._history_settles()
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._ready.set()
@@ -196,7 +199,35 @@ class AcpSession(ItemStream):
         self._spawn(self.kill())
 
     def _set_loading(self, on: bool) -> None:
-        self._loading = on
+        """History replay: from `session/load` until our next prompt, updates are history, never judged.
+
+        Gemini answers `session/load` first and replays the old turns after it, so the end of the
+        load request is not the end of the history; the next prompt (ours) is.
+        """
+        if on:
+            self._loading = True
+            self._history = 0
+
+    async def _history_settles(self, quiet: float = 0.3, limit: float = 5.0) -> None:
+        """Before taking prompts after a load, let the history replay finish (no update for `quiet` s)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        seen = -1
+        while seen != self._history and loop.time() < deadline:
+            seen = self._history
+            await asyncio.sleep(quiet)
+
+    def _end_history(self) -> None:
+        if self._loading:
+            self._loading = False
+            if self._history:
+                self._emit(
+                    StatusItem(
+                        "notice",
+                        f"{self.acp.agent_name} replayed {self._history} updates of the resumed session's"
+                        " history (recorded as history, not judged again)",
+                    )
+                )
 
     async def _watch_exit(self, proc: AgentProcess, gen: int) -> None:
         await proc.exited.wait()
@@ -219,7 +250,10 @@ class AcpSession(ItemStream):
 
     # -- what the agent sends ----------------------------------------------------------------
     async def _on_notify(self, method: str, params: dict[str, Any]) -> None:
-        if method != "session/update" or self._loading:
+        if method != "session/update":
+            return
+        if self._loading:
+            self._history += 1
             return
         self._react(self.acp.update(params))
 
@@ -278,6 +312,7 @@ class AcpSession(ItemStream):
 
     async def _send_prompt(self, text: str, followup: bool) -> bool:
         assert self.proc is not None
+        self._end_history()
         self._record("note", {"what": "prompt", "text": text, "followup": followup})
         self._emit_all(self.acp.prompt_sent(text, followup))
         fut, write = self.proc.request_future(
