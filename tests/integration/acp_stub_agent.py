@@ -24,6 +24,7 @@ def update(sid: str, u: dict[str, object]) -> None:
 
 def main() -> None:
     n = 0
+    waiting = None
     for line in sys.stdin:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
@@ -69,10 +70,24 @@ def main() -> None:
                         "content": {"type": "text", "text": f"helper {helper.pid}"},
                     },
                 )
+            if text in ("own-session", "own-session-wait"):  # a command in a session of its own, as Codex runs them
+                cmd = [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(600)"]
+                job = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
+                assert job.stdout is not None
+                job.stdout.readline()
+                update(
+                    sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"job {job.pid}"}}
+                )
+                if text == "own-session-wait":
+                    waiting = rid  # answered `cancelled` when the cancel comes; the job is left running
+                    continue
             if text == "die":
                 sys.exit(3)
             update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}})
             send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        elif method == "session/cancel" and waiting is not None:
+            send({"jsonrpc": "2.0", "id": waiting, "result": {"stopReason": "cancelled"}})
+            waiting = None
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})
 

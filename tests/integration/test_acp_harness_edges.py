@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import events as ev
+from tests.conftest import wait_until
 from tests.integration.acp_helpers import group_gone
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
@@ -111,3 +112,48 @@ async def test_history_replayed_after_session_load_is_history_never_judged(tmp_p
     finally:
         await s.close()
         await asyncio.wait_for(task, 10)
+
+
+def job_of(items: list[Item]) -> int:
+    return int(answers(items).split("job ")[1].split("done")[0])
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process in the process table (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+async def test_a_command_in_its_own_session_is_ended_on_kill(stub: tuple[AcpSession, list[Item]]) -> None:
+    s, items = stub
+    assert await s.prompt("own-session")
+    assert await s.wait_turn_end(0, 30)
+    job = job_of(items)
+    assert s.proc is not None and os.getpgid(job) != s.proc.pgid, "the job is not in the agent's group"
+    await wait_until(
+        lambda: s.proc is not None and s.proc.descent is not None and any(p[0] == job for p in s.proc.descent.seen),
+        10,
+        "the job to be seen",
+    )
+    await s.kill()
+    await wait_until(lambda: not running(job), 10, "the job to end with the agent")
+
+
+async def test_a_command_a_cancelled_turn_left_running_is_ended(stub: tuple[AcpSession, list[Item]]) -> None:
+    s, items = stub
+    assert await s.prompt("own-session-wait")
+    await wait_until(lambda: "job " in answers(items), 30, "the job to start")
+    job = job_of(items)
+    await wait_until(
+        lambda: s.proc is not None and s.proc.descent is not None and any(p[0] == job for p in s.proc.descent.seen),
+        10,
+        "the job to be seen",
+    )
+    assert await s.cancel()
+    assert await s.wait_turn_end(0, 30)
+    await wait_until(lambda: not running(job), 10, "the cancelled turn's job to end")
+    assert s.proc is not None and s.proc.running, "the agent itself keeps running"
+    assert any(isinstance(i, StatusItem) and "left running" in i.text for i in items)

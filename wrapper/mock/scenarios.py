@@ -79,6 +79,25 @@ def tool_loop(turn: Turn) -> Reply:
     return _done(turn, "I was stopped from re-reading notes.txt." if blocked else "Done reading notes.txt.")
 
 
+def stubborn_loop(turn: Turn) -> Reply:
+    """The cosmetic loop of `tool_loop`, which goes on in every turn, even after "go on" (12 attempts)."""
+    if turn.index < 12:
+        i = turn.index
+        return Reply(
+            reasoning=_chunks(f"I must read notes.txt again (attempt {i + 1})."),
+            tool_calls=[
+                ToolCallSpec(
+                    "bash",
+                    {
+                        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
+                        "description": f"Read the notes, attempt {i + 1}",
+                    },
+                )
+            ],
+        )
+    return _done(turn, "I give up re-reading notes.txt.")
+
+
 def alias_ping_pong(turn: Turn) -> Reply:
     """Fetches one resource alternating two spellings of the same host, into the same file."""
     if turn.index < 6:
@@ -319,6 +338,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
     "tool-loop": (tool_loop, "Read notes.txt.", "the same call re-run with cosmetic changes (denied at the 5th)"),
+    "stubborn-loop": (stubborn_loop, "Read notes.txt.", "the cosmetic loop that goes on after every refusal and turn"),
     "alias-ping-pong": (alias_ping_pong, "Fetch the dataset.", "one URL under two host spellings (caught on net:)"),
     "dev-server-loop": (dev_server_loop, "Wait for the dev server.", "a local-only repeat (the operator is asked)"),
     "reasoning-loop": (reasoning_loop, "Check the adapter.", "reasoning that repeats (abort, retry thinking off)"),

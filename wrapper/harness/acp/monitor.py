@@ -14,6 +14,7 @@ from typing import Any, Literal
 from engine import events as ev
 from engine.breaker import StreamTrip
 from wrapper.harness.acp.calls import CallState, obj
+from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.permissions import Permissions
 from wrapper.harness.acp.reaction import Reaction, selected
 from wrapper.items import (
@@ -57,6 +58,7 @@ class AcpMonitor(Permissions):
         self.last_stop = ""
         self.denied_this_turn = False  # a call was refused (or tripped) in this turn
         self.keep_window = False  # the last turn ended on a refusal: the next message is no reset
+        self.own: OwnSettings | None = None  # the person's own agent settings (answer for them), `own.py`
         self.quotes_prompt = False  # the agent drops a cancelled prompt (set from the preset)
         self.last_prompt = ""  # the person's last message (quoted where the agent drops a cancelled one)
 

@@ -13,6 +13,7 @@ from typing import Any
 from engine import events as ev
 from engine.breaker import Breaker, Verdict
 from wrapper.harness.acp.calls import CallState, obj, option_for, option_names
+from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.reaction import REJECT_KINDS, Reaction, selected
 from wrapper.items import Answer, ApprovalItem, EngineItem, Item, Question, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
@@ -38,6 +39,7 @@ class Permissions:
     pending_followup: bool
     tool_trips: int
     denied_this_turn: bool
+    own: OwnSettings | None
     seen: OrderedDict[str, int]
     done: OrderedDict[str, None]
 
@@ -150,6 +152,13 @@ class Permissions:
         auto, by = self.monitor.auto_answer(q), "person (for the rest of the turn)"
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":
             auto, by = "allow-once", "policy ([acp] agent_asks = allow)"
+        if auto is None and v.kind == "allow" and self.own is not None:
+            # the engine has no objection: the person's own settings decide, as their agent would have
+            command = args.get("command", "") if isinstance(args, dict) else ""
+            mine = self.own.decide(call.kind, call.name, command if isinstance(command, str) else "")
+            if mine in ("allow", "deny"):
+                auto = "allow-once" if mine == "allow" else "deny"
+                by = f"policy (your {self.agent_name} settings: {self.own.source})"
         if auto is not None:
             r2 = self.answered(params, q, auto, by)
             r.items.extend(r2.items)

@@ -106,7 +106,7 @@ def installed(p: Preset) -> bool:
 
 
 def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
-    """The agent's environment with what makes it ask before tool calls (kept when the user set it)."""
+    """The agent's environment with what makes it ask before tool calls."""
     out = dict(env)
     if p.name == "opencode":
         try:
@@ -115,7 +115,8 @@ def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
             cfg = {}
         if not isinstance(cfg, dict):
             cfg = {}
-        cfg.setdefault("permission", {"bash": "ask", "edit": "ask", "webfetch": "ask"})
+        # always ask (the person's own `permission` was read first, `own.py`, and answers these asks)
+        cfg["permission"] = {"bash": "ask", "edit": "ask", "webfetch": "ask"}
         out["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
         for k in ("OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_SHARE"):
             out.setdefault(k, "1")
@@ -148,6 +149,12 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
             "share": "disabled",
         }
         env["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
+        # the offline person's own settings: ask before commands, edits and fetches (a test may rewrite them)
+        own = home / ".config" / "opencode"
+        own.mkdir(parents=True, exist_ok=True)
+        (own / "opencode.json").write_text(
+            json.dumps({"permission": {"bash": "ask", "edit": "ask", "webfetch": "ask"}})
+        )
         for k in (
             "OPENCODE_DISABLE_MODELS_FETCH",
             "OPENCODE_DISABLE_AUTOUPDATE",
@@ -158,7 +165,9 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
     elif p.name == "claude":
         cdir = home / ".claude"
         cdir.mkdir(parents=True, exist_ok=True)
-        (cdir / "settings.json").write_text(json.dumps({"skipWebFetchPreflight": True}))
+        # the offline person's own settings: Claude Code's default mode, which asks before commands and edits
+        settings = {"skipWebFetchPreflight": True, "permissions": {"defaultMode": "default"}}
+        (cdir / "settings.json").write_text(json.dumps(settings))
         env.update(
             {
                 "ANTHROPIC_BASE_URL": base_url,

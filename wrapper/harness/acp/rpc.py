@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from wrapper.harness.acp.frames import BadFrame, LineSplitter, decode_frame
+from wrapper.harness.acp.procs import Descent, end
 
 OnRequest = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 OnNotify = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -93,6 +94,7 @@ class AgentProcess:
         self.stopping = False  # we are ending it: a closed stdout is expected
         self.channel_closed = False  # it closed its stdout while alive (and was stopped for it)
         self.on_closed: Callable[[], None] | None = None
+        self.descent: Descent | None = None
 
     @property
     def pid(self) -> int | None:
@@ -117,9 +119,23 @@ class AgentProcess:
             limit=self.max_line_bytes,
         )
         self.pgid = self.proc.pid
+        self.descent = Descent(self.proc.pid)
+        self._spawn(self._sample())
         self._spawn(self._read_stdout())
         self._spawn(self._read_stderr())
         self._spawn(self._wait())
+
+    async def _sample(self, every: float = 0.5) -> None:
+        """Remember the agent's descendants while it runs (a command in its own group included)."""
+        while self.running and self.descent is not None:
+            self.descent.sample()
+            await asyncio.sleep(every)
+
+    def end_left_by_turn(self) -> int:
+        """After a cancelled turn: end what the turn started in a group of its own and left running."""
+        if self.descent is None or self.pgid is None:
+            return 0
+        return end(self.descent.left_by_turn(self.pgid))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         t = asyncio.ensure_future(coro)
@@ -283,6 +299,8 @@ class AgentProcess:
         if self.proc is None:
             return None
         self.stopping = True
+        # everything the agent started, wherever it went (Codex runs commands in sessions of their own)
+        left = self.descent.everything() if self.descent is not None else []
         if self.running:
             if self.proc.stdin is not None:
                 with contextlib.suppress(Exception):
@@ -294,6 +312,7 @@ class AgentProcess:
                 self.signal_group(signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.exited.wait(), 5)
+        end(left + (self.descent.everything() if self.descent is not None else []))
         # helpers that outlived the leader are in the same group: end them too, and wait until they are gone
         if self.pgid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -21,6 +21,7 @@ from wrapper.child import ExitInfo
 from wrapper.harness.acp.asking import OpenAsks, key_of
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
+from wrapper.harness.acp.own import own_settings
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.stream import ItemStream
@@ -111,6 +112,8 @@ class AcpSession(ItemStream):
         self._exited.clear()
         env = self._agent_env()
         if self.preset is not None and self.settings.acp.make_ask:
+            # read before breaker-tui makes the agent ask: these are the answers it gives for the person
+            self.acp.own = own_settings(self.preset.name, env, self.cwd, self.display_argv)
             env = ask_env(self.preset, env)
         self.proc = AgentProcess(
             self.argv,
@@ -314,6 +317,8 @@ class AcpSession(ItemStream):
         assert self.proc is not None
         self._end_history()
         self._record("note", {"what": "prompt", "text": text, "followup": followup})
+        if not followup and self.proc.descent is not None:
+            self.proc.descent.mark_turn()
         self._emit_all(self.acp.prompt_sent(text, followup))
         fut, write = self.proc.request_future(
             "session/prompt", {"sessionId": self.info.session_id, "prompt": [{"type": "text", "text": text}]}
@@ -332,6 +337,10 @@ class AcpSession(ItemStream):
         except RpcError as e:
             result, err = None, str(e)
         self._record("note", {"what": "prompt-done", "result": result, "error": err})
+        stop = result.get("stopReason") if isinstance(result, dict) else None
+        if stop == "cancelled" and self.proc is not None and (n := self.proc.end_left_by_turn()):
+            self._record("note", {"what": "ended-left-running", "count": n})
+            self._emit(StatusItem("notice", f"ended {n} process(es) the cancelled turn left running"))
         self._emit_all(self.acp.prompt_done(result, err))
         text, self._followup = self._followup, None
         if text is not None and err is None and self.proc is not None and self.proc.running:
