@@ -190,6 +190,8 @@ async def run(
     async def policy(q: Question) -> Any:
         return await approver(q)
 
+    policy.answers_as = "policy"  # type: ignore[attr-defined]  # the ACP session records these answers as policy
+
     from wrapper.harness.registry import open_session
 
     try:

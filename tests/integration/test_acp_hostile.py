@@ -203,3 +203,13 @@ async def test_l2_per_call_state_stays_bounded(tmp_path: Path) -> None:
         await turn(run)
         assert len(run.session.acp.calls) < 10, len(run.session.acp.calls)
         assert len(run.session.monitor.tool_names) < 10
+
+
+async def test_l4_answers_of_the_approvals_policy_are_recorded_as_policy(tmp_path: Path) -> None:
+    async def policy(_: Question) -> Answer:
+        return "allow-once"
+
+    policy.answers_as = "policy"  # type: ignore[attr-defined]  # what `--no-tui --approvals` marks its approver with
+    async with hostile(tmp_path, "loop", policy) as run:
+        await turn(run)
+        assert run.answers() and {a.by for a in run.answers()} == {"policy"}, {a.by for a in run.answers()}

@@ -99,7 +99,7 @@ def _jsonc(path: Path) -> dict[str, Any]:
     try:
         v = json.loads(text)
     except ValueError:
-        stripped = re.sub(r"(?m)^\s*//.*$|/\*.*?\*/", "", text, flags=re.S)
+        stripped = re.sub(r"(?m)^\s*//[^\n]*$|/\*.*?\*/", "", text, flags=re.S)
         stripped = re.sub(r",(\s*[}\]])", r"\1", stripped)
         try:
             v = json.loads(stripped)
