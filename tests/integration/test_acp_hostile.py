@@ -68,6 +68,8 @@ async def hostile(
         run.questions.append(q)
         return await approver(q)
 
+    asking.answers_as = getattr(approver, "answers_as", "person")  # type: ignore[attr-defined]
+
     s = AcpSession(
         AGENT, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), asking, cwd=str(ws), env=full
     )
