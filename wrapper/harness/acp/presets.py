@@ -54,8 +54,9 @@ PRESETS: dict[str, Preset] = {
             ("acp",),
             False,
             None,
-            '`permission` in OPENCODE_CONFIG_CONTENT: bash, edit and webfetch "ask"; reads run unasked',
-            "after a refusal opencode ends the turn (the model does not go on in the same turn)",
+            '`permission` in OPENCODE_CONFIG_CONTENT: bash, edit and webfetch "ask", answered with your own'
+            ' `permission` (only your "ask" reaches you); reads run unasked',
+            "reads never ask: a loop of them is stopped by cancelling the turn (one follow-up tells the model why)",
         ),
         Preset(
             "claude",
@@ -66,7 +67,8 @@ PRESETS: dict[str, Preset] = {
             (),
             True,
             "default",
-            "`session/set_mode default` after `session/new`: Bash asks unless read-only, Write/Edit ask, Read never",
+            "`session/set_mode default` after `session/new` (Bash asks unless read-only, Write/Edit ask, Read never),"
+            " answered with your own permission mode and rules",
             "read-only Bash commands and Read never ask: a loop of them is stopped by cancelling the turn",
             ("claude-code", "claude-agent-acp"),
         ),
@@ -79,8 +81,9 @@ PRESETS: dict[str, Preset] = {
             (),
             False,
             None,
-            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours)',
-            "commands on its safe list run unasked; after a refusal Codex ends the turn (`cancelled`)",
+            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours), answered with'
+            " your own approval_policy",
+            "commands on its safe list run unasked (judged after they ran)",
             ask_args=("-c", 'approval_policy="untrusted"'),
         ),
         Preset(
