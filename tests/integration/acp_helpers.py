@@ -88,10 +88,21 @@ async def acp_run(
     root: Path,
     answers: list[Answer] | None = None,
     settings: Settings | None = None,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    before: Callable[[World], None] | None = None,
 ) -> AsyncIterator[AcpRun]:
-    """Start `agent` on `scenario`; the approver answers from `answers`, then allows once."""
-    need(agent)
+    """Start `agent` on `scenario`; the approver answers from `answers`, then allows once.
+
+    `command` runs another copy (the person's, by path or name), `env` changes the agent's environment
+    (their PATH), `before` writes their own settings into the world's home before the agent starts.
+    """
+    if command is None:
+        need(agent)
     world = make_acp_world(agent, scenario, root)
+    world.env.update(env or {})
+    if before is not None:
+        before(world)
     queue = list(answers or [])
     run: AcpRun
 
@@ -104,7 +115,9 @@ async def acp_run(
         rec_path,
         {"harness": "acp", "agent": agent, "config": (settings or Settings()).engine.model_dump(mode="json")},
     )
-    s = open_session([agent], settings or Settings(), approver, cwd=str(world.workspace), env=world.env, recorder=rec)
+    s = open_session(
+        command or [agent], settings or Settings(), approver, cwd=str(world.workspace), env=world.env, recorder=rec
+    )
     assert isinstance(s, AcpSession)
     run = AcpRun(s, world, rec_path)
 

@@ -1,7 +1,8 @@
 """A tiny real ACP agent for the harness's edge cases (no model).
 
 No `loadSession`, a garbage line, a helper that ignores SIGTERM (as Codex's native binary does), and
-dying mid-turn.
+dying mid-turn. With `STUB_LOAD=1` it loads sessions as Gemini does: it answers `session/load` first
+and replays the old turns after the answer (a looping thought, a finished tool call).
 """
 
 from __future__ import annotations
@@ -23,11 +24,29 @@ def update(sid: str, u: dict[str, object]) -> None:
 
 def main() -> None:
     n = 0
+    waiting = None
     for line in sys.stdin:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
         if method == "initialize":
-            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+            caps = {"loadSession": True} if os.environ.get("STUB_LOAD") else {}
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": caps}})
+        elif method == "session/load":
+            sid = params["sessionId"]
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
+            for i in range(40):  # history, after the answer
+                text = "I will check the same field once more, as before.\n"
+                update(sid, {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}})
+                update(
+                    sid,
+                    {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": f"old-{i}",
+                        "kind": "execute",
+                        "status": "completed",
+                        "rawInput": {"command": "cat notes.txt"},
+                    },
+                )
         elif method == "session/new":
             n += 1
             send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": f"stub-{os.getpid()}-{n}"}})
@@ -51,10 +70,24 @@ def main() -> None:
                         "content": {"type": "text", "text": f"helper {helper.pid}"},
                     },
                 )
+            if text in ("own-session", "own-session-wait"):  # a command in a session of its own, as Codex runs them
+                cmd = [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(600)"]
+                job = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
+                assert job.stdout is not None
+                job.stdout.readline()
+                update(
+                    sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"job {job.pid}"}}
+                )
+                if text == "own-session-wait":
+                    waiting = rid  # answered `cancelled` when the cancel comes; the job is left running
+                    continue
             if text == "die":
                 sys.exit(3)
             update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}})
             send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        elif method == "session/cancel" and waiting is not None:
+            send({"jsonrpc": "2.0", "id": waiting, "result": {"stopReason": "cancelled"}})
+            waiting = None
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})
 

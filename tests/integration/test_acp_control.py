@@ -106,7 +106,8 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
     assert list((tmp_path / "rec").glob("*.jsonl")), "no recording written"
 
 
-async def test_any_acp_command_runs_with_acp_flag(tmp_path: Path) -> None:
+async def test_a_known_agent_run_as_node_script_with_acp_flag_keeps_its_preset(tmp_path: Path) -> None:
+    """`--acp -- node …/claude-agent-acp/dist/index.js` is Claude: it is still made to ask (D3)."""
     need("claude")
     from wrapper.harness.acp.presets import PRESETS
     from wrapper.harness.acp.session import AcpSession
@@ -123,7 +124,8 @@ async def test_any_acp_command_runs_with_acp_flag(tmp_path: Path) -> None:
         env=world.env,
         acp=True,
     )
-    assert isinstance(s, AcpSession) and s.preset is None
+    assert isinstance(s, AcpSession) and s.preset is not None and s.preset.name == "claude"
+    assert s.argv[:2] == argv
     try:
         await s.start()
         assert await s.wait_ready(120)

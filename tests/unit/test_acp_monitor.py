@@ -12,7 +12,7 @@ from engine import events as ev
 from engine.errors import ConfigError
 from wrapper.harness.acp.calls import CallState
 from wrapper.harness.acp.monitor import AcpMonitor
-from wrapper.items import ApprovalItem, EngineItem, StatusItem, TripItem, VerdictItem
+from wrapper.items import ApprovalItem, EngineItem, ResultItem, StatusItem, TripItem, VerdictItem
 from wrapper.mock.scenarios import LOOP_SENTENCE, ToolCallSpec
 from wrapper.mock.tools import declared, fit_call
 from wrapper.settings import AcpSettings, Settings, from_mapping
@@ -70,7 +70,56 @@ def test_a_denied_call_that_asks_is_refused_with_reject_once_and_the_reason() ->
     v = next(i for i in r.items if isinstance(i, VerdictItem))
     assert v.verdict.kind == "deny" and v.args == {"command": "cat notes.txt; echo ran >> calls.log"}
     assert any(isinstance(i, StatusItem) and "reject_once" in i.text for i in r.items)
-    assert not r.cancel and r.followup is None
+    # ACP carries no text with a rejection: the turn is cancelled and the model told why, with the result
+    assert r.cancel and r.followup is not None
+    assert "REPEAT_TOOL_BLOCKED" in r.followup and "Previous tool result:\nok" in r.followup
+    cid, r = asked_call(m, 5, "cat notes.txt; echo ran >> calls.log")
+    assert r.reply == {"outcome": {"outcome": "selected", "optionId": "reject"}}
+    assert not r.cancel and r.followup is None, "one follow-up per turn"
+
+
+def test_go_on_after_a_refusal_is_not_a_fresh_window_but_the_reset_key_is() -> None:
+    m = fresh()
+    for n in range(5):
+        cid, r = asked_call(m, n, "cat notes.txt; echo ran >> calls.log")
+        if r.question is not None:
+            m.answered({"options": OPTIONS}, r.question, "allow-once")
+            finish(m, cid)
+    assert r.followup is not None
+    m.prompt_done({"stopReason": "cancelled"})
+    m.prompt_sent(m.followup_text(r.followup), followup=True)
+    m.prompt_done({"stopReason": "end_turn"})
+    m.prompt_sent("go on")  # the person's next message: the repeat is still refused before it runs
+    _, r = asked_call(m, 6, "cat  notes.txt; echo ran >> calls.log")
+    assert r.question is None and r.reply == {"outcome": {"outcome": "selected", "optionId": "reject"}}
+    m.prompt_done({"stopReason": "end_turn"})
+    m.breaker.reset_windows()  # the explicit reset key still gives a fresh window
+    m.prompt_sent("go on")
+    _, r = asked_call(m, 7, "cat notes.txt; echo ran >> calls.log")
+    assert r.question is not None
+
+
+def test_a_turn_without_refusal_still_resets_on_the_next_message() -> None:
+    m = fresh()
+    for n in range(4):
+        cid, r = asked_call(m, n, "cat notes.txt; echo ran >> calls.log")
+        assert r.question is not None
+        m.answered({"options": OPTIONS}, r.question, "allow-once")
+        finish(m, cid)
+    m.prompt_done({"stopReason": "end_turn"})
+    m.prompt_sent("now read it again")
+    _, r = asked_call(m, 4, "cat notes.txt; echo ran >> calls.log")
+    assert r.question is not None, "a person's new task gives a new window"
+
+
+def test_a_follow_up_quotes_the_task_where_the_agent_drops_a_cancelled_prompt() -> None:
+    m = fresh()
+    m.prompt_done({"stopReason": "end_turn"})
+    m.prompt_sent("Fix calc.py so that check.py passes.")
+    assert m.followup_text("[breaker-tui] stop.") == "[breaker-tui] stop."
+    m.quotes_prompt = True  # Gemini's preset
+    text = m.followup_text("[breaker-tui] stop.")
+    assert text.startswith("[breaker-tui] stop.") and text.endswith("Fix calc.py so that check.py passes.")
 
 
 def test_allow_turn_never_answers_another_permission_and_agent_asks_allow_skips_the_person() -> None:
@@ -258,3 +307,21 @@ def test_acp_config_keys_validate_and_name_the_key() -> None:
     assert s.acp.reasoning == "observe" and s.acp.agent_asks == "allow"
     with pytest.raises(ConfigError, match="acp"):
         from_mapping({"acp": {"reasoning": "sometimes"}}, "t.toml")
+
+
+def test_codex_structured_raw_output_is_shown_and_given_to_the_engine_with_its_exit_code() -> None:
+    m = fresh()
+    m.update(upd(sessionUpdate="tool_call", toolCallId="x1", title="python3 check.py", kind="execute"))
+    r = m.permission(
+        {
+            "sessionId": "s1",
+            "toolCall": {"toolCallId": "x1", "rawInput": {"command": ["bash", "-lc", "python3 check.py"]}},
+            "options": OPTIONS,
+        }
+    )
+    assert r.question is not None
+    m.answered({"options": OPTIONS}, r.question, "allow-once")
+    raw = {"aggregated_output": "FAIL: 1 != 2\n", "stdout": "", "exit_code": 2, "duration": {"secs": 0}}
+    r = m.update(upd(sessionUpdate="tool_call_update", toolCallId="x1", status="completed", rawOutput=raw))
+    res = [i for i in r.items if isinstance(i, ResultItem)]
+    assert res and res[0].text == "FAIL: 1 != 2\n" and res[0].is_error, res

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from wrapper.harness.acp.cli import agents
-from wrapper.harness.acp.presets import PRESETS, ask_env, command_line, mock_env, preset_for
+from wrapper.harness.acp.presets import PRESETS, ask_env, mock_env
+from wrapper.harness.acp.resolve import preset_for, resolve
 
 
 def test_agents_lists_six_or_more(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,4 +68,4 @@ def test_an_uninstalled_new_agent_says_how_to_install_it(tmp_path: Path, monkeyp
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     for name in ("qwen", "kilo"):
         with pytest.raises(FileNotFoundError, match=f"breaker-tui setup-agent {name}"):
-            command_line(PRESETS[name], [name], tmp_path / "node")
+            resolve([name], str(tmp_path / "empty"), tmp_path / "node")

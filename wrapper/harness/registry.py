@@ -1,6 +1,7 @@
 """Which harness runs a command: dsh through its bridge, an ACP agent, or any other command.
 
-`breaker-tui -- opencode` (a preset name) and `breaker-tui --acp -- COMMAND` run the ACP harness; `dsh ...` runs
+`breaker-tui -- opencode` (a known agent under any of its usual names or paths, `resolve.py`) and
+`breaker-tui --acp -- COMMAND` run the ACP harness; `dsh ...` runs
 the dsh harness; anything else runs the plain harness. Adding a harness is a folder beside these and a line
 here, and nothing in the TUI changes: this is the only module of the wrapper that imports a harness folder.
 """
@@ -13,8 +14,8 @@ from pathlib import Path
 
 from wrapper.harness.acp.cli import cannot_run as acp_cannot_run
 from wrapper.harness.acp.install import agent_checks
-from wrapper.harness.acp.presets import command_line, preset_for
 from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
+from wrapper.harness.acp.resolve import preset_for, resolve
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import Approver, HarnessSession
 from wrapper.harness.dsh.launch import is_dsh
@@ -48,10 +49,12 @@ def open_session(
 
     `pipes`: without a screen, a plain command keeps its own stdin, stdout and stderr (no pty).
     """
-    preset = preset_for(argv)
-    if preset is not None:
-        run = command_line(preset, argv, node(), settings.acp.make_ask)
-        return AcpSession(run, settings, approver, cwd, env, recorder, preset, display_argv=list(argv))
+    base = os.environ if env is None else env
+    resolved = resolve(argv, base.get("PATH", ""), node(), settings.acp.make_ask)
+    if resolved is not None:
+        return AcpSession(
+            resolved.argv, settings, approver, cwd, env, recorder, resolved.preset, list(argv), resolved.why
+        )
     if acp:
         return AcpSession(list(argv), settings, approver, cwd, env, recorder)
     if is_dsh(argv):
@@ -73,7 +76,8 @@ def harness_checks() -> list[Check]:
 
 def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
     """Why `argv` cannot be launched, or "" when it can (checked before any screen opens)."""
-    if is_acp(argv) and (why := acp_cannot_run(argv)) is not None:
+    path = (os.environ if env is None else env).get("PATH", "")
+    if is_acp(argv) and (why := acp_cannot_run(argv, path)) is not None:
         return why
     if is_acp(argv):
         return ""  # a preset: its installed command line is resolved by the harness

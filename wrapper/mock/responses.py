@@ -84,22 +84,15 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
                 "response.output_item.added",
                 {"output_index": idx, "item": {"type": "reasoning", "id": iid, "summary": []}},
             )
+            # each piece once, as the summary the API streams (Codex forwards `reasoning_text` and
+            # `reasoning_summary_text` deltas alike, so sending both showed and judged every piece twice)
             for piece in reply.reasoning:
-                send(
-                    "response.reasoning_text.delta",
-                    {"item_id": iid, "output_index": idx, "content_index": 0, "delta": piece},
-                )
                 send(
                     "response.reasoning_summary_text.delta",
                     {"item_id": iid, "output_index": idx, "summary_index": 0, "delta": piece},
                 )
             text = "".join(reply.reasoning)
-            item = {
-                "type": "reasoning",
-                "id": iid,
-                "summary": [{"type": "summary_text", "text": text}],
-                "content": [{"type": "reasoning_text", "text": text}],
-            }
+            item = {"type": "reasoning", "id": iid, "summary": [{"type": "summary_text", "text": text}]}
             send("response.output_item.done", {"output_index": idx, "item": item})
             idx += 1
         if reply.content:

@@ -79,6 +79,25 @@ def tool_loop(turn: Turn) -> Reply:
     return _done(turn, "I was stopped from re-reading notes.txt." if blocked else "Done reading notes.txt.")
 
 
+def stubborn_loop(turn: Turn) -> Reply:
+    """The cosmetic loop of `tool_loop`, which goes on in every turn, even after "go on" (12 attempts)."""
+    if turn.index < 12:
+        i = turn.index
+        return Reply(
+            reasoning=_chunks(f"I must read notes.txt again (attempt {i + 1})."),
+            tool_calls=[
+                ToolCallSpec(
+                    "bash",
+                    {
+                        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
+                        "description": f"Read the notes, attempt {i + 1}",
+                    },
+                )
+            ],
+        )
+    return _done(turn, "I give up re-reading notes.txt.")
+
+
 def alias_ping_pong(turn: Turn) -> Reply:
     """Fetches one resource alternating two spellings of the same host, into the same file."""
     if turn.index < 6:
@@ -111,13 +130,20 @@ LOOP_SENTENCE = (
 # A looping stream does not end by itself: the scripted loops run for hundreds of chunks (about a
 # second at the mock's pace), so the monitor's abort always lands mid-stream, even on a loaded machine.
 LOOP_CHUNKS = 400
+# ...and at a real model's pace (about 50 chunks a second), so a cancel lands mid-stream as it does with a real
+# model: at the default 2 ms an agent such as opencode had the whole reply before the cancel reached it.
+LOOP_DELAY_MS = 20.0
 
 
 def reasoning_loop(turn: Turn) -> Reply:
     """Reasoning that repeats itself; with thinking off it answers directly."""
     if not turn.thinking:
         return Reply(content="Answering directly: the adapter accepts the value.")
-    return Reply(reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)], content="(never reached)")
+    return Reply(
+        reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)],
+        content="(never reached)",
+        delay_ms=LOOP_DELAY_MS,
+    )
 
 
 def reasoning_loop_twice(turn: Turn) -> Reply:
@@ -126,6 +152,7 @@ def reasoning_loop_twice(turn: Turn) -> Reply:
         reasoning=[LOOP_SENTENCE.format(i=i) for i in range(LOOP_CHUNKS)],
         content="(never reached)",
         force_reasoning=True,
+        delay_ms=LOOP_DELAY_MS,
     )
 
 
@@ -133,7 +160,9 @@ def star_flood(turn: Turn) -> Reply:
     """Reasoning that decays into `*** *** ***`; with thinking off it answers."""
     if not turn.thinking:
         return Reply(content="Answering without the star storm.")
-    return Reply(reasoning=["Let me think. "] + ["*** " * 10] * LOOP_CHUNKS, content="(never reached)")
+    return Reply(
+        reasoning=["Let me think. "] + ["*** " * 10] * LOOP_CHUNKS, content="(never reached)", delay_ms=LOOP_DELAY_MS
+    )
 
 
 def failing_tool(turn: Turn) -> Reply:
@@ -309,6 +338,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
     "tool-loop": (tool_loop, "Read notes.txt.", "the same call re-run with cosmetic changes (denied at the 5th)"),
+    "stubborn-loop": (stubborn_loop, "Read notes.txt.", "the cosmetic loop that goes on after every refusal and turn"),
     "alias-ping-pong": (alias_ping_pong, "Fetch the dataset.", "one URL under two host spellings (caught on net:)"),
     "dev-server-loop": (dev_server_loop, "Wait for the dev server.", "a local-only repeat (the operator is asked)"),
     "reasoning-loop": (reasoning_loop, "Check the adapter.", "reasoning that repeats (abort, retry thinking off)"),

@@ -31,7 +31,8 @@ def obj(d: Any, key: str) -> dict[str, Any]:
 class CallState:
     """Everything known about one tool call so far."""
 
-    call_id: str
+    call_id: str  # the engine's id for this occurrence (the agent's id, `#N` when it was reused)
+    acp_id: str = ""  # the agent's own toolCallId
     title: str = ""
     kind: str = ""
     name: str = ""  # the agent's own tool name, when it says
@@ -43,6 +44,10 @@ class CallState:
     ran_unasked: bool = False
     settled: bool = False  # its result went to the engine
     output: str = ""
+    exit_code: int | None = None  # what a structured `rawOutput` says (Codex)
+
+    def __post_init__(self) -> None:
+        self.acp_id = self.acp_id or self.call_id
 
     def merge(self, u: dict[str, Any]) -> None:
         """Fold one `tool_call` / `tool_call_update` / permission `toolCall` into the record."""
@@ -61,10 +66,18 @@ class CallState:
         if isinstance(u.get("status"), str) and u["status"]:
             self.status = u["status"]
         text = content_text(u.get("content"))
+        raw_out = u.get("rawOutput")
         if text and self.status in ("completed", "failed"):
             self.output = text
-        elif isinstance(u.get("rawOutput"), str) and u["rawOutput"]:
-            self.output = u["rawOutput"]
+        elif isinstance(raw_out, str) and raw_out:
+            self.output = raw_out
+        elif isinstance(raw_out, dict):  # Codex: {aggregated_output | stdout, stderr, exit_code, ...}
+            out = raw_output_text(raw_out)
+            if out:
+                self.output = out
+            code = raw_out.get("exit_code", raw_out.get("exitCode"))
+            if isinstance(code, int) and not isinstance(code, bool):
+                self.exit_code = code
 
     def engine_call(self) -> tuple[str, Any]:
         """The tool name and arguments the engine fingerprints."""
@@ -97,6 +110,16 @@ class CallState:
         if self.kind == "search":
             return "search", dict(raw) or {"query": self.title}
         return (self.name or self.title or "tool"), dict(raw)
+
+
+def raw_output_text(raw: dict[str, Any]) -> str:
+    """The output of a structured `rawOutput` (Codex's exec result), as the person would read it."""
+    for key in ("aggregated_output", "formatted_output", "output"):
+        v = raw.get(key)
+        if isinstance(v, str) and v:
+            return v
+    parts = [raw[k] for k in ("stdout", "stderr") if isinstance(raw.get(k), str) and raw[k]]
+    return "\n".join(parts)
 
 
 def content_text(content: Any) -> str:

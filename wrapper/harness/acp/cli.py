@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from wrapper.harness.acp.install import setup_agent, version_of
-from wrapper.harness.acp.presets import PRESETS, command_line, preset_for
+from wrapper.harness.acp.presets import PRESETS
+from wrapper.harness.acp.resolve import resolve
 from wrapper.safetext import inert
 from wrapper.toolchain import ProvisionError, node
 
@@ -16,12 +17,24 @@ def agents(args: list[str]) -> int:
     argparse.ArgumentParser(prog="breaker-tui agents", description="the ACP agents breaker-tui knows").parse_args(args)
     for p in PRESETS.values():
         v = version_of(p)
-        state = f"installed {v}" if v else f"not installed (`breaker-tui setup-agent {p.name}`, about {p.size_mb} MB)"
+        state = (
+            f"pinned copy {v}" if v else f"no pinned copy (`breaker-tui setup-agent {p.name}`, about {p.size_mb} MB)"
+        )
         print(f"{p.name:9} {p.package}@{p.version}: {state}")
+        print(f"{'':9} runs: {which_runs(p.name)}")
         print(f"{'':9} asks before tool calls: {p.asks}")
         print(f"{'':9} cannot: {p.cannot}")
     print("\nrun one with `breaker-tui -- NAME`; any other ACP agent with `breaker-tui --acp -- COMMAND ARGS`")
     return 0
+
+
+def which_runs(name: str, path: str | None = None) -> str:
+    """Which copy `breaker-tui -- NAME` runs, and why (the person's own first)."""
+    try:
+        r = resolve([name], path, node())
+    except FileNotFoundError:
+        return "nothing: not on PATH and no pinned copy"
+    return f"{r.launcher} ({r.why})" if r is not None else "?"
 
 
 def setup(args: list[str]) -> int:
@@ -38,13 +51,10 @@ def setup(args: list[str]) -> int:
     return 0
 
 
-def cannot_run(command: list[str]) -> str | None:
-    """Why a preset agent cannot run (not installed, with the fix), or None."""
-    p = preset_for(command)
-    if p is None:
-        return None
+def cannot_run(command: list[str], path: str | None = None) -> str | None:
+    """Why a known agent cannot run (not found, with the fix), or None."""
     try:
-        command_line(p, command, node())
+        resolve(command, path, node())
     except FileNotFoundError as e:
         return str(e)
     return None

@@ -72,9 +72,16 @@ def setup_agent(name: str, say: Say = print, force: bool = False) -> Preset:
 
 def agent_checks() -> list[Check]:
     """`doctor` lines: one per known agent (missing agents are optional, so they do not fail)."""
+    from wrapper.harness.acp.resolve import resolve
+
     out = []
     for p in PRESETS.values():
         v = version_of(p)
-        detail = f"{v} ({p.launcher()})" if v else "not installed (optional)"
-        out.append(Check(f"agent {p.name}", True, detail, f"`breaker-tui setup-agent {p.name}` installs it"))
+        pinned = f"pinned copy {v}" if v else "no pinned copy"
+        try:
+            r = resolve([p.name], None, node())
+            detail = f"runs {r.launcher}: {r.why}; {pinned}" if r is not None else pinned
+        except FileNotFoundError:
+            detail = f"not found (optional): not on PATH, {pinned}"
+        out.append(Check(f"agent {p.name}", True, detail, f"`breaker-tui setup-agent {p.name}` installs a pinned copy"))
     return out

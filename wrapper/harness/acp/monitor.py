@@ -8,11 +8,13 @@ calls that never ask are checked when they finish, and a trip cancels the turn.
 
 from __future__ import annotations
 
-from typing import Any
+from collections import OrderedDict
+from typing import Any, Literal
 
 from engine import events as ev
 from engine.breaker import StreamTrip
 from wrapper.harness.acp.calls import CallState, obj
+from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.permissions import Permissions
 from wrapper.harness.acp.reaction import Reaction, selected
 from wrapper.items import (
@@ -45,13 +47,20 @@ class AcpMonitor(Permissions):
         self.breaker = self.monitor.breaker
         self.info = self.monitor.info
         self.agent_name = agent_name
-        self.calls: dict[str, CallState] = {}
+        self.calls: dict[str, CallState] = {}  # the agent's id -> its current occurrence (pruned when settled)
+        self.seen: OrderedDict[str, int] = OrderedDict()  # occurrences per id (bounded): a reused id is a new call
+        self.done: OrderedDict[str, None] = OrderedDict()  # ids whose current occurrence finished (bounded)
         self.step = 0
         self.after_tool = False
         self.tool_trips = 0  # trips by unasked calls in this (user) turn
         self.pending_followup = False
         self.cancelling = False  # a cancel is on its way: later trips of the same turn only show
         self.last_stop = ""
+        self.denied_this_turn = False  # a call was refused (or tripped) in this turn
+        self.keep_window = False  # the last turn ended on a refusal: the next message is no reset
+        self.own: OwnSettings | None = None  # the person's own agent settings (answer for them), `own.py`
+        self.quotes_prompt = False  # the agent drops a cancelled prompt (set from the preset)
+        self.last_prompt = ""  # the person's last message (quoted where the agent drops a cancelled one)
 
     # -- turns -------------------------------------------------------------------------------
     def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
@@ -66,13 +75,21 @@ class AcpMonitor(Permissions):
         """A prompt went to the agent: a person's starts a new turn; a follow-up continues it."""
         a = self.agent
         items: list[Item] = []
+        source: Literal["user", "plugin", "other"] = "plugin" if followup else "user"
         if not followup:
             self.info.turn += 1
             self.tool_trips = 0
+            self.last_prompt = text
             items.append(self._feed(ev.TurnStart(a, self.info.turn)))
+            if self.keep_window:
+                # "go on" after a turn that ended on a refusal is not a fresh start for the loop: the
+                # window keeps its counts (the explicit reset key still clears them)
+                source = "other"
+            self.keep_window = False
+            self.denied_this_turn = False
         self.pending_followup = False
         self.info.busy = True
-        items.append(self._feed(ev.UserMessage(a, text, "plugin" if followup else "user")))
+        items.append(self._feed(ev.UserMessage(a, text, source)))
         items.extend(self._request())
         return items
 
@@ -109,17 +126,26 @@ class AcpMonitor(Permissions):
                 )
         self.last_stop = stop
         self.cancelling = False
-        for c in self.calls.values():  # calls the agent never finished (cancelled): settle them
+        for c in list(self.calls.values()):  # calls the agent never finished (cancelled): settle them
             if c.verdict is not None and not c.settled:
                 items.extend(self._settle(c, failed=True))
+        for cid in [k for k, c in self.calls.items() if c.verdict is None and not c.asked]:
+            del self.calls[cid]  # announced and never judged: nothing more will come of it
         if self.pending_followup:
             return items
         return items + self.end_turn()
+
+    def followup_text(self, text: str) -> str:
+        """The follow-up as sent: where the agent drops a cancelled turn's prompt (Gemini), it quotes the task."""
+        if not self.quotes_prompt or not self.last_prompt:
+            return text
+        return f"{text}\n\nThe task you were working on (the person's message in that turn):\n{self.last_prompt}"
 
     def end_turn(self) -> list[Item]:
         """The turn is over (no follow-up continues it)."""
         self.pending_followup = False
         self.info.busy = False
+        self.keep_window = self.denied_this_turn
         return [self._feed(ev.TurnEnd(self.agent, self.info.turn, self.last_stop or "end_turn"))]
 
     def exit_status(self) -> int:
@@ -154,18 +180,19 @@ class AcpMonitor(Permissions):
             if trip is not None:
                 self._trip(trip, r)
         elif kind in ("tool_call", "tool_call_update"):
-            cid = str(u.get("toolCallId") or "")
-            if not cid:
+            cid = u.get("toolCallId")
+            if not isinstance(cid, str) or not cid:
                 return r
-            call = self.calls.get(cid)
+            call = self._call_for(cid, announced=kind == "tool_call")
             if call is None:
-                call = self.calls[cid] = CallState(cid)
+                return r  # a late update of a call already finished
             call.merge(u)
             self.after_tool = True
             if call.status in ("completed", "failed") and not call.settled:
                 if call.verdict is None:
                     self._check_unasked(call, r)
-                r.items.extend(self._settle(call, failed=call.status == "failed"))
+                failed = call.status == "failed" or (call.exit_code is not None and call.exit_code != 0)
+                r.items.extend(self._settle(call, failed=failed))
         elif kind == "current_mode_update":
             r.items.append(
                 StatusItem(
@@ -184,6 +211,7 @@ class AcpMonitor(Permissions):
         r.items.extend(self._shown(call, v))
         if v.kind != "deny":
             return
+        self.denied_this_turn = True
         mode = self.settings.acp.unasked
         if self.cancelling:
             return
@@ -219,6 +247,7 @@ class AcpMonitor(Permissions):
 
     def _settle(self, call: CallState, failed: bool) -> list[Item]:
         call.settled = True
+        self._finished(call)
         name, args = call.engine_call()
         if call.verdict is None:
             return []

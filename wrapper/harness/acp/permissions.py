@@ -6,20 +6,28 @@ when an unasked call finishes) and the answers to `session/request_permission`.
 
 from __future__ import annotations
 
+import itertools
+from collections import OrderedDict
 from typing import Any
 
 from engine import events as ev
 from engine.breaker import Breaker, Verdict
 from wrapper.harness.acp.calls import CallState, obj, option_for, option_names
-from wrapper.harness.acp.reaction import ALLOW_KINDS, REJECT_KINDS, Reaction, selected
+from wrapper.harness.acp.own import OwnSettings
+from wrapper.harness.acp.reaction import REJECT_KINDS, Reaction, selected
 from wrapper.items import Answer, ApprovalItem, EngineItem, Item, Question, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 
+REFUSED_FOLLOWUP = "[breaker-tui] Your last tool call was refused before it ran, and it will be again.\n\n"
+ID_MEMORY = 4096  # call ids remembered for telling a reused id from a late update
+
 
 class Permissions:
     """The tool-call checks and the permission answers of `AcpMonitor`."""
+
+    _perm_seq = itertools.count(1)
 
     settings: Settings
     monitor: Monitor
@@ -27,6 +35,62 @@ class Permissions:
     info: Info
     agent_name: str
     calls: dict[str, CallState]
+    cancelling: bool
+    pending_followup: bool
+    tool_trips: int
+    denied_this_turn: bool
+    own: OwnSettings | None
+    seen: OrderedDict[str, int]
+    done: OrderedDict[str, None]
+
+    def _call_for(self, cid: str, announced: bool = False, asked: bool = False) -> CallState | None:
+        """The call an id names now: a new occurrence when the id was used by a call already asked or finished.
+
+        Ids are the agent's (often the model server's): some hand out `call_0` every time, and an id may
+        come back after a restart. A `tool_call` for an id whose call finished, or a second permission
+        request for it, is a new call, judged again; a mere update of a finished call is stale (None).
+        (Codex announces a call after asking about it: that is the same call.) The engine sees each
+        occurrence under its own id (`call_0#2`, ...).
+        """
+        call = self.calls.get(cid)
+        if call is not None and not (asked and call.asked):
+            return call
+        if call is None and cid in self.done and not (announced or asked):
+            return None
+        n = self.seen.pop(cid, 0) + 1
+        self.seen[cid] = n
+        if len(self.seen) > ID_MEMORY:
+            self.seen.popitem(last=False)
+        self.done.pop(cid, None)
+        call = self.calls[cid] = CallState(cid if n == 1 else f"{cid}#{n}", acp_id=cid)
+        return call
+
+    def _tell_the_model(self, v: Verdict, r: Reaction) -> None:
+        """After the first refusal of a turn, the model gets the breaker's reason and the previous result.
+
+        ACP has no text for a rejection: the agent tells the model only "the user rejected permission".
+        So the turn is cancelled and one follow-up carries the engine's message (which quotes the earlier
+        result), whether the agent would have ended the turn (opencode, Codex) or gone on (Claude, Gemini).
+        Later refusals of the same turn are refused only.
+        """
+        self.denied_this_turn = True
+        if self.cancelling or self.tool_trips > 0 or self.settings.acp.unasked == "observe":
+            return
+        self.tool_trips += 1
+        self.cancelling = True
+        self.pending_followup = True
+        r.cancel = True
+        r.followup = REFUSED_FOLLOWUP + (v.message or "it repeats a call already made in this window.")
+        r.items.append(StatusItem("notice", "the model is told why, with the previous result (one follow-up)"))
+
+    def _finished(self, call: CallState) -> None:
+        """A settled call leaves the live table (per-call state stays bounded over a long session)."""
+        if self.calls.get(call.acp_id) is call:
+            del self.calls[call.acp_id]
+            self.done[call.acp_id] = None
+            if len(self.done) > ID_MEMORY:
+                self.done.popitem(last=False)
+        self.monitor.tool_names.pop(call.call_id, None)
 
     @property
     def agent(self) -> str:
@@ -51,16 +115,15 @@ class Permissions:
     def permission(self, params: dict[str, Any]) -> Reaction:
         """`session/request_permission`: refuse a denied call, ask the person about the rest."""
         tc = obj(params, "toolCall")
-        cid = str(tc.get("toolCallId") or "")
-        call = self.calls.get(cid) if cid else None
-        if call is None:
-            call = CallState(cid or f"perm-{len(self.calls)}")
-            self.calls[call.call_id] = call
+        raw_id = tc.get("toolCallId")
+        cid = raw_id if isinstance(raw_id, str) and raw_id else f"perm-{next(self._perm_seq)}"
+        call = self._call_for(cid, asked=True)
+        assert call is not None  # an ask always names a call
         call.merge({k: v for k, v in tc.items() if k != "status"})
         call.asked = True
         options = params.get("options")
         r = Reaction()
-        v = call.verdict or self._check(call)
+        v = self._check(call)
         r.items.extend(self._shown(call, v))
         if v.kind == "deny" and self.settings.acp.deny == "reject":
             call.refused = True
@@ -72,6 +135,7 @@ class Permissions:
                     + (v.message.splitlines()[0][:300] if v.message else "repeat"),
                 )
             )
+            self._tell_the_model(v, r)
             return r
         name, args = call.engine_call()
         if v.kind == "ask":
@@ -83,13 +147,23 @@ class Permissions:
                 tool=name,
                 args=args,
                 reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
-                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})",
+                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})" + no_once_note(options),
             )
         auto = self.monitor.auto_answer(q, v)  # only a call an allow-for-the-turn covers
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":
             auto = "allow-once", "[acp] agent_asks = allow"
+        by = "engine" if auto is not None and v.kind == "allow" and v.note == "approved" else "policy"
+        if auto is None and v.kind == "allow" and self.own is not None:
+            # the engine has no objection: the person's own settings decide, as their agent would have
+            command = args.get("command", "") if isinstance(args, dict) else ""
+            mine = self.own.decide(call.kind, call.name, command if isinstance(command, str) else "")
+            if mine in ("allow", "deny"):
+                auto = (
+                    ("allow-once" if mine == "allow" else "deny"),
+                    f"your {self.agent_name} settings: {self.own.source}",
+                )
+                by = "policy"
         if auto is not None:
-            by = "engine" if v.kind == "allow" and v.note == "approved" else "policy"
             r2 = self.answered(params, q, auto[0], by, auto[1])
             r.items.extend(r2.items)
             r.reply, r.cancel = r2.reply, r2.cancel
@@ -101,10 +175,15 @@ class Permissions:
     def answered(
         self, params: dict[str, Any], q: Question, answer: Answer, by: str = "person", why: str = ""
     ) -> Reaction:
-        """The person (or the policy, the engine, the timeout: `by`) answered a permission request."""
+        """The person (or the policy, the engine, a timeout: `by`) answered a permission request.
+
+        The agent's options are mapped faithfully: "allow once" is only ever its `allow_once`; when it
+        offers none, the call is refused and the person is told that only "allow for the turn" uses
+        the agent's own "always" (which stops it asking about that tool).
+        """
         options = params.get("options")
         r = Reaction()
-        call = self.calls.get(q.call_id or "")
+        call = next((c for c in self.calls.values() if c.call_id == q.call_id), None)
         v = call.verdict if call else None
         allow = answer in ("allow-once", "allow-turn")
         if v is not None and v.kind == "ask" and q.call_id:
@@ -115,8 +194,19 @@ class Permissions:
                 r.items.append(
                     StatusItem("notice", "allowed by you, but the call is still denied: " + v2.message[:200])
                 )
+        once = option_for(options, ("allow_once",))
+        if allow and answer == "allow-once" and once is None:
+            allow = False
+            r.items.append(
+                StatusItem(
+                    "notice",
+                    f"{self.agent_name} offers no 'allow once' for this call, only "
+                    f"{inert(option_names(options), keep_newlines=False)[:200] or 'nothing'}: refused. Answer "
+                    "'allow for the turn' to use its 'always allow' (it then stops asking about this tool)",
+                )
+            )
         if allow:
-            r.reply = selected(option_for(options, ALLOW_KINDS))
+            r.reply = selected(once or option_for(options, ("allow_always",)))
         elif answer == "cancel-turn":
             r.reply = selected(None)
             r.cancel = True
@@ -126,3 +216,13 @@ class Permissions:
             call.refused = True
         r.items.append(ApprovalItem(q, answer, by, why))
         return r
+
+
+def no_once_note(options: Any) -> str:
+    """What the person must know when the agent offers no "allow once" (an allow then means "always")."""
+    if option_for(options, ("allow_once",)) is not None or option_for(options, ("allow_always",)) is None:
+        return ""
+    return (
+        ". It offers no 'allow once': 'allow once' refuses this call; 'allow for the turn' answers with its"
+        " 'always allow', after which it stops asking (and breaker-tui can refuse a repeat only after it ran)"
+    )

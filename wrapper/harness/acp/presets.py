@@ -1,15 +1,14 @@
 """What breaker-tui knows about each ACP agent: its package, its command line, how to make it ask.
 
-A preset turns `breaker-tui -- opencode` into the agent's ACP command line, adds what makes the agent
-ask before tool calls (so the monitor can refuse a repeat before it runs), and says how to point the
-agent at a model endpoint (used by the demo and the tests with the mock model).
+A preset says what makes the agent speak ACP and ask before tool calls (so the monitor can refuse a
+repeat before it runs), where `setup-agent` puts its pinned copy, and how to point the agent at a model
+endpoint (used by the demo and the tests with the mock model). Which copy runs is `resolve.py`'s.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ class Preset:
     # Agents added after the first four say here what the first four's branches in `mock_env` say in code:
     mock_setup: MockSetup | None = None  # points the agent at a model endpoint (agent_homes.py)
     ask_setup: AskSetup | None = None  # what `ask_env` adds to make it ask (agent_homes.py)
+    drops_cancelled_prompt: bool = False  # a cancelled turn's prompt leaves its history: a follow-up quotes it
 
     def install_dir(self) -> Path:
         """Where `setup-agent` installs it."""
@@ -62,8 +62,9 @@ PRESETS: dict[str, Preset] = {
             ("acp",),
             False,
             None,
-            '`permission` in OPENCODE_CONFIG_CONTENT: bash, edit and webfetch "ask"; reads run unasked',
-            "after a refusal opencode ends the turn (the model does not go on in the same turn)",
+            '`permission` in OPENCODE_CONFIG_CONTENT: bash, edit and webfetch "ask", answered with your own'
+            ' `permission` (only your "ask" reaches you); reads run unasked',
+            "reads never ask: a loop of them is stopped by cancelling the turn (one follow-up tells the model why)",
         ),
         Preset(
             "claude",
@@ -74,7 +75,8 @@ PRESETS: dict[str, Preset] = {
             (),
             True,
             "default",
-            "`session/set_mode default` after `session/new`: Bash asks unless read-only, Write/Edit ask, Read never",
+            "`session/set_mode default` after `session/new` (Bash asks unless read-only, Write/Edit ask, Read never),"
+            " answered with your own permission mode and rules",
             "read-only Bash commands and Read never ask: a loop of them is stopped by cancelling the turn",
             ("claude-code", "claude-agent-acp"),
         ),
@@ -87,8 +89,9 @@ PRESETS: dict[str, Preset] = {
             (),
             False,
             None,
-            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours)',
-            "commands on its safe list run unasked; after a refusal Codex ends the turn (`cancelled`)",
+            '`-c approval_policy="untrusted"` on its command line (its sandbox setting stays yours), answered with'
+            " your own approval_policy",
+            "commands on its safe list run unasked (judged after they ran)",
             ask_args=("-c", 'approval_policy="untrusted"'),
         ),
         Preset(
@@ -102,6 +105,7 @@ PRESETS: dict[str, Preset] = {
             None,
             "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
             "its permission requests carry only a title (the command text), so fingerprints use that text",
+            drops_cancelled_prompt=True,
         ),
         Preset(
             "qwen",
@@ -138,40 +142,13 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def preset_for(argv: list[str]) -> Preset | None:
-    """The preset named by the command (`opencode`, `claude`, ...), if any."""
-    if not argv:
-        return None
-    base = os.path.basename(argv[0])
-    for p in PRESETS.values():
-        if base == p.name or base in p.aliases:
-            return p
-    return None
-
-
 def installed(p: Preset) -> bool:
     """Whether `setup-agent` installed this agent."""
     return p.launcher().exists()
 
 
-def command_line(p: Preset, argv: list[str], node: Path, make_ask: bool = True) -> list[str]:
-    """The ACP command line for `breaker-tui -- NAME ARGS...`: the installed agent, else one on PATH."""
-    rest = [*(p.ask_args if make_ask else ()), *argv[1:]]
-    if installed(p):
-        head = [str(node), str(p.launcher())] if p.node_script else [str(p.launcher())]
-        return [*head, *p.args, *rest]
-    if not p.node_script:
-        found = shutil.which(p.bin.rsplit("/", 1)[-1])
-        if found:
-            return [found, *p.args, *rest]
-    raise FileNotFoundError(
-        f"{p.name} is not installed: run `breaker-tui setup-agent {p.name}` (installs {p.package}@{p.version}, "
-        f"about {p.size_mb} MB, into {p.install_dir()})"
-    )
-
-
 def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
-    """The agent's environment with what makes it ask before tool calls (kept when the user set it)."""
+    """The agent's environment with what makes it ask before tool calls."""
     out = dict(env)
     if p.name == "opencode":
         try:
@@ -180,7 +157,8 @@ def ask_env(p: Preset, env: dict[str, str]) -> dict[str, str]:
             cfg = {}
         if not isinstance(cfg, dict):
             cfg = {}
-        cfg.setdefault("permission", {"bash": "ask", "edit": "ask", "webfetch": "ask"})
+        # always ask (the person's own `permission` was read first, `own.py`, and answers these asks)
+        cfg["permission"] = {"bash": "ask", "edit": "ask", "webfetch": "ask"}
         out["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
         for k in ("OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_SHARE"):
             out.setdefault(k, "1")
@@ -215,6 +193,12 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
             "share": "disabled",
         }
         env["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
+        # the offline person's own settings: ask before commands, edits and fetches (a test may rewrite them)
+        own = home / ".config" / "opencode"
+        own.mkdir(parents=True, exist_ok=True)
+        (own / "opencode.json").write_text(
+            json.dumps({"permission": {"bash": "ask", "edit": "ask", "webfetch": "ask"}})
+        )
         for k in (
             "OPENCODE_DISABLE_MODELS_FETCH",
             "OPENCODE_DISABLE_AUTOUPDATE",
@@ -225,7 +209,9 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
     elif p.name == "claude":
         cdir = home / ".claude"
         cdir.mkdir(parents=True, exist_ok=True)
-        (cdir / "settings.json").write_text(json.dumps({"skipWebFetchPreflight": True}))
+        # the offline person's own settings: Claude Code's default mode, which asks before commands and edits
+        settings = {"skipWebFetchPreflight": True, "permissions": {"defaultMode": "default"}}
+        (cdir / "settings.json").write_text(json.dumps(settings))
         env.update(
             {
                 "ANTHROPIC_BASE_URL": base_url,

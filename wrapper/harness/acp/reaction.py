@@ -8,7 +8,6 @@ from typing import Any
 from wrapper.items import Item, Question
 
 REJECT_KINDS = ("reject_once", "reject_always")
-ALLOW_KINDS = ("allow_once", "allow_always")
 
 
 @dataclass

@@ -16,6 +16,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from wrapper.harness.acp.frames import BadFrame, LineSplitter, decode_frame
+from wrapper.harness.acp.procs import Descent, end
+
 OnRequest = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 OnNotify = Callable[[str, dict[str, Any]], Awaitable[None]]
 OnFrame = Callable[[str, dict[str, Any]], None]
@@ -88,6 +91,10 @@ class AgentProcess:
         self.exited = asyncio.Event()
         self.returncode: int | None = None
         self._drained = asyncio.Event()
+        self.stopping = False  # we are ending it: a closed stdout is expected
+        self.channel_closed = False  # it closed its stdout while alive (and was stopped for it)
+        self.on_closed: Callable[[], None] | None = None
+        self.descent: Descent | None = None
 
     @property
     def pid(self) -> int | None:
@@ -112,9 +119,23 @@ class AgentProcess:
             limit=self.max_line_bytes,
         )
         self.pgid = self.proc.pid
+        self.descent = Descent(self.proc.pid)
+        self._spawn(self._sample())
         self._spawn(self._read_stdout())
         self._spawn(self._read_stderr())
         self._spawn(self._wait())
+
+    async def _sample(self, every: float = 0.5) -> None:
+        """Remember the agent's descendants while it runs (a command in its own group included)."""
+        while self.running and self.descent is not None:
+            self.descent.sample()
+            await asyncio.sleep(every)
+
+    def end_left_by_turn(self) -> int:
+        """After a cancelled turn: end what the turn started in a group of its own and left running."""
+        if self.descent is None or self.pgid is None:
+            return 0
+        return end(self.descent.left_by_turn(self.pgid))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         t = asyncio.ensure_future(coro)
@@ -135,31 +156,56 @@ class AgentProcess:
 
     async def _read_stdout(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
+        lines = LineSplitter(self.max_line_bytes)
         try:
             while True:
-                try:
-                    line = await self.proc.stdout.readline()
-                except ValueError:  # longer than the limit: drop it
-                    self.bad_lines += 1
+                chunk = await self.proc.stdout.read(65536)
+                dropped = lines.dropped
+                batch = lines.feed(chunk) if chunk else [t for t in (lines.tail(),) if t]
+                if lines.dropped > dropped:
+                    self.bad_lines += lines.dropped - dropped
                     self.on_stderr(
                         f"[breaker-tui] dropped an over-long line from the agent (> {self.max_line_bytes} bytes)\n"
                     )
-                    continue
-                if not line:
-                    return
-                try:
-                    msg = json.loads(line)
-                except ValueError:
-                    self.bad_lines += 1
-                    self.on_stderr(line.decode("utf-8", "replace"))
-                    continue
-                if not isinstance(msg, dict):
-                    self.bad_lines += 1
-                    continue
-                self.on_frame("a2c", msg)
-                await self._dispatch(msg)
+                for line in batch:
+                    await self._line(line)
+                if not chunk:
+                    break
         finally:
             self._drained.set()
+        self._spawn(self._stdout_closed())
+
+    async def _line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        msg = decode_frame(line)
+        if isinstance(msg, BadFrame):
+            self.bad_lines += 1
+            if msg.why == "not JSON":  # an agent's stray print: shown (bounded), it is not a frame
+                text = line[:2000].decode("utf-8", "replace")
+                more = f" … (+{len(line) - 2000} bytes)" if len(line) > 2000 else ""
+                self.on_stderr(text + more + "\n")
+            else:
+                self.on_stderr(f"[breaker-tui] dropped a frame from the agent: {msg.why}\n")
+            if msg.rid is not None and msg.method is not None:
+                await self.respond_error(msg.rid, -32700, f"breaker-tui could not read this request: {msg.why}")
+            return
+        try:
+            self.on_frame("a2c", msg)
+            await self._dispatch(msg)
+        except Exception as e:  # nothing in one frame may stop the reader
+            self.bad_lines += 1
+            self.on_stderr(f"[breaker-tui] error handling a frame from the agent: {type(e).__name__}\n")
+
+    async def _stdout_closed(self) -> None:
+        """The agent closed its stdout: if it stays alive it works unwatched, so it is stopped (fail closed)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.exited.wait(), 2.0)
+        if self.exited.is_set() or not self.running or self.stopping:
+            return
+        self.channel_closed = True
+        if self.on_closed is not None:
+            self.on_closed()
 
     async def _read_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
@@ -252,6 +298,9 @@ class AgentProcess:
         """Close stdin, SIGTERM the group, SIGKILL it after `grace` seconds; then reap."""
         if self.proc is None:
             return None
+        self.stopping = True
+        # everything the agent started, wherever it went (Codex runs commands in sessions of their own)
+        left = self.descent.everything() if self.descent is not None else []
         if self.running:
             if self.proc.stdin is not None:
                 with contextlib.suppress(Exception):
@@ -263,6 +312,7 @@ class AgentProcess:
                 self.signal_group(signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.exited.wait(), 5)
+        end(left + (self.descent.everything() if self.descent is not None else []))
         # helpers that outlived the leader are in the same group: end them too, and wait until they are gone
         if self.pgid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):

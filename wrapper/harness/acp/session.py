@@ -10,23 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from wrapper.harness.acp.asking import OpenAsks, key_of
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
+from wrapper.harness.acp.own import own_settings
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.stream import ItemStream
 from wrapper.harness.base import Approver, answered_by
-from wrapper.items import Question, StatusItem
+from wrapper.items import ApprovalItem, StatusItem
 from wrapper.monitor import Info
 from wrapper.process.child import ExitInfo
 from wrapper.records.recorder import Recorder
 from wrapper.safetext import inert
 from wrapper.settings import Settings
-from wrapper.toolchain import child_env
 
 
 class AcpSession(ItemStream):
@@ -44,6 +48,7 @@ class AcpSession(ItemStream):
         recorder: Recorder | None = None,
         preset: Preset | None = None,
         display_argv: list[str] | None = None,
+        origin: str = "",
     ) -> None:
         super().__init__()
         if not argv:
@@ -55,8 +60,11 @@ class AcpSession(ItemStream):
         self.cwd = cwd or os.getcwd()
         self.base_env = dict(os.environ if env is None else env)
         self.preset = preset
+        self.origin = origin  # which copy of a known agent runs, and why (`resolve.py`)
+        self.tmpdir: str | None = None  # the agent's private TMPDIR, removed at close
         name = preset.name if preset else os.path.basename(argv[0])
         self.acp = AcpMonitor(settings, Info(runner=True), name)
+        self.acp.quotes_prompt = bool(preset and preset.drops_cancelled_prompt)
         self.monitor = self.acp.monitor
         self.breaker = self.monitor.breaker
         self.info = self.monitor.info
@@ -78,8 +86,17 @@ class AcpSession(ItemStream):
         self.generation = 0
         self._prompt_task: asyncio.Task[Any] | None = None
         self._followup: str | None = None
-        self._perms: dict[Any, tuple[dict[str, Any], Question]] = {}
+        self.asks = OpenAsks(
+            self.acp,
+            approver,
+            self._emit,
+            self._record,
+            self._react,
+            lambda: self.settings.wrapper.approval_timeout_s,
+            answered_by(approver),
+        )
         self._closing = False
+        self._history = 0  # updates replayed after `session/load`
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -93,8 +110,10 @@ class AcpSession(ItemStream):
         gen = self.generation
         self._ready.clear()
         self._exited.clear()
-        env = child_env(self.base_env)
+        env = self._agent_env()
         if self.preset is not None and self.settings.acp.make_ask:
+            # read before breaker-tui makes the agent ask: these are the answers it gives for the person
+            self.acp.own = own_settings(self.preset.name, env, self.cwd, self.display_argv)
             env = ask_env(self.preset, env)
         self.proc = AgentProcess(
             self.argv,
@@ -106,6 +125,7 @@ class AcpSession(ItemStream):
             self._on_stderr,
             self.settings.wrapper.max_line_bytes,
         )
+        self.proc.on_closed = lambda: self._channel_closed(gen)
         self._record("note", {"what": "launch", "argv": self.display_argv, "generation": gen})
         try:
             await self.proc.start()
@@ -116,7 +136,8 @@ class AcpSession(ItemStream):
             raise
         self.info.child = "running"
         self.info.bridge = "waiting"
-        self._emit(StatusItem("started", f"started {' '.join(self.display_argv)}", {"pid": self.proc.pid}))
+        shown = " ".join(self.argv) + (f" ({self.origin})" if self.origin else "")
+        self._emit(StatusItem("started", f"started {inert(shown, keep_newlines=False)}", {"pid": self.proc.pid}))
         self._spawn(self._watch_exit(self.proc, gen))
         self._spawn(self._handshake(resume, gen))
 
@@ -144,12 +165,72 @@ class AcpSession(ItemStream):
                     " (the old turns are not in its context)",
                 )
             )
+        if opened.resumed:
+            await self._history_settles()
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._ready.set()
 
+    def _agent_env(self) -> dict[str, str]:
+        """The person's environment as it is (their PATH first: no Node put in front), plus a private TMPDIR.
+
+        The TMPDIR is the agent's alone (0700) and removed at close, so what it and its commands leave
+        in a temp folder (Claude's task folders) goes with the session.
+        """
+        env = dict(self.base_env)
+        if self.tmpdir is None or not os.path.isdir(self.tmpdir):
+            self.tmpdir = tempfile.mkdtemp(prefix="breaker-acp-")
+        for k in ("TMPDIR", "TMP", "TEMP"):
+            env[k] = self.tmpdir
+        return env
+
+    def _remove_tmpdir(self) -> None:
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+    def _channel_closed(self, gen: int) -> None:
+        """The agent closed its stdout but lives on: nothing it does is seen any more, so it is stopped."""
+        if gen != self.generation:
+            return
+        why = (
+            f"{self.acp.agent_name} closed its output (the ACP channel) but kept running: its calls could no "
+            "longer be checked, so breaker-tui stopped it"
+        )
+        self._record("note", {"what": "channel-closed"})
+        self._emit(StatusItem("error", why))
+        self._spawn(self.kill())
+
     def _set_loading(self, on: bool) -> None:
-        self._loading = on
+        """History replay: from `session/load` until our next prompt, updates are history, never judged.
+
+        Gemini answers `session/load` first and replays the old turns after it, so the end of the
+        load request is not the end of the history; the next prompt (ours) is.
+        """
+        if on:
+            self._loading = True
+            self._history = 0
+
+    async def _history_settles(self, quiet: float = 0.3, limit: float = 5.0) -> None:
+        """Before taking prompts after a load, let the history replay finish (no update for `quiet` s)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        seen = -1
+        while seen != self._history and loop.time() < deadline:
+            seen = self._history
+            await asyncio.sleep(quiet)
+
+    def _end_history(self) -> None:
+        if self._loading:
+            self._loading = False
+            if self._history:
+                self._emit(
+                    StatusItem(
+                        "notice",
+                        f"{self.acp.agent_name} replayed {self._history} updates of the resumed session's"
+                        " history (recorded as history, not judged again)",
+                    )
+                )
 
     async def _watch_exit(self, proc: AgentProcess, gen: int) -> None:
         await proc.exited.wait()
@@ -166,12 +247,16 @@ class AcpSession(ItemStream):
         self.info.exit = info
         self.info.busy = False
         self._record("note", {"what": "exit", "code": info.code, "signal": info.signal, "sent": info.sent})
+        await self.asks.close_all(f"{self.acp.agent_name} exited", tell_agent=False)
         self._emit(StatusItem("exited", info.describe().replace("child", self.acp.agent_name, 1), {"code": info.code}))
         self._exited.set()
 
     # -- what the agent sends ----------------------------------------------------------------
     async def _on_notify(self, method: str, params: dict[str, Any]) -> None:
-        if method != "session/update" or self._loading:
+        if method != "session/update":
+            return
+        if self._loading:
+            self._history += 1
             return
         self._react(self.acp.update(params))
 
@@ -188,27 +273,11 @@ class AcpSession(ItemStream):
             await proc.respond(rid, r.reply)
             self._react(r)
             return
-        self._emit_all(r.items)
-        self._perms[rid] = (params, r.question)
-        self._spawn(self._ask_person(proc, rid, params, r.question))
-
-    async def _ask_person(self, proc: AgentProcess, rid: Any, params: dict[str, Any], q: Question) -> None:
-        limit = self.settings.wrapper.approval_timeout_s
-        by, why = answered_by(self.approver), ""
-        try:
-            answer = await asyncio.wait_for(self.approver(q), limit or None)
-        except TimeoutError:  # nobody answered in time: fail closed
-            self._emit(StatusItem("warning", f"no answer within {limit:g} s; declining"))
-            answer, by, why = "deny", "timeout", f"no answer within {limit:g} s"
-        except Exception as e:  # an approver failure fails closed
-            self._emit(StatusItem("error", f"the approver failed ({e!r}); declining"))
-            answer, by, why = "deny", "engine", "the approver failed"
-        if self._perms.pop(rid, None) is None:
-            return  # answered `cancelled` meanwhile (the turn was cancelled)
-        self._record("note", {"what": "answer", "rid": rid, "answer": answer, "by": by, "why": why})
-        r = self.acp.answered(params, q, answer, by, why)
-        await proc.respond(rid, r.reply)
-        self._react(r)
+        q = replace(r.question, id=f"acp-{self.generation}-{key_of(rid)}")  # what `ApprovalClosed` names
+        self._emit_all([ApprovalItem(q) if isinstance(i, ApprovalItem) and i.answer is None else i for i in r.items])
+        t = self.asks.add(proc, rid, params, q)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
 
     def _react(self, r: Reaction) -> None:
         self._emit_all(r.items)
@@ -246,7 +315,10 @@ class AcpSession(ItemStream):
 
     async def _send_prompt(self, text: str, followup: bool) -> bool:
         assert self.proc is not None
+        self._end_history()
         self._record("note", {"what": "prompt", "text": text, "followup": followup})
+        if not followup and self.proc.descent is not None:
+            self.proc.descent.mark_turn()
         self._emit_all(self.acp.prompt_sent(text, followup))
         fut, write = self.proc.request_future(
             "session/prompt", {"sessionId": self.info.session_id, "prompt": [{"type": "text", "text": text}]}
@@ -265,10 +337,14 @@ class AcpSession(ItemStream):
         except RpcError as e:
             result, err = None, str(e)
         self._record("note", {"what": "prompt-done", "result": result, "error": err})
+        stop = result.get("stopReason") if isinstance(result, dict) else None
+        if stop == "cancelled" and self.proc is not None and (n := self.proc.end_left_by_turn()):
+            self._record("note", {"what": "ended-left-running", "count": n})
+            self._emit(StatusItem("notice", f"ended {n} process(es) the cancelled turn left running"))
         self._emit_all(self.acp.prompt_done(result, err))
         text, self._followup = self._followup, None
         if text is not None and err is None and self.proc is not None and self.proc.running:
-            await self._send_prompt(text, followup=True)
+            await self._send_prompt(self.acp.followup_text(text), followup=True)
         elif self.acp.pending_followup:
             self._emit_all(self.acp.end_turn())
 
@@ -276,13 +352,7 @@ class AcpSession(ItemStream):
         """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""
         if self.proc is None or not self.info.session_id:
             return False
-        for rid, (params, q) in list(self._perms.items()):
-            self._perms.pop(rid, None)
-            why = "the turn was cancelled"
-            self._record("note", {"what": "answer", "rid": rid, "answer": "cancel-turn", "by": "engine", "why": why})
-            r = self.acp.answered(params, q, "cancel-turn", "engine", why)
-            await self.proc.respond(rid, r.reply)
-            self._emit_all(r.items)
+        await self.asks.close_all("the turn was cancelled", tell_agent=True)
         return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})
 
     async def kill(self) -> ExitInfo | None:
@@ -325,6 +395,7 @@ class AcpSession(ItemStream):
             self.proc.cancel_tasks()
         for t in list(self._tasks):
             t.cancel()
+        self._remove_tmpdir()
         if self.recorder is not None:
             self.recorder.close()
         self.queue.put_nowait(None)
@@ -340,5 +411,6 @@ class AcpSession(ItemStream):
         self._closing = True
         if self.proc is not None:
             self.proc.signal_group(signal.SIGKILL)
+        self._remove_tmpdir()
         if self.recorder is not None:
             self.recorder.close()

@@ -1,0 +1,68 @@
+"""The person's own agent settings (`wrapper.harness.acp.own`) and the answers breaker-tui gives with them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.unit.test_acp_monitor import OPTIONS, asked_call, finish, fresh
+from wrapper.harness.acp.own import claude_settings, codex_settings, opencode_settings
+from wrapper.items import ApprovalItem
+
+
+def test_opencode_permission_layers_and_patterns(tmp_path: Path) -> None:
+    cfg = tmp_path / ".config" / "opencode"
+    cfg.mkdir(parents=True)
+    (cfg / "opencode.json").write_text(json.dumps({"permission": {"bash": {"*": "ask", "git *": "allow"}}}))
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "opencode.jsonc").write_text('// mine\n{"permission": {"edit": "deny",}}\n')
+    own = opencode_settings({"HOME": str(tmp_path)}, str(tmp_path / "ws"))
+    assert own.decide("execute", "bash", "git status") == "allow"
+    assert own.decide("execute", "bash", "rm -rf build") == "ask"
+    assert own.decide("edit", "edit", "") == "deny"
+    assert own.decide("fetch", "webfetch", "") == "allow", "opencode's own default is allow"
+    assert opencode_settings({"HOME": str(tmp_path / "none")}, str(tmp_path)).decide("execute", "", "x") == "allow"
+
+
+def test_claude_mode_and_rules(tmp_path: Path) -> None:
+    (tmp_path / ".claude").mkdir()
+    perms = {"defaultMode": "acceptEdits", "allow": ["Bash(npm test:*)"], "deny": ["Bash(rm:*)"]}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"permissions": perms}))
+    own = claude_settings({"HOME": str(tmp_path)}, str(tmp_path))
+    assert own.decide("execute", "Bash", "npm test -- -x") == "allow"
+    assert own.decide("execute", "Bash", "rm -rf /") == "deny"
+    assert own.decide("execute", "Bash", "make") == "ask"
+    assert own.decide("edit", "Edit", "") == "allow", "acceptEdits allows edits"
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"defaultMode": "bypassPermissions"}})
+    )
+    assert claude_settings({"HOME": str(tmp_path)}, str(tmp_path)).decide("execute", "Bash", "make") == "allow"
+
+
+def test_codex_approval_policy_from_the_command_line_or_config(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('approval_policy = "untrusted"\n')
+    assert codex_settings({"CODEX_HOME": str(tmp_path)}, ["codex-acp"]).decide("execute", "", "ls") == "ask"
+    argv = ["codex-acp", "-c", 'approval_policy="never"']
+    assert codex_settings({"CODEX_HOME": str(tmp_path)}, argv).decide("execute", "", "ls") == "allow"
+
+
+def test_the_persons_allow_answers_without_a_question_and_the_repeat_is_still_refused(tmp_path: Path) -> None:
+    m = fresh()
+    m.own = opencode_settings({"HOME": str(tmp_path)}, str(tmp_path))  # no config: opencode allows
+    for n in range(4):
+        cid, r = asked_call(m, n, "cat notes.txt; echo ran >> calls.log")
+        assert r.question is None and r.reply == {"outcome": {"outcome": "selected", "optionId": "once"}}
+        answered = [i for i in r.items if isinstance(i, ApprovalItem) and i.answer]
+        assert answered and answered[0].by.startswith("policy (your test settings"), answered
+        finish(m, cid)
+    _, r = asked_call(m, 4, "cat notes.txt; echo ran >> calls.log")
+    assert r.reply == {"outcome": {"outcome": "selected", "optionId": "reject"}}
+
+
+def test_policy_answers_are_labelled_policy_not_operator() -> None:
+    m = fresh()
+    _, r = asked_call(m, 0, "make test")
+    assert r.question is not None
+    done = m.answered({"options": OPTIONS}, r.question, "deny", "policy")
+    assert [i.by for i in done.items if isinstance(i, ApprovalItem)] == ["policy"]
+    assert m.answered({"options": OPTIONS}, r.question, "deny").items[-1].by == "person"  # type: ignore[union-attr]

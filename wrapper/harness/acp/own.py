@@ -1,0 +1,201 @@
+"""What the person's own agent settings say about a permission: breaker-tui answers for them with it.
+
+breaker-tui makes opencode and Claude Code ask before commands and edits (so it can refuse a repeat
+before it runs), which is more than the person's own settings may ask. So it reads those settings
+once at launch, and answers each ask the engine has no objection to the way the person's own agent
+would have decided it: "allow" runs without a question, "deny" is refused, and only "ask" reaches the
+person (or the `--approvals` policy). Answers made so are recorded as `policy (your … settings)`.
+
+- opencode: `permission` (a string for all tools, or per tool `bash` / `edit` / `webfetch`, a string or
+  `{pattern: action}` with the last matching pattern winning), from `OPENCODE_CONFIG_CONTENT`,
+  `$OPENCODE_CONFIG`, `~/.config/opencode/opencode.json[c]` and the project's `opencode.json[c]`;
+  opencode's own default is to allow.
+- Claude Code: `permissions.defaultMode` and the `allow` / `ask` / `deny` rules of
+  `$CLAUDE_CONFIG_DIR/settings.json` (or `~/.claude/`) and the project's `.claude/settings[.local].json`;
+  `bypassPermissions` (and the adapter's default, which does not ask) allow, `acceptEdits` allows
+  edits, `default` / `plan` ask.
+- Codex: `approval_policy` from `-c approval_policy=…` on the command line or `$CODEX_HOME/config.toml`:
+  `never`, `on-request` and `on-failure` allow (its sandbox still applies), `untrusted` asks.
+- Gemini CLI: nothing is changed, so what it asks is what the person's approval mode asks: to them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Own = Literal["allow", "ask", "deny"]
+_ACTIONS = ("allow", "ask", "deny")
+
+
+@dataclass(frozen=True)
+class OwnSettings:
+    """The person's own decision per kind of call, and where it was read."""
+
+    agent: str
+    default: Own | None = None  # None: not known, ask the person
+    per_tool: dict[str, Any] = field(default_factory=dict)  # opencode's `permission` table
+    rules: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Claude's allow / ask / deny rules
+    source: str = ""
+
+    def decide(self, kind: str, name: str, command: str) -> Own | None:
+        """What the person's settings say about one call (`kind` is ACP's: execute, edit, fetch, ...)."""
+        if self.agent == "opencode":
+            return self._opencode(kind, command)
+        if self.agent == "claude":
+            return self._claude(kind, name, command)
+        return self.default
+
+    def _opencode(self, kind: str, command: str) -> Own | None:
+        tool = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}.get(kind)
+        v = self.per_tool.get(tool) if tool else None
+        if isinstance(v, str) and v in _ACTIONS:
+            return v  # type: ignore[return-value]
+        if isinstance(v, dict):
+            found: Own | None = None
+            for pattern, action in v.items():  # the last matching pattern wins, as in opencode
+                if action in _ACTIONS and fnmatch.fnmatchcase(command, str(pattern)):
+                    found = action
+            return found if found is not None else self.default
+        return self.default
+
+    def _claude(self, kind: str, name: str, command: str) -> Own | None:
+        tool = name or {"execute": "Bash", "edit": "Edit", "read": "Read", "fetch": "WebFetch"}.get(kind, "")
+        for action in ("deny", "ask", "allow"):  # Claude Code: deny rules first, then ask, then allow
+            for rule in self.rules.get(action, ()):
+                if _claude_rule(rule, tool, command):
+                    return action
+        if self.default == "allow":
+            return "allow"
+        if self.per_tool.get("mode") == "acceptEdits" and kind in ("edit", "delete", "move"):
+            return "allow"
+        return self.default
+
+
+def _claude_rule(rule: str, tool: str, command: str) -> bool:
+    m = re.fullmatch(r"\s*([A-Za-z_]+)\s*(?:\((.*)\))?\s*", rule)
+    if m is None or m.group(1) != tool:
+        return False
+    spec = m.group(2)
+    if spec is None or spec in ("", "*"):
+        return True
+    if spec.endswith(":*"):
+        return command.startswith(spec[:-2])
+    return fnmatch.fnmatchcase(command, spec)
+
+
+def _jsonc(path: Path) -> dict[str, Any]:
+    """A JSON(C) settings file as a dict ({} when missing or unreadable: the person is then asked)."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return {}
+    try:
+        v = json.loads(text)
+    except ValueError:
+        stripped = re.sub(r"(?m)^\s*//[^\n]*$|/\*.*?\*/", "", text, flags=re.S)
+        stripped = re.sub(r",(\s*[}\]])", r"\1", stripped)
+        try:
+            v = json.loads(stripped)
+        except ValueError:
+            return {}
+    return v if isinstance(v, dict) else {}
+
+
+def _home(env: dict[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+def opencode_settings(env: dict[str, str], cwd: str) -> OwnSettings:
+    """opencode's `permission`, merged the way opencode merges its config layers (later wins)."""
+    xdg = Path(env.get("XDG_CONFIG_HOME") or _home(env) / ".config")
+    layers: list[tuple[str, dict[str, Any]]] = []
+    for p in (xdg / "opencode" / "opencode.json", xdg / "opencode" / "opencode.jsonc"):
+        layers.append((str(p), _jsonc(p)))
+    if env.get("OPENCODE_CONFIG"):
+        layers.append((env["OPENCODE_CONFIG"], _jsonc(Path(env["OPENCODE_CONFIG"]))))
+    for p in (Path(cwd) / "opencode.json", Path(cwd) / "opencode.jsonc"):
+        layers.append((str(p), _jsonc(p)))
+    try:
+        content = json.loads(env.get("OPENCODE_CONFIG_CONTENT") or "{}")
+    except ValueError:
+        content = {}
+    layers.append(("OPENCODE_CONFIG_CONTENT", content if isinstance(content, dict) else {}))
+    default: Own | None = "allow"  # opencode's own default: tools run without asking
+    per_tool: dict[str, Any] = {}
+    source = "opencode's default (allow)"
+    for where, cfg in layers:
+        perm = cfg.get("permission")
+        if isinstance(perm, str) and perm in _ACTIONS:
+            default, per_tool, source = perm, {}, f"{where}: permission"  # type: ignore[assignment]
+        elif isinstance(perm, dict):
+            per_tool = {**per_tool, **perm}
+            star = perm.get("*")
+            if isinstance(star, str) and star in _ACTIONS:
+                default = star  # type: ignore[assignment]
+            source = f"{where}: permission"
+    return OwnSettings("opencode", default, per_tool, {}, source)
+
+
+def claude_settings(env: dict[str, str], cwd: str) -> OwnSettings:
+    """Claude Code's permission mode and rules (user, then project, then local; later modes win)."""
+    cdir = Path(env.get("CLAUDE_CONFIG_DIR") or _home(env) / ".claude")
+    files = [cdir / "settings.json", Path(cwd) / ".claude" / "settings.json"]
+    files.append(Path(cwd) / ".claude" / "settings.local.json")
+    mode = ""
+    rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+    source = "the adapter's default mode (it does not ask)"
+    for f in files:
+        perms = _jsonc(f).get("permissions")
+        if not isinstance(perms, dict):
+            continue
+        source = f"{f}: permissions"
+        if isinstance(perms.get("defaultMode"), str):
+            mode = perms["defaultMode"]
+        for action in rules:
+            got = perms.get(action)
+            if isinstance(got, list):
+                rules[action].extend(str(r) for r in got if isinstance(r, str))
+    default: Own | None = "ask"
+    if mode in ("", "bypassPermissions", "auto", "dontAsk"):
+        default = "allow"
+    return OwnSettings(
+        "claude", default, {"mode": mode}, {k: tuple(v) for k, v in rules.items()}, source + f" (mode {mode or 'auto'})"
+    )
+
+
+def codex_settings(env: dict[str, str], argv: list[str]) -> OwnSettings:
+    """Codex's approval policy: the person's `-c approval_policy=…`, else `$CODEX_HOME/config.toml`."""
+    policy, source = "", ""
+    for i, a in enumerate(argv[:-1]):
+        if a == "-c" and argv[i + 1].startswith("approval_policy="):
+            policy, source = argv[i + 1].split("=", 1)[1].strip("\"'"), "your -c approval_policy"
+    if not policy:
+        home = Path(env.get("CODEX_HOME") or _home(env) / ".codex")
+        try:
+            cfg = tomllib.loads((home / "config.toml").read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            cfg = {}
+        v = cfg.get("approval_policy")
+        policy, source = (v, f"{home / 'config.toml'}: approval_policy") if isinstance(v, str) else ("", "")
+    if not policy:
+        policy, source = "on-request", "Codex's default approval policy (on-request)"
+    default: Own = "ask" if policy == "untrusted" else "allow"
+    return OwnSettings("codex", default, {}, {}, f"{source} = {policy}")
+
+
+def own_settings(agent: str, env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings | None:
+    """The person's own settings for a known agent (None: every ask of the agent goes to the person)."""
+    if agent == "opencode":
+        return opencode_settings(env, cwd)
+    if agent == "claude":
+        return claude_settings(env, cwd)
+    if agent == "codex":
+        return codex_settings(env, argv)
+    return None
