@@ -53,7 +53,7 @@ def test_the_persons_allow_answers_without_a_question_and_the_repeat_is_still_re
         cid, r = asked_call(m, n, "cat notes.txt; echo ran >> calls.log")
         assert r.question is None and r.reply == {"outcome": {"outcome": "selected", "optionId": "once"}}
         answered = [i for i in r.items if isinstance(i, ApprovalItem) and i.answer]
-        assert answered and answered[0].by.startswith("policy (your test settings"), answered
+        assert answered and answered[0].by == "policy" and answered[0].why.startswith("your test settings"), answered
         finish(m, cid)
     _, r = asked_call(m, 4, "cat notes.txt; echo ran >> calls.log")
     assert r.reply == {"outcome": {"outcome": "selected", "optionId": "reject"}}
