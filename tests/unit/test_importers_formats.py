@@ -296,3 +296,30 @@ def test_fuzz_the_new_importers_raise_only_trace_errors(tmp_path: Path, doc: Any
                     assert isinstance(o, dict) and o["t"] in ("meta", "user", "request", "think", "answer", "call")
             except TraceError:
                 pass
+
+
+@pytest.mark.parametrize(
+    ("original", "trace"),
+    [
+        ("mini-swe-agent.django__django-11119.traj.json", "real-054-liveswe-gpt5mini-django__django-11119.jsonl"),
+        ("codex.rollout.crud.jsonl", "real-150-agentlogs-codex-crud.jsonl"),
+        ("opencode.export.crud.json", "real-153-agentlogs-opencode-crud.jsonl"),
+        ("pi-openclaw.session.branched.jsonl", "real-154-agentlogs-pi-branched.jsonl"),
+        ("pi-openclaw.session.crud.jsonl", "real-155-agentlogs-pi-crud.jsonl"),
+        ("gemini-cli.chat.fragment.json", "real-159-geminicli-skillsbench-powerlifting-coef-calc-fragment.jsonl"),
+    ],
+)
+def test_the_real_corpus_is_what_the_importers_read(original: str, trace: str) -> None:
+    """The corpus traces of these formats are the importers' reading of the originals (trimmed as the
+    corpus README says), not the throwaway converter's: `tools/reimport.py` re-made them.
+    """
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("convert", ROOT / "tests" / "data" / "real" / "tools" / "convert.py")
+    assert spec is not None and spec.loader is not None
+    convert = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(convert)
+    path = REAL / original
+    events = convert.finish([o for o in _objs(recognise(path), path) if o["t"] != "meta"])
+    lines = (ROOT / "tests" / "data" / "real" / trace).read_text().splitlines()
+    assert events == [json.loads(ln) for ln in lines[1:]]

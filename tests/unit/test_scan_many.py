@@ -121,5 +121,5 @@ def test_eval_runs_its_files_in_parallel_with_the_same_answer(tmp_path: Path) ->
     bad.mkdir()
     (bad / "a.jsonl").write_text('{"t": "meta", "expected": "loop"}\n{"t": "call"}\n')
     (bad / "b.jsonl").write_text('{"t": "meta", "expected": "no_loop"}\n')
-    with pytest.raises(ValueError, match="a.jsonl: line 2: a `call` needs `tool`"):
+    with pytest.raises(ValueError, match=r"a\.jsonl: line 2: a `call` needs `tool`"):
         evaluate(bad, workers=2)
