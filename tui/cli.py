@@ -17,7 +17,7 @@ EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 7
 USAGE = """\
 breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
 breaker-tui replay FILE [--speed X] [--paused] play a recording or a dsh session log on the screen
-breaker-tui scan FILE [--json] [--from NAME]   print every intervention in a trace, recording or dsh log
+breaker-tui scan FILE|DIR... [--json]         every intervention in a session of any known agent; many: a table
 breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of labelled traces
 breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1

@@ -6,12 +6,20 @@
 * an edit -> check cycle that fails differently after each edit is legitimate work: every run of
   the check happens, the last prints PASS, nothing is denied or steered;
 * the same failing check re-run verbatim with nothing changed is a loop: steered from its 2nd
-  failure, denied by its 4th attempt.
+  failure, denied by its 4th attempt;
+* the same `read` of a log that a background writer keeps growing, 12 times: every result differs,
+  so it is progress and never refused (the 11th was, before results were the evidence);
+* a command retried 8 times with only a counter changed (`--attempt N`) and the identical answer:
+  every spelling is a new fingerprint, but the same result is a repeat, stopped by the 6th.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +29,7 @@ import pytest
 
 from tests.conftest import ROOT
 from wrapper.items import ResultItem, VerdictItem
-from wrapper.mock.scenarios import RUN_CHECK
+from wrapper.mock.scenarios import COUNTER_RETRIES, GROWING_READS, RUN_CHECK
 from wrapper.mock.server import TITLE_PREFIX
 
 pytestmark = pytest.mark.integration
@@ -146,3 +154,47 @@ def test_code_mode_does_not_blind_the_breaker(profile: str, world_factory: Any, 
     assert len(denials) == 2 and all("exact:bash" in d for d in denials), p.stderr
     assert "Some of the reads were refused." in p.stdout and p.returncode == 0
     assert "bridge disconnected" not in p.stderr, "a bridge that closes with its child is a normal end"
+
+
+def _stop_writer(workspace: Path) -> None:
+    """End the background log writer (it also stops by itself): no process may outlive the test."""
+    (workspace / "stop").touch()
+    pid_file = workspace / "writer.pid"
+    if pid_file.exists() and pid_file.read_text().strip().isdigit():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+
+
+async def test_reading_a_growing_log_twelve_times_is_never_refused(run_factory: Any) -> None:
+    run = await run_factory("growing-log-read")
+    try:
+        await run.turn("Watch the build", timeout=120)
+    finally:
+        _stop_writer(run.world.workspace)
+    reads = [v for v in run.verdicts() if v.tool == "read"]
+    assert len(reads) == GROWING_READS, [v.tool for v in run.verdicts()]
+    assert [v.verdict.kind for v in reads] == ["allow"] * GROWING_READS, [
+        v.verdict for v in reads if v.verdict.kind != "allow"
+    ]
+    ids = [v.call_id for v in reads]
+    by_id = {r.call_id: r.text for r in run.of(ResultItem)}
+    texts = [by_id.get(i, "") for i in ids]
+    assert all("build step" in t for t in texts), texts[:2]
+    # the premise: the writer really grew the log between every two reads (else this proves nothing)
+    assert all(a != b for a, b in itertools.pairwise(texts)), "two reads saw the same log"
+    assert [r for r in run.of(ResultItem) if r.call_id in ids and r.rewrite is not None] == []
+
+
+async def test_a_retry_with_only_a_counter_changed_is_stopped_by_the_sixth(run_factory: Any) -> None:
+    run = await run_factory("counter-retry")
+    await run.turn("Fetch the export", timeout=120)
+    tries = [v for v in run.verdicts() if v.tool == "bash" and "fetch.py --attempt" in str(v.args.get("command"))]
+    assert len(tries) == COUNTER_RETRIES, [v.args for v in tries]
+    assert len({v.args["command"] for v in tries}) == COUNTER_RETRIES, "every attempt is spelled differently"
+    kinds = [v.verdict.kind for v in tries]
+    first_deny = kinds.index("deny") if "deny" in kinds else len(kinds)
+    assert first_deny <= 5, f"the 6th attempt at the latest must be refused: {kinds}"
+    assert tries[first_deny].verdict.rule == "same-result", tries[first_deny].verdict
+    by_id = {r.call_id: r.text for r in run.of(ResultItem)}
+    answers = {by_id[v.call_id] for v in tries[:first_deny]}
+    assert len(answers) == 1 and '"status": "pending"' in answers.pop(), "the runs before it gave one identical answer"

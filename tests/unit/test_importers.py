@@ -28,7 +28,10 @@ def _converted(path: Path) -> list[dict[str, Any]]:
 
 def test_the_registry_names_swe_agent() -> None:
     assert "swe-agent" in IMPORTERS
-    with pytest.raises(TraceError, match="known: claude-code, openhands, swe-agent"):
+    with pytest.raises(
+        TraceError,
+        match="known: atif, claude-code, codex, gemini-cli, mini-swe-agent, openclaw, opencode, openhands, swe-agent",
+    ):
         importer("nope")
 
 
@@ -147,9 +150,13 @@ def test_too_large_and_non_regular_traj_files_are_refused(tmp_path: Path) -> Non
         import_trace("swe-agent", fifo)
 
 
-def test_convert_needs_from(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["scan", str(FIX), "--convert"]) == 2
-    assert "--convert needs --from" in capsys.readouterr().err
+def test_convert_recognises_the_format_and_refuses_a_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["scan", str(FIX), "--convert"]) == 0  # a .traj is recognised: no --from needed
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["t"] == "meta"
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"t": "user", "text": "hi"}\n')
+    assert main(["scan", str(trace), "--convert"]) == 2
+    assert "already a trace; give --from NAME" in capsys.readouterr().err
 
 
 CLAUDE = DATA / "claude-retry-loop.jsonl"

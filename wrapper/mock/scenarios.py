@@ -334,6 +334,54 @@ def code_mode_loop(turn: Turn) -> Reply:
     return _done(turn, "Some of the reads were refused." if refused else "All six reads ran.")
 
 
+# A build log that grows while the agent watches it: a writer started in the background by the first
+# call appends a line every 20 ms (for at most 1,000 lines, or until `stop` exists), in its own session
+# so the harness's process group does not end it; its pid is left in `writer.pid` for whoever cleans up.
+LOG_WRITER = (
+    "setsid sh -c 'i=0; while [ $i -lt 1000 ] && [ ! -e stop ]; do i=$((i+1)); "
+    'echo "build step $i done" >> app.log; sleep 0.02; done\' >/dev/null 2>&1 </dev/null & echo $! > writer.pid'
+)
+GROWING_READS = 12
+
+
+def growing_log_read(turn: Turn) -> Reply:
+    """Starts a background writer, then reads the same growing log 12 times (every result differs)."""
+    if turn.index == 0:
+        return Reply(
+            reasoning=_chunks("Start the build in the background, then watch its log."),
+            tool_calls=[ToolCallSpec("bash", {"command": LOG_WRITER, "description": "Start the build"})],
+        )
+    if turn.index <= GROWING_READS:
+        return Reply(
+            reasoning=_chunks(f"Check how far the build got (look {turn.index})."),
+            tool_calls=[ToolCallSpec("read", {"file_path": "app.log"})],
+        )
+    return _done(turn, "The build is progressing.")
+
+
+# The same answer whatever the attempt number: only the counter in the command changes.
+FETCH_PY = 'import json\nprint(json.dumps({"status": "pending", "items": [], "next": None}))\n'
+COUNTER_RETRIES = 8
+
+
+def counter_retry(turn: Turn) -> Reply:
+    """Writes fetch.py, then runs it 8 times with only `--attempt N` changed; each run answers the same."""
+    if turn.index == 0:
+        return Reply(
+            reasoning=_chunks("Write the export fetcher."),
+            tool_calls=[ToolCallSpec("write", {"file_path": "fetch.py", "content": FETCH_PY})],
+        )
+    if turn.index <= COUNTER_RETRIES:
+        n = turn.index
+        return Reply(
+            reasoning=_chunks(f"Maybe the export is ready now; try again (attempt {n})."),
+            tool_calls=[
+                ToolCallSpec("bash", {"command": f"python3 fetch.py --attempt {n}", "description": f"Fetch {n}"})
+            ],
+        )
+    return _done(turn, "The export is still pending.")
+
+
 SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
@@ -353,6 +401,8 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "http-500": (http_500, "Say hello.", "the model provider returns HTTP 500"),
     "hang": (hang, "Think hard.", "the model stalls mid-stream (cancel it)"),
     "code-mode-loop": (code_mode_loop, "Read notes.txt.", "Code Mode: one program re-reads a file six times"),
+    "growing-log-read": (growing_log_read, "Watch the build.", "the same read of a log that grows (never refused)"),
+    "counter-retry": (counter_retry, "Fetch the export.", "a retry with only a counter changed, same answer"),
 }
 
 # What a scenario needs from dsh's environment to mean what it says.

@@ -1,7 +1,8 @@
 """`breaker-tui eval DIR`: how well detection does on a folder of labelled traces.
 
 Every `*.jsonl` trace in the folder (with a meta `expected`) is replayed through the engine in the
-default mode and in `mode = "seed"`; a `loop` case agrees when the engine blocks (denies a call,
+default mode and in `mode = "seed"`, the files in parallel worker processes (one per CPU, results in
+file order, a progress line on a terminal's stderr); a `loop` case agrees when the engine blocks (denies a call,
 refuses an ask, aborts a stream or cancels the turn) at or after its `judge_from`, a `no_loop` case
 when it does not block at all. A steer alone is not a block.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 from engine.config import BreakerConfig, EngineConfig
 from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, simulate
+from wrapper.records.parallel import PoolBroken, run_all
 from wrapper.records.trace_io import open_trace
 from wrapper.safetext import inert
 
@@ -117,20 +119,41 @@ def judge(
     )
 
 
-def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES) -> dict[str, ModeReport]:
-    """Replay every labelled trace of a folder in each mode."""
+def judge_path(job: tuple[str, tuple[str, ...]]) -> list[CaseResult] | str:
+    """One labelled trace in each mode (a worker's task): its results, [] when it has no label, or the
+    error text when it cannot be read (a string crosses the process boundary whole; an exception's
+    extra fields would not).
+    """
+    path, modes = Path(job[0]), job[1]
+    try:
+        meta, events = read_trace(path)
+    except (TraceError, OSError) as e:
+        return f"{path}: {e}" if not str(e).startswith(str(path)) else str(e)
+    if meta is None or meta.expected is None:
+        return []
+    out = []
+    for m in modes:
+        base = BreakerConfig(engine=EngineConfig(mode=m))  # type: ignore[arg-type]
+        out.append(judge(path.name, meta, simulate(meta, events, "deny", base), events))
+    return out
+
+
+def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES, workers: int | None = None) -> dict[str, ModeReport]:
+    """Replay every labelled trace of a folder in each mode, the files in parallel (`wrapper.records.parallel`)."""
     root = Path(folder)
     files = sorted(root.glob("*.jsonl"))
     if not files:
         raise TraceError(f"{root}: no *.jsonl traces here — give a folder of labelled traces")
     reports = {m: ModeReport(m) for m in modes}
-    for path in files:
-        meta, events = read_trace(path)
-        if meta is None or meta.expected is None:
-            continue
-        for m in modes:
-            base = BreakerConfig(engine=EngineConfig(mode=m))  # type: ignore[arg-type]
-            reports[m].cases.append(judge(path.name, meta, simulate(meta, events, "deny", base), events))
+    try:
+        results = run_all(judge_path, [(str(p), modes) for p in files], "evaluating", workers)
+    except PoolBroken:
+        raise TraceError(f"{root}: a worker process died while replaying the traces (out of memory?)") from None
+    for result in results:
+        if isinstance(result, str):
+            raise TraceError(result)
+        for m, case in zip(modes, result, strict=False):
+            reports[m].cases.append(case)
     return reports
 
 

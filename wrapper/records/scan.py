@@ -26,6 +26,7 @@ from engine.errors import ConfigError
 from engine.trace import Intervention, TraceError, TraceEvent, simulate
 from wrapper.records import trace_io
 from wrapper.records.importers import IMPORTERS, convert_lines, import_trace
+from wrapper.records.importers.detect import recognise
 from wrapper.records.sources import Loaded
 from wrapper.safetext import inert
 from wrapper.settings import Settings
@@ -56,7 +57,14 @@ def parser() -> argparse.ArgumentParser:
         "Exit 0 when nothing was found, 1 when something was, 2 on bad input, "
         "4 when a recording was edited or forged.",
     )
-    p.add_argument("file", type=Path, help="a trace (.jsonl), a breaker-tui recording, or a dsh session log")
+    p.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="a trace (.jsonl), a breaker-tui recording, a dsh session log, or another agent's session file "
+        "(its format is recognised); several files or a DIR are judged in parallel into one table",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per line per intervention, on stdout")
     p.add_argument("--config", type=Path, help="config file (a trace's own meta `config` is laid over it)")
     p.add_argument(
@@ -69,9 +77,10 @@ def parser() -> argparse.ArgumentParser:
         "--from",
         dest="source",
         choices=sorted(IMPORTERS),
-        help="read another agent's session file: " + "; ".join(f"{k}: {v[1]}" for k, v in IMPORTERS.items()),
+        help="read the file(s) as this format instead of recognising it: "
+        + "; ".join(f"{k}: {v[1]}" for k, v in IMPORTERS.items()),
     )
-    p.add_argument("--convert", action="store_true", help="with --from: print the converted trace instead")
+    p.add_argument("--convert", action="store_true", help="print another agent's file converted to a trace instead")
     return p
 
 
@@ -85,22 +94,19 @@ def _settings(path: Path | None) -> Settings:
 def main(argv: list[str], replayer_for: ReplayerFor) -> int:
     """Run `scan`; returns the exit status."""
     a = parser().parse_args(argv)
+    a.file = a.files[0]
     try:
         settings = _settings(a.config)
+        if len(a.files) > 1 or a.file.is_dir():
+            return _scan_many(a, settings, replayer_for)
         if a.convert:
-            if a.source is None:
-                raise BadInput(str(a.file), "--convert needs --from NAME (the format to convert from)")
-            for line in convert_lines(a.source, a.file):
-                print(line)
-            return EXIT_OK
-        if a.source is not None:
-            return _scan_trace(a, settings, import_trace(a.source, a.file))
-        first = trace_io.first_object(a.file, settings.wrapper.max_line_bytes)
-        if first is None:
-            raise BadInput(str(a.file), "empty file, nothing to scan")
-        if trace_io.is_trace_line(first):
+            return _convert(a, settings)
+        kind = a.source or recognise(a.file, settings.wrapper.max_line_bytes)
+        if kind == "trace":
             with trace_io.open_trace(a.file, settings.wrapper.max_line_bytes) as trace:
                 return _scan_trace(a, settings, trace)
+        if kind:
+            return _scan_trace(a, settings, import_trace(kind, a.file))
         return _scan_session(a, settings, replayer_for)
     except TraceError as e:
         return _bad(a.file, e.line, e.args[0] if e.args else str(e))
@@ -134,6 +140,37 @@ def _bad(path: Path, line: int | None, what: str) -> int:
     else:
         _report(what if what.startswith(str(path)) else f"{path}: {what}")
     return EXIT_BAD
+
+
+# -- the format, and many files at once -----------------------------------------------------------
+
+
+def _convert(a: argparse.Namespace, settings: Settings) -> int:
+    """`--convert`: another agent's file as the trace `scan` replays (its format recognised, or `--from`)."""
+    kind = a.source or recognise(a.file, settings.wrapper.max_line_bytes)
+    if kind in ("", "trace"):
+        what = (
+            "already a trace" if kind else "not a format an importer reads (a recording or dsh log needs no converting)"
+        )
+        raise BadInput(str(a.file), f"{what}; give --from NAME to force one of: {', '.join(sorted(IMPORTERS))}")
+    for line in convert_lines(kind, a.file):
+        print(line)
+    return EXIT_OK
+
+
+def _scan_many(a: argparse.Namespace, settings: Settings, replayer_for: ReplayerFor) -> int:
+    """Several files or directories: each judged in parallel, one summary row per file (`wrapper.records.batch`)."""
+    from wrapper.records import batch
+
+    if a.convert:
+        raise BadInput(str(a.file), "--convert takes one file (it prints that file's converted trace)")
+    files = batch.files_of(a.files)
+    jobs = [batch.Job(str(f), a.source, settings, a.approvals, walked, replayer_for) for f, walked in files]
+    if not jobs:
+        raise BadInput(str(a.file), f"no session files here ({', '.join(batch.SUFFIXES)})")
+    results = batch.judge_all(jobs)
+    batch.print_results(results, a.json)
+    return batch.exit_status(results)
 
 
 # -- neutral traces (and imported files) ---------------------------------------------------------

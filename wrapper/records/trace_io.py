@@ -144,6 +144,8 @@ def load_json_file(path: Path, max_bytes: int) -> Any:
         raise trace_error(f"{path}: not UTF-8 text (byte {e.start + 1})") from None
     except RecursionError:
         raise trace_error(f"{path}: the JSON is nested too deeply") from None
+    except json.JSONDecodeError as e:  # the document's own line, so an editor can jump to it
+        raise trace_error(f"not valid JSON: {e.msg} (column {e.colno})", e.lineno) from None
     except ValueError as e:
         raise trace_error(f"{path}: not valid JSON: {e}") from None
 

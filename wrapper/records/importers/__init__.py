@@ -1,10 +1,12 @@
 """Importers: other agents' session files turned into the neutral trace, so `scan` can judge them.
 
 Each importer reads one file and yields the trace's JSON objects in order (a `meta` object first),
-exactly as they would appear on the lines of a trace file; `scan --from NAME FILE` replays them
-and `scan --from NAME FILE --convert` prints them, so the line numbers `scan` reports for an
-imported file are the lines of that converted trace. To add a format, write a function
-`(path, max_bytes) -> Iterator[dict]` in a module here and add it to `IMPORTERS`.
+exactly as they would appear on the lines of a trace file; `scan FILE` recognises the format by
+itself (`wrapper.records.importers.detect`), `scan --from NAME FILE` forces one, and `--convert`
+prints the converted trace, so the line numbers `scan` reports for an imported file are the lines of
+that converted trace (a fault in the file itself is reported at the file's own line). To add a
+format, write a function `(path, max_bytes) -> Iterator[dict]` in a module here, add it to
+`IMPORTERS`, and teach `detect` its shape.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.trace import TraceError
+from wrapper.records.importers.atif import read_atif
 from wrapper.records.importers.claude_code import read_claude_code
+from wrapper.records.importers.codex import read_codex
+from wrapper.records.importers.gemini_cli import read_gemini_cli
+from wrapper.records.importers.mini_swe_agent import read_mini_swe_agent
+from wrapper.records.importers.openclaw import read_openclaw
+from wrapper.records.importers.opencode import read_opencode
 from wrapper.records.importers.openhands import read_openhands
 from wrapper.records.importers.swe_agent import read_swe_agent
 from wrapper.records.trace_io import Trace, from_objects
@@ -25,8 +33,17 @@ Importer = Callable[[Path, int], Iterator[dict[str, Any]]]
 IMPORTERS: dict[str, tuple[Importer, str]] = {
     # name: (importer, what it reads)
     "swe-agent": (read_swe_agent, "SWE-agent .traj files (JSON: `trajectory` steps, `history`)"),
+    "mini-swe-agent": (
+        read_mini_swe_agent,
+        "mini-swe-agent .traj.json files (JSON: `messages`, text or tool-call steps)",
+    ),
     "openhands": (read_openhands, "OpenHands V0 event lists (JSON array, or an object with `history`)"),
     "claude-code": (read_claude_code, "Claude Code session transcripts (~/.claude/projects/*/SESSION.jsonl)"),
+    "atif": (read_atif, "Harbor ATIF trajectory.json files (JSON: `schema_version` ATIF-v1.N, `steps`)"),
+    "openclaw": (read_openclaw, "OpenClaw / pi session files (JSONL: a `session` header, records linked by parentId)"),
+    "codex": (read_codex, "Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl)"),
+    "gemini-cli": (read_gemini_cli, "Gemini CLI chats (~/.gemini/tmp/*/chats/session-*.json)"),
+    "opencode": (read_opencode, "opencode session exports (`opencode export SESSION`)"),
 }
 
 DEFAULT_MAX_BYTES = 256 << 20

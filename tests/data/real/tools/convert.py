@@ -257,3 +257,34 @@ def gemini(path):
                 ev.append(x)
     return ev
 CONVERTERS['gemini-cli'] = gemini
+
+# ---------- tau-bench historical trajectories (OpenAI chat messages with tool calls) ----------
+def tau_bench(traj):
+    """One record's `traj` of sierra-research/tau-bench historical_trajectories/*.json.
+
+    The simulated customer's messages are `user` events; each assistant message is a request, its
+    `content` an answer, its `tool_calls` calls answered by the `tool` message with the same id. Ids
+    are reused later in a trajectory, so a result pairs with the waiting call once. The `think` tool
+    only records a thought (tau-bench: "It will not obtain new information or change the database"),
+    so it is a `think` event, not a call.
+    """
+    ev, calls = [], {}
+    for m in traj:
+        role = m.get('role')
+        if role == 'system': continue
+        if role == 'user': ev.append({'t': 'user', 'text': m.get('content') or ''}); continue
+        if role == 'assistant':
+            ev.append({'t': 'request'})
+            if m.get('content'): ev.append({'t': 'answer', 'text': m['content']})
+            for tc in m.get('tool_calls') or []:
+                fn = tc.get('function') or {}
+                try: a = json.loads(fn.get('arguments') or '{}')
+                except Exception: a = {'raw': fn.get('arguments')}
+                if fn.get('name') == 'think':
+                    ev.append({'t': 'think', 'text': a.get('thought', '') if isinstance(a, dict) else str(a)}); continue
+                c = {'t': 'call', 'tool': fn.get('name'), 'args': a}
+                ev.append(c); calls[tc.get('id')] = c
+        elif role == 'tool':
+            c = calls.pop(m.get('tool_call_id'), None)
+            if c is not None: c['output'] = m.get('content') or ''
+    return ev
