@@ -145,3 +145,51 @@ def test_choices_prefer_config_options_and_pick_the_request() -> None:
         {"sessionId": "s", "configId": "mode", "value": "auto"},
     )
     assert set_request("s", ch[1], "m2") == ("session/set_model", {"sessionId": "s", "modelId": "m2"})
+
+
+def test_a_todo_tool_call_is_the_plan_when_the_agent_sends_none() -> None:
+    acp = AcpMonitor(Settings(), agent_name="opencode")
+    todos = [{"content": "read", "status": "completed", "priority": "high"}, {"content": "edit", "status": "pending"}]
+    acp.update({"update": {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "todowrite", "kind": "other"}})
+    done = acp.update(
+        {
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "completed",
+                "rawInput": {"todos": todos},
+            }
+        }
+    )
+    plans = [i for i in done.items if isinstance(i, PlanItem)]
+    assert plans and [e.content for e in plans[0].entries] == ["read", "edit"]
+    acp.update({"update": {"sessionUpdate": "plan", "entries": [{"content": "own"}]}})
+    again = acp.update(
+        {
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "completed",
+                "rawInput": {"todos": todos},
+            }
+        }
+    )
+    assert not [i for i in again.items if isinstance(i, PlanItem)], "an agent's own plan wins"
+
+
+def test_the_preset_mode_and_a_newer_update_beat_the_stale_session_answer() -> None:
+    acp = AcpMonitor(Settings(), agent_name="claude")
+    opt = {
+        "id": "mode",
+        "category": "mode",
+        "type": "select",
+        "currentValue": "auto",
+        "options": [{"value": "default"}, {"value": "auto"}],
+    }
+    acp.update(
+        {"update": {"sessionUpdate": "config_option_update", "configOptions": [{**opt, "currentValue": "plan"}]}}
+    )
+    items = acp.shown.opened({"configOptions": [opt]})
+    assert isinstance(items[0], ChoicesItem) and items[0].choices[0].current == "plan"
+    items = acp.shown.opened({"configOptions": [opt]}, mode="default")
+    assert isinstance(items[0], ChoicesItem) and items[0].choices[0].current == "default"

@@ -170,6 +170,8 @@ class AcpMonitor(Permissions):
                     self._check_unasked(call, r)
                 r.items.extend(self._settle(call, failed=call.status == "failed"))
             r.items.append(self.call_item(call))
+            if call.status == "completed" and "todos" in call.raw:
+                r.items.extend(self.shown.todo_call(call.raw, call.status, self.agent))
         elif kind == "current_mode_update":
             r.items.append(
                 StatusItem(

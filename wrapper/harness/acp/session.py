@@ -148,7 +148,7 @@ class AcpSession(ItemStream):
             )
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
-        self._emit_all(self.acp.shown.opened(opened.result))
+        self._emit_all(self.acp.shown.opened(opened.result, mode_for(self.preset, self.settings.acp.make_ask)))
         self._ready.set()
 
     def _set_loading(self, on: bool) -> None:

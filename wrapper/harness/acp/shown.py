@@ -36,6 +36,7 @@ class Shown:
     def __init__(self, agent_name: str) -> None:
         self.agent_name = agent_name
         self.plan: PlanItem | None = None
+        self.sent_plan = False  # the agent sends `plan` updates (then its todo-tool calls are not read)
         self.commands: tuple[Any, ...] = ()
         self.choices: list[Choice] = []
 
@@ -47,9 +48,18 @@ class Shown:
     def _choices_item(self) -> ChoicesItem:
         return ChoicesItem(tuple(self.choices), self.silent)
 
-    def opened(self, result: Any) -> list[Item]:
-        """The session/new or session/load answer: the settings it offers."""
-        self.choices = choices_of(result)
+    def opened(self, result: Any, mode: str | None = None) -> list[Item]:
+        """The session/new or session/load answer: the settings it offers.
+
+        The handshake may have switched the mode since (`mode`, the preset's), and the agent may have said
+        so in a `config_option_update` that arrived before this answer was handled: those values are newer.
+        """
+        newer = {c.id: c.current for c in self.choices}
+        self.choices = [
+            Choice(c.id, c.category, c.name, newer.get(c.id, c.current), c.options, c.via) for c in choices_of(result)
+        ]
+        if mode:
+            self.mode_changed(mode)
         return [self._choices_item()] if self.choices else []
 
     def update(self, u: dict[str, Any], agent: str) -> list[Item]:
@@ -57,6 +67,7 @@ class Shown:
         kind = u.get("sessionUpdate")
         entries = plan_of(u)
         if entries is not None:
+            self.sent_plan = True
             self.plan = PlanItem(agent, tuple(entries))
             return [self.plan]
         if kind == "available_commands_update":
@@ -70,6 +81,20 @@ class Shown:
                 self.choices = [*fresh, *(c for c in self.choices if c.id not in ids and c.via != "config")]
                 return [self._choices_item()]
         return []
+
+    def todo_call(self, raw: dict[str, Any], status: str, agent: str) -> list[Item]:
+        """A finished todo-tool call whose input is the list (opencode's `todowrite` sends no `plan` update).
+
+        Only when the agent has sent no `plan` of its own this session: then its plan is the one shown.
+        """
+        todos = raw.get("todos")
+        if status != "completed" or not isinstance(todos, list) or self.sent_plan:
+            return []
+        entries = plan_of({"sessionUpdate": "plan", "entries": todos})
+        if not entries:
+            return []
+        self.plan = PlanItem(agent, tuple(entries))
+        return [self.plan]
 
     def mode_changed(self, mode: str) -> list[Item]:
         """`current_mode_update`: the mode choice now has `mode` as its value."""
