@@ -12,12 +12,12 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from themes import Palette
-from tui.widgets.calls import call_summary
+from tui.widgets.calls import StepsList, call_summary
 from tui.widgets.stream import DEFAULT_PALETTE
 from wrapper.items import CallItem, FileDiff
 from wrapper.safetext import inert
@@ -88,3 +88,67 @@ class CallScreen(ModalScreen[None]):
             self.query("#call-output").first() if self.query("#call-output") else self.query_one("#call-diffs")
         )
         target.focus()
+
+
+class StepsScreen(ModalScreen[None]):
+    """Every call of the session as the steps list (at any width); enter or a click opens one."""
+
+    BINDINGS = [Binding("escape,q", "dismiss", "close", id="steps.close")]
+    DEFAULT_CSS = """
+    StepsScreen { align: center middle; }
+    StepsScreen > StepsList { width: 90%; height: 80%; max-height: 100%; background: $surface; }
+    """
+
+    def __init__(self, calls: Any, palette: Palette = DEFAULT_PALETTE) -> None:
+        super().__init__()
+        self.calls = calls
+        self.palette = palette
+
+    def compose(self) -> ComposeResult:
+        steps = StepsList(id="steps-all")
+        steps.palette = self.palette
+        yield steps
+
+    def on_mount(self) -> None:
+        """Fill the list, the newest highlighted, and give it the keys."""
+        steps = self.query_one(StepsList)
+        steps.load(self.calls)
+        steps.focus()
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y (or enter on Yes) confirms, n or escape declines."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "no", id="confirm.no"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 70; height: auto; border: round $warning; background: $surface; padding: 1 2; }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; }
+    ConfirmScreen Button { margin-right: 2; }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.text), id="confirm-text")
+            with Horizontal():
+                yield Button("Yes (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        """No is where the focus starts: the safe answer is one key away, the other is deliberate."""
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A button answers."""
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """A key answers."""
+        self.dismiss(yes)
