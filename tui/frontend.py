@@ -28,8 +28,7 @@ from tui.widgets.composer import Composer
 from tui.widgets.line import Line
 from tui.widgets.plan import PlanView
 from tui.widgets.stream import StreamView, clip
-from wrapper.harness.acp.shown import SILENT_NOTICE
-from wrapper.items import CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
+from wrapper.items import SILENT_NOTICE, CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
 from wrapper.safetext import inert
 
 MAX_COMPLETIONS = 50

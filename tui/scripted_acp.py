@@ -21,7 +21,7 @@ from wrapper.settings import Settings
 
 
 class AcpScriptedSource(Source):
-    """Frames: `{"new": result}`, `{"update": update}`, `{"permission": params}`, `{"prompt": text}`, `{"done": result}`."""
+    """Frames, one key each: `new` (the session/new answer), `update`, `permission`, `prompt`, `done`."""
 
     kind = "scripted"
     capabilities = ACP

@@ -234,6 +234,12 @@ class Choice:
     via: str = "config"
 
 
+SILENT_NOTICE = (
+    "mode {mode} never asks: breaker-tui can now only cancel a repeated call after it ran, not refuse it before"
+)
+"""What the person is told when the agent's mode is one that never asks (before switching, and after)."""
+
+
 @dataclass(frozen=True)
 class ChoicesItem:
     """The agent's switchable settings, as they now are; `silent` lists the modes in which it never asks."""

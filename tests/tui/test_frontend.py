@@ -14,8 +14,8 @@ from tests.conftest import wait_until
 from tests.tui import acp_scripts
 from tests.tui.conftest import stream_text, text_of
 from tui.app import BreakerApp, create_app
-from tui.scripted_acp import AcpScriptedSource
 from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
+from tui.scripted_acp import AcpScriptedSource
 from wrapper.settings import Settings
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from wrapper.harness.acp.view import choices_of, commands_of, plan_of
-from wrapper.items import Choice, ChoicesItem, CommandsItem, Item, PlanItem
+from wrapper.items import SILENT_NOTICE, Choice, ChoicesItem, CommandsItem, Item, PlanItem
 
 # Modes in which calls that ask under the preset's own mode run without asking (so a repeat of them can be
 # cancelled after it ran, not refused before). opencode, Kilo Code and Codex take their asks from the
@@ -25,9 +25,8 @@ SILENT_MODES: dict[str, tuple[str, ...]] = {
     "qwen": ("auto-edit", "yolo"),
 }
 
-SILENT_NOTICE = (
-    "mode {mode} never asks: breaker-tui can now only cancel a repeated call after it ran, not refuse it before"
-)
+
+__all__ = ["SILENT_MODES", "SILENT_NOTICE", "Shown"]
 
 
 class Shown:
