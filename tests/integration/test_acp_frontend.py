@@ -31,7 +31,9 @@ async def test_plan_diff_and_whole_output(agent: str, tmp_path: Path) -> None:
         assert edits, f"{agent} showed no diff"
         d = edits[-1].diffs[0]
         assert d.path.endswith("notes.txt") and (d.added, d.removed) == (1, 1)
-        assert "-The release is on Friday." in d.text and "+The release is on Monday." in d.text
+        # Claude Code diffs the file; opencode's permission request carries the edit's own strings
+        assert any(ln.startswith("-") and "on Friday" in ln for ln in d.text.splitlines()), d.text
+        assert any(ln.startswith("+") and "on Monday" in ln for ln in d.text.splitlines()), d.text
         runs = [c for c in calls if c.kind == "execute" and "checklist item 12: ok" in c.output]
         assert runs, [c.output[:100] for c in calls if c.kind == "execute"]
         assert runs[-1].output.count("checklist item") == 12, "the whole output, not its first line"
@@ -49,12 +51,16 @@ async def test_commands_listed_and_a_mode_switched(agent: str, tmp_path: Path) -
         mode = next(c for c in last.choices if c.category == "mode")
         other = next(o.value for o in mode.options if o.value != mode.current and o.value not in last.silent)
         assert await run.session.set_choice(mode.id, other)
-        now = [i for i in run.items if isinstance(i, ChoicesItem)][-1]
-        assert next(c for c in now.choices if c.category == "mode").current == other
+
+        def mode_now() -> str:
+            last = [i for i in run.items if isinstance(i, ChoicesItem)][-1]
+            return next(c for c in last.choices if c.category == "mode").current
+
+        await run.until(lambda: mode_now() == other, 30, f"the mode {other} reported back")
         silent = [o.value for o in mode.options if o.value in last.silent]
         if silent:  # Claude Code: auto, bypassPermissions, ... never ask
             assert await run.session.set_choice(mode.id, silent[0])
-            warned = [s.text for s in run.status("warning")]
-            assert any(SILENT_NOTICE.split("{mode}")[1][:40] in w for w in warned), warned
+            tail = SILENT_NOTICE.split("{mode}")[1][:40]
+            await run.until(lambda: any(tail in s.text for s in run.status("warning")), 30, "the warning")
         assert not await run.session.set_choice(mode.id, "no-such-mode")
         await run.turn("Say hello.", 120)

@@ -135,7 +135,9 @@ def test_acp_slash_completion(snap_compare: Any, size: str, theme: str) -> None:
     app, src = _acp(theme)
 
     def typed() -> bool:
-        if src.drained.is_set() and not app.w_prompt.text:
+        if not src.drained.is_set() or not hasattr(app, "w_complete"):
+            return False
+        if not app.w_prompt.text:
             app.w_prompt.value = "/re"
         return bool(app.w_complete.display)
 
