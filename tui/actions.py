@@ -50,8 +50,18 @@ class Actions(App[int]):
     def refresh_view(self, panels: bool = True) -> None:
         """Repaint (the app's painting)."""
 
+    def completing(self) -> bool:
+        """Whether the slash-command list is open (`tui.frontend`)."""
+        return False
+
+    def choice_commands(self) -> Iterable[SystemCommand]:
+        """The agent's settings in the palette (`tui.frontend`)."""
+        return ()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only the keys of the current mode and capabilities exist (footer, help and palette agree)."""
+        if action == "cancel_turn" and self.completing():
+            return False  # escape closes the slash-command list first
         allowed = keys.action_allowed(action, self.mode, self.caps)
         return True if allowed is None else allowed
 
@@ -197,6 +207,7 @@ class Actions(App[int]):
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]
             shown = keys.shown_key(k, self.settings.keys)  # after `[keys]` remapping, as the footer shows it
             yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {shown}", _bind(method, args))
+        yield from self.choice_commands()
 
     def deliver_screenshot(
         self, filename: str | None = None, path: str | None = None, time_format: str | None = None

@@ -27,6 +27,7 @@ from engine import events as ev
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
 from tui.actions import Actions
+from tui.frontend import FrontEnd
 from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
@@ -37,9 +38,13 @@ from wrapper.items import (
     Answer,
     ApprovalClosed,
     ApprovalItem,
+    CallItem,
+    ChoicesItem,
+    CommandsItem,
     EngineItem,
     Item,
     OutputItem,
+    PlanItem,
     Question,
     ResultItem,
     StatusItem,
@@ -59,7 +64,7 @@ class Inbox(Message):
     """Items are waiting in the app's inbox (one message however many arrived)."""
 
 
-class BreakerApp(Actions):
+class BreakerApp(FrontEnd, Actions):
     """The live monitor and the replay player: same screen, different source and keys."""
 
     CSS_PATH = str(STYLESHEET)
@@ -95,6 +100,7 @@ class BreakerApp(Actions):
         self._tabs_added: set[str] = set()
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
+        self.front_init()
 
     # -- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -125,6 +131,7 @@ class BreakerApp(Actions):
         self.w_tabs, self.w_scores, self.w_window = w["tabs"], w["scores"], w["window"]
         self.w_banner, self.w_status, self.w_summary = w["banner"], w["status"], w["summary"]
         self.w_notice = w["notice"]
+        self.w_plan, self.w_steps, self.w_complete = w["plan"], w["steps"], w["complete"]
         self._apply_colours()
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
@@ -229,6 +236,14 @@ class BreakerApp(Actions):
             self._output(item.text)
         elif isinstance(item, StatusItem):
             self._status_item(item)
+        elif isinstance(item, CallItem):
+            self.on_call(item)
+        elif isinstance(item, PlanItem):
+            self.on_plan(item)
+        elif isinstance(item, CommandsItem):
+            self.on_commands(item)
+        elif isinstance(item, ChoicesItem):
+            self.on_choices(item)
 
     def _output(self, text: str) -> None:
         """Child output is buffered (bounded) and written once per frame, like the stream."""
@@ -261,6 +276,7 @@ class BreakerApp(Actions):
             self._out.clear()
             self._out_chars = 0
             self._clear_banner()
+            self.front_clear()
             return
         self.w_stream.status(item)
         if item.kind == "started":
@@ -368,10 +384,13 @@ class BreakerApp(Actions):
         bridge = "" if i.bridge in ("connected", "none") or i.child != "running" else f" · bridge {i.bridge}"
         # (text, style, rank): on a narrow terminal the highest ranks go first, so the state, the
         # child and the turn stay readable at 60 columns
+        asks_off = [(" · ASKS OFF", f"bold {pal.warning}", 1)] if self.asks_off() else []
         parts = [
             (head[0], head[1], 0),
+            *asks_off,
             (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
             (f" · {model}", "", 4),
+            (self.mode_status(), "", 4),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
             (f" · child {i.child}{bridge}{busy}", "", 1),

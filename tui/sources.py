@@ -98,6 +98,10 @@ class Source:
         """Restart the child on the same session."""
         return self._unsupported("restart")
 
+    async def set_choice(self, choice_id: str, value: str) -> bool:
+        """Switch one of the agent's settings (its mode, model, ...)."""
+        return self._unsupported("switching the agent's settings")
+
     def set_enforcing(self, on: bool) -> None:
         """Pause or resume enforcement."""
         self.monitor.breaker.set_enforcing(on)
@@ -181,6 +185,12 @@ class LiveSource(Source):
 
     async def restart(self) -> bool:
         return await self.session.restart()
+
+    async def set_choice(self, choice_id: str, value: str) -> bool:
+        setter = getattr(self.session, "set_choice", None)  # ACP agents only
+        if setter is None:
+            return self._unsupported("switching the agent's settings")
+        return bool(await setter(choice_id, value))
 
     def set_enforcing(self, on: bool) -> None:
         self.session.set_enforcing(on)

@@ -147,6 +147,107 @@ class StatusItem:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class FileDiff:
+    """One file an edit changes, as a unified diff (`created`: the file did not exist before)."""
+
+    path: str
+    created: bool
+    added: int
+    removed: int
+    text: str
+
+
+@dataclass(frozen=True)
+class CallItem:
+    """Everything shown of one tool call so far, sent whole each time it changes (keyed by `call_id`).
+
+    Display only: the engine gets the call through `EngineItem`/`VerdictItem` and its result through
+    `ResultItem`. `output` is the whole output the agent reported (capped at its end).
+    """
+
+    agent: str
+    call_id: str
+    title: str
+    kind: str
+    status: str
+    diffs: tuple[FileDiff, ...] = ()
+    output: str = ""
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One step of the agent's plan: `status` pending, in_progress or completed; `priority` high, medium, low."""
+
+    content: str
+    status: str = "pending"
+    priority: str = ""
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """The agent's whole plan (each update replaces the last)."""
+
+    agent: str
+    entries: tuple[PlanEntry, ...]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """A command the agent advertises; it runs when a prompt's text is `/name args`."""
+
+    name: str
+    description: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class CommandsItem:
+    """The agent's slash commands (each update replaces the last)."""
+
+    commands: tuple[SlashCommand, ...]
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    """One value a choice can take."""
+
+    value: str
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A setting the agent lets the client switch: its mode, its model, its reasoning effort, ...
+
+    `via` says which request switches it: `config` (`session/set_config_option`), `mode`
+    (`session/set_mode`) or `model` (`session/set_model`).
+    """
+
+    id: str
+    category: str
+    name: str
+    current: str
+    options: tuple[ChoiceOption, ...]
+    via: str = "config"
+
+
+SILENT_NOTICE = (
+    "mode {mode} never asks: breaker-tui can now only cancel a repeated call after it ran, not refuse it before"
+)
+"""What the person is told when the agent's mode is one that never asks (before switching, and after)."""
+
+
+@dataclass(frozen=True)
+class ChoicesItem:
+    """The agent's switchable settings, as they now are; `silent` lists the modes in which it never asks."""
+
+    choices: tuple[Choice, ...]
+    silent: tuple[str, ...] = ()
+
+
 Item = (
     EngineItem
     | ToolDeltaItem
@@ -157,4 +258,8 @@ Item = (
     | ApprovalClosed
     | OutputItem
     | StatusItem
+    | CallItem
+    | PlanItem
+    | CommandsItem
+    | ChoicesItem
 )

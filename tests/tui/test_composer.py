@@ -66,7 +66,7 @@ async def test_pageup_and_pagedown_scroll_the_stream_while_the_prompt_keeps_the_
         await pilot.press(*"half typed")
         await pilot.press("pageup")
         await wait_until(lambda: log.scroll_y < log.max_scroll_y, 5, "the stream to scroll up")
-        assert app.focused is app.w_prompt and app.w_prompt.text == "half typed"  # type: ignore[union-attr]
+        assert app.focused is app.w_prompt and app.w_prompt.text == "half typed"
         await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")
         await wait_until(lambda: log.scroll_y == log.max_scroll_y, 5, "the stream back at its end")
         top = log.scroll_y

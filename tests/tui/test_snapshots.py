@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_until
-from tests.tui import scripts
+from tests.tui import acp_scripts, scripts
 from tests.tui.conftest import make
 from tui.app import create_app
 from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
+from tui.screens.call import CallScreen
+from tui.scripted_acp import AcpScriptedSource
 from wrapper.records.recorder import FORMAT
 from wrapper.records.sources import load
 from wrapper.settings import Settings
@@ -82,3 +84,61 @@ def test_replay(snap_compare: Any, tmp_path: Path, size: str, theme: str) -> Non
     src = ReplaySource(load(_recording(tmp_path)), settings, speed=0)
     app = create_app(src, settings, theme=theme)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, lambda: src.done))
+
+
+def _acp(theme: str) -> tuple[Any, AcpScriptedSource]:
+    settings = Settings()
+    src = AcpScriptedSource(acp_scripts.session(), settings)
+    return create_app(src, settings, theme=theme), src
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_acp_plan_and_steps(snap_compare: Any, size: str, theme: str) -> None:
+    """The plan above the stream, the folded edit in the stream, the steps under the window (wide)."""
+    app, src = _acp(theme)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, src.drained.is_set))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_acp_call_screen_diff(snap_compare: Any, size: str, theme: str) -> None:
+    """An edit opened: its unified diff."""
+    app, src = _acp(theme)
+
+    def opened() -> bool:
+        if src.drained.is_set() and "t-edit" in app.calls and not isinstance(app.screen, CallScreen):
+            app.push_screen(CallScreen(app.calls["t-edit"], app.w_stream.palette))
+        return isinstance(app.screen, CallScreen) and bool(app.screen.query(".diff"))
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, opened))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_acp_call_screen_output(snap_compare: Any, size: str, theme: str) -> None:
+    """A command opened: its whole output, line numbers, scrollable."""
+    app, src = _acp(theme)
+
+    def opened() -> bool:
+        if src.drained.is_set() and "t-run" in app.calls and not isinstance(app.screen, CallScreen):
+            app.push_screen(CallScreen(app.calls["t-run"], app.w_stream.palette))
+        return isinstance(app.screen, CallScreen) and bool(app.screen.query("#call-output"))
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, opened))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_acp_slash_completion(snap_compare: Any, size: str, theme: str) -> None:
+    """`/` typed: the agent's commands that match, over the prompt."""
+    app, src = _acp(theme)
+
+    def typed() -> bool:
+        if not src.drained.is_set() or not hasattr(app, "w_complete"):
+            return False
+        if not app.w_prompt.text:
+            app.w_prompt.value = "/re"
+        return bool(app.w_complete.display)
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, typed))

@@ -16,11 +16,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, RichLog, Tabs
+from textual.widgets import Footer, Header, OptionList, RichLog, Tabs
 
 from tui import keys
+from tui.widgets.calls import StepsList
 from tui.widgets.composer import Composer
 from tui.widgets.line import Line
+from tui.widgets.plan import PlanView
 from tui.widgets.scores import ScoresPanel
 from tui.widgets.stream import StreamView
 from tui.widgets.window import WindowTable
@@ -47,13 +49,16 @@ class MainScreen(Screen[None]):
         yield Line("", id="banner")
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield PlanView(id="plan")
                 yield StreamView(ui.max_stream_lines, ui.show_reasoning, id="stream")
                 yield RichLog(max_lines=ui.max_output_lines, wrap=True, markup=False, min_width=20, id="output")
             with Vertical(id="right"):
                 yield Tabs(id="agents")
                 yield ScoresPanel(th.deg_meaning_ratio_max, th.tool_failure_deny_after, id="scores")
                 yield WindowTable(id="window")
+                yield StepsList(id="steps")
         yield Line("", id="notice")
+        yield OptionList(id="complete")
         with Horizontal(id="prompt-row"):
             yield Composer(placeholder=self.placeholder, id="prompt")
             yield Line("", id="prompt-hint")
@@ -68,6 +73,10 @@ class MainScreen(Screen[None]):
         self.query_one("#stream").border_title = "stream"
         output = self.query_one("#output")
         output.display = False  # shown once the child prints something
+        self.query_one("#steps").display = False  # shown once the agent reports a call it keys by id
+        complete = self.query_one("#complete", OptionList)
+        complete.display = False  # the slash commands that match what is typed after `/`
+        complete.can_focus = False  # the prompt keeps the focus; its keys move the highlight
         prompt = self.query_one("#prompt", Composer)
         if not self.has_prompt:
             self.query_one("#prompt-row").display = False
@@ -138,4 +147,7 @@ class MainScreen(Screen[None]):
             "status": self.query_one("#status", Line),
             "summary": self.query_one("#summary", Line),
             "notice": self.query_one("#notice", Line),
+            "plan": self.query_one("#plan", PlanView),
+            "steps": self.query_one("#steps", StepsList),
+            "complete": self.query_one("#complete", OptionList),
         }

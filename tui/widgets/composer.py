@@ -10,6 +10,8 @@ description must reach the agent whole. So the box is a `TextArea` that grows wi
   bare enter). A paste (bracketed, as Textual asks every terminal for) is inserted whole, newlines
   included, and never sends.
 * **up / down** on the first / last row walk the prompt history (the draft is kept and comes back).
+* **`/`** at the start opens the list of the agent's slash commands that match what follows
+  (tab or enter completes, up / down move, escape closes it; the app fills it: `tui.frontend`).
 * **pageup / pagedown** scroll the stream (`ScrollStream`), so the person reads back without
   leaving the box; the mouse wheel scrolls whatever it is over and never moves the focus.
 
@@ -32,6 +34,7 @@ from tui import keys
 MAX_ROWS = 8
 HISTORY = 100
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+COMPLETE_KEYS = ("tab", "enter", "up", "down", "escape")
 
 
 def without_taken_keys(bindings: list[Any]) -> list[Binding]:
@@ -68,6 +71,13 @@ class Composer(TextArea, inherit_bindings=False):
             """The box that sent it (what `@on(..., "#prompt")` matches)."""
             return self.composer
 
+    class CompleteKey(Message):
+        """A key the open completion list takes (tab, enter, up, down, escape): the app moves or accepts."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     class ScrollStream(Message):
         """pageup / pagedown in the box: scroll the stream a page (`direction` -1 up, 1 down)."""
 
@@ -89,6 +99,7 @@ class Composer(TextArea, inherit_bindings=False):
         self.sent: list[str] = []
         self._at: int | None = None  # the history entry shown, or None for the draft
         self._draft = ""
+        self.completing = False  # the slash-command list is open: its keys go to it (`CompleteKey`)
 
     @property
     def value(self) -> str:
@@ -101,6 +112,11 @@ class Composer(TextArea, inherit_bindings=False):
         self.move_cursor(self.document.end)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.completing and event.key in COMPLETE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.CompleteKey(event.key))
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()

@@ -382,6 +382,51 @@ def counter_retry(turn: Turn) -> Reply:
     return _done(turn, "The export is still pending.")
 
 
+PLAN = [
+    ("Read notes.txt", "high"),
+    ("Move the release to Monday in notes.txt", "medium"),
+    ("Show the release checklist", "low"),
+]
+CHECKLIST = (
+    "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \"checklist item $i: ok\"; done; echo 'checklist: 12 items, 1 note'"
+)
+
+
+def _plan(done: int) -> ToolCallSpec:
+    """The todo tool with the plan's first `done` steps completed and the next one in progress."""
+    todos = [
+        {
+            "content": text,
+            "activeForm": text,
+            "priority": prio,
+            "status": "completed" if i < done else ("in_progress" if i == done else "pending"),
+        }
+        for i, (text, prio) in enumerate(PLAN)
+    ]
+    return ToolCallSpec("todowrite", {"todos": todos})
+
+
+def plan_and_edit(turn: Turn) -> Reply:
+    """A plan (the agent's todo tool), an edit of notes.txt, a command with 13 lines of output, the plan done."""
+    steps = [
+        Reply(reasoning=_chunks("I will plan this first."), tool_calls=[_plan(0)]),
+        Reply(
+            reasoning=_chunks("Now the edit."),
+            tool_calls=[
+                ToolCallSpec("edit", {"path": "notes.txt", "old_string": "on Friday", "new_string": "on Monday"})
+            ],
+        ),
+        Reply(
+            reasoning=_chunks("Show the checklist."),
+            tool_calls=[ToolCallSpec("bash", {"command": CHECKLIST, "description": "Show the release checklist"})],
+        ),
+        Reply(reasoning=_chunks("All steps are done."), tool_calls=[_plan(len(PLAN))]),
+    ]
+    if turn.index < len(steps):
+        return steps[turn.index]
+    return _done(turn, "The release is now on Monday; the checklist has 12 items.")
+
+
 SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
@@ -400,6 +445,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "read-loop": (read_loop, "Read notes.txt.", "the same read-only call again and again (never asks)"),
     "http-500": (http_500, "Say hello.", "the model provider returns HTTP 500"),
     "hang": (hang, "Think hard.", "the model stalls mid-stream (cancel it)"),
+    "plan-and-edit": (plan_and_edit, "Move the release to Monday.", "a plan, an edit (a diff), 13 lines of output"),
     "code-mode-loop": (code_mode_loop, "Read notes.txt.", "Code Mode: one program re-reads a file six times"),
     "growing-log-read": (growing_log_read, "Watch the build.", "the same read of a log that grows (never refused)"),
     "counter-retry": (counter_retry, "Fetch the export.", "a retry with only a counter changed, same answer"),

@@ -18,7 +18,13 @@ FOLLOWUP_MARKER = "without re-deliberating"  # the monitor's reasoning follow-up
 FAMILIES = {
     "bash": ("bash", "Bash", "shell", "run_shell_command", "exec_command"),
     "read": ("read", "Read", "read_file"),
+    "edit": ("edit", "Edit", "replace"),
+    "todowrite": ("todowrite", "TodoWrite", "update_plan", "write_todos"),
 }
+# Claude Code defers TodoWrite (its tool list names ToolSearch instead) but turns a streamed TodoWrite call
+# into a `plan` update before it runs: an agent that names its tools in capitals gets TodoWrite anyway.
+UNDECLARED = {"todowrite": "TodoWrite"}
+CAMEL = {"old_string": "oldString", "new_string": "newString"}
 PATH_KEYS = ("filePath", "file_path", "absolute_path", "path")
 
 
@@ -44,6 +50,8 @@ def fit_call(call: ToolCallSpec, tools: dict[str, dict[str, Any]], workspace: st
     if call.name in tools and call.name not in FAMILIES:
         return call
     name = next((n for n in FAMILIES.get(call.name, (call.name,)) if n in tools), None)
+    if name is None and call.name in UNDECLARED and "Read" in tools:
+        return ToolCallSpec(UNDECLARED[call.name], dict(call.args))
     if name is None:
         return call
     schema = tools[name]
@@ -57,6 +65,8 @@ def fit_call(call: ToolCallSpec, tools: dict[str, dict[str, Any]], workspace: st
             args["cmd"] = v
         elif k == "command" and isinstance(v, str) and (props.get("command") or {}).get("type") == "array":
             args["command"] = ["bash", "-lc", v]  # Codex's shell tool takes argv
+        elif k in CAMEL and k not in props and CAMEL[k] in props:  # opencode's edit
+            args[CAMEL[k]] = v
         elif k == "path":
             key = next((p for p in PATH_KEYS if p in props), "path")
             if workspace and isinstance(v, str) and not os.path.isabs(v):

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.breaker import Verdict
+from wrapper.harness.acp.view import diffs_of, output_of
+from wrapper.items import FileDiff
 
 _PATH_KEYS = ("file_path", "filePath", "filepath", "path", "absolute_path")
 _SHELLS = {"bash", "sh", "zsh", "dash"}
@@ -44,7 +46,8 @@ class CallState:
     ran_unasked: bool = False
     settled: bool = False  # its result went to the engine
     output: str = ""
-    exit_code: int | None = None  # what a structured `rawOutput` says (Codex)
+    exit_code: int | None = None  # the shell status, where the agent reports it (Codex, opencode)
+    diffs: list[FileDiff] = field(default_factory=list)  # the edit, from the update or the permission request
 
     def __post_init__(self) -> None:
         self.acp_id = self.acp_id or self.call_id
@@ -65,19 +68,19 @@ class CallState:
             self.raw.update(raw)
         if isinstance(u.get("status"), str) and u["status"]:
             self.status = u["status"]
-        text = content_text(u.get("content"))
-        raw_out = u.get("rawOutput")
-        if text and self.status in ("completed", "failed"):
-            self.output = text
-        elif isinstance(raw_out, str) and raw_out:
-            self.output = raw_out
-        elif isinstance(raw_out, dict):  # Codex: {aggregated_output | stdout, stderr, exit_code, ...}
-            out = raw_output_text(raw_out)
-            if out:
-                self.output = out
-            code = raw_out.get("exit_code", raw_out.get("exitCode"))
-            if isinstance(code, int) and not isinstance(code, bool):
-                self.exit_code = code
+        diffs = diffs_of(u)
+        if diffs:
+            self.diffs = diffs
+        # the whole output, from wherever this agent puts it (`view.output_of`); an update without any keeps
+        # what an earlier one said, and a status alone never erases it; `content` text before the call
+        # finished is its description, not its output
+        out = output_of(u)
+        if out is not None and self.status not in ("completed", "failed") and "rawOutput" not in u:
+            out = None
+        if out is not None and (out[0] or not self.output):
+            self.output = out[0]
+        if out is not None and out[1] is not None:
+            self.exit_code = out[1]
 
     def engine_call(self) -> tuple[str, Any]:
         """The tool name and arguments the engine fingerprints."""

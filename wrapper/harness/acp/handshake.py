@@ -39,6 +39,7 @@ class Opened:
     agent_caps: dict[str, Any] = field(default_factory=dict)
     provider: str = ""
     could_not_load: bool = False  # a resume was asked but the agent cannot load sessions
+    result: Any = None  # the session/new or session/load answer (its modes, models and config options)
 
 
 def model_of(result: Any) -> str:
@@ -91,7 +92,7 @@ async def open_acp_session(
     if mode:
         await proc.request("session/set_mode", {"sessionId": sid, "modeId": mode}, timeout)
     model = inert(model_of(result), keep_newlines=False)[:80]
-    return Opened(sid, model, resumed, caps, provider, bool(resume) and not resumed)
+    return Opened(sid, model, resumed, caps, provider, bool(resume) and not resumed, result)
 
 
 def mode_for(preset: Preset | None, make_ask: bool) -> str | None:

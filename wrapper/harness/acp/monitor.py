@@ -17,7 +17,9 @@ from wrapper.harness.acp.calls import CallState, obj
 from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.permissions import Permissions
 from wrapper.harness.acp.reaction import Reaction, selected
+from wrapper.harness.acp.shown import Shown
 from wrapper.items import (
+    CallItem,
     EngineItem,
     Item,
     ResultItem,
@@ -61,6 +63,7 @@ class AcpMonitor(Permissions):
         self.own: OwnSettings | None = None  # the person's own agent settings (answer for them), `own.py`
         self.quotes_prompt = False  # the agent drops a cancelled prompt (set from the preset)
         self.last_prompt = ""  # the person's last message (quoted where the agent drops a cancelled one)
+        self.shown = Shown(agent_name)  # the plan, the commands and the choices the agent sent
 
     # -- turns -------------------------------------------------------------------------------
     def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
@@ -193,13 +196,32 @@ class AcpMonitor(Permissions):
                     self._check_unasked(call, r)
                 failed = call.status == "failed" or (call.exit_code is not None and call.exit_code != 0)
                 r.items.extend(self._settle(call, failed=failed))
+            r.items.append(self.call_item(call))
+            if call.status == "completed" and "todos" in call.raw:
+                r.items.extend(self.shown.todo_call(call.raw, call.status, self.agent))
         elif kind == "current_mode_update":
             r.items.append(
                 StatusItem(
                     "notice", f"{self.agent_name} mode: {inert(str(u.get('currentModeId')), keep_newlines=False)}"
                 )
             )
+            r.items.extend(self.shown.mode_changed(str(u.get("currentModeId") or "")))
+        else:
+            r.items.extend(self.shown.update(u, self.agent))
         return r
+
+    def call_item(self, call: CallState) -> CallItem:
+        """What the screen shows of `call` now (the whole record: the list replaces its row)."""
+        return CallItem(
+            self.agent,
+            call.call_id,
+            call.title or call.name,
+            call.kind,
+            call.status,
+            tuple(call.diffs),
+            call.output,
+            call.exit_code,
+        )
 
     def _check_unasked(self, call: CallState, r: Reaction) -> None:
         """A call that ran without asking: count it; if it trips a rule, cancel the turn."""
@@ -252,7 +274,9 @@ class AcpMonitor(Permissions):
         if call.verdict is None:
             return []
         text = call.output or ("(refused)" if call.refused else "")
-        self.breaker.tool_result(self.agent, call.call_id, name, args, text, failed, True, not call.refused)
+        self.breaker.tool_result(
+            self.agent, call.call_id, name, args, text, failed, True, not call.refused, call.exit_code
+        )
         return [ResultItem(self.agent, call.call_id, name, text, failed, None)]
 
     # -- stream trips ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from engine.breaker import Breaker, Verdict
 from wrapper.harness.acp.calls import CallState, obj, option_for, option_names
 from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.reaction import REJECT_KINDS, Reaction, selected
-from wrapper.items import Answer, ApprovalItem, EngineItem, Item, Question, StatusItem, VerdictItem
+from wrapper.items import Answer, ApprovalItem, CallItem, EngineItem, Item, Question, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
 from wrapper.safetext import inert
 from wrapper.settings import Settings
@@ -97,6 +97,10 @@ class Permissions:
         """The engine's agent id: the ACP session id."""
         return self.info.session_id or "main"
 
+    def call_item(self, call: CallState) -> CallItem:
+        """What the screen shows of `call` (`AcpMonitor.call_item`)."""
+        raise NotImplementedError
+
     def _check(self, call: CallState) -> Verdict:
         name, args = call.engine_call()
         self.monitor.tool_names[call.call_id] = name
@@ -125,6 +129,7 @@ class Permissions:
         r = Reaction()
         v = self._check(call)
         r.items.extend(self._shown(call, v))
+        r.items.append(self.call_item(call))  # opencode sends an edit's diff only here
         if v.kind == "deny" and self.settings.acp.deny == "reject":
             call.refused = True
             r.reply = selected(option_for(options, REJECT_KINDS))

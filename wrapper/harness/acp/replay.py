@@ -165,9 +165,19 @@ class AcpReplayer:
                 return []
             name, sent = req
             if name == "session/new":
-                return self.acp.session_started(str(msg["result"].get("sessionId", "")), model_of(msg["result"]), False)
+                sid = str(msg["result"].get("sessionId", ""))
+                return [
+                    *self.acp.session_started(sid, model_of(msg["result"]), False),
+                    *self.acp.shown.opened(msg["result"]),
+                ]
             if name == "session/load":
-                return self.acp.session_started(str(sent.get("sessionId", "")), model_of(msg["result"]), True)
+                sid = str(sent.get("sessionId", ""))
+                return [
+                    *self.acp.session_started(sid, model_of(msg["result"]), True),
+                    *self.acp.shown.opened(msg["result"]),
+                ]
+            if name in ("session/set_config_option", "session/set_mode", "session/set_model"):
+                return self.acp.shown.accepted(name, sent, msg["result"])
         return []
 
 

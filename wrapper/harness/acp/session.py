@@ -23,7 +23,9 @@ from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.own import own_settings
 from wrapper.harness.acp.presets import Preset, ask_env
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
+from wrapper.harness.acp.shown import SILENT_NOTICE
 from wrapper.harness.acp.stream import ItemStream
+from wrapper.harness.acp.view import set_request
 from wrapper.harness.base import Approver, answered_by
 from wrapper.items import ApprovalItem, StatusItem
 from wrapper.monitor import Info
@@ -169,6 +171,7 @@ class AcpSession(ItemStream):
             await self._history_settles()
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
+        self._emit_all(self.acp.shown.opened(opened.result, mode_for(self.preset, self.settings.acp.make_ask)))
         self._ready.set()
 
     def _agent_env(self) -> dict[str, str]:
@@ -347,6 +350,34 @@ class AcpSession(ItemStream):
             await self._send_prompt(self.acp.followup_text(text), followup=True)
         elif self.acp.pending_followup:
             self._emit_all(self.acp.end_turn())
+
+    async def set_choice(self, choice_id: str, value: str) -> bool:
+        """Switch one of the agent's settings (mode, model, effort, ...) with the request it offers.
+
+        A mode that never asks is switched to as asked (the person chose it after a warning), and then
+        said loudly: from now on a repeat of a call that does not ask can only be cancelled after it ran.
+        """
+        choice = self.acp.shown.find(choice_id)
+        if self.proc is None or choice is None or not any(o.value == value for o in choice.options):
+            self._emit(StatusItem("warning", f"the agent offers no setting {choice_id!r} = {value!r}"))
+            return False
+        method, params = set_request(self.info.session_id, choice, value)
+        self._record("note", {"what": "choice", "configId": choice_id, "value": value})
+        try:
+            result = await self.proc.request(method, params, self.settings.acp.startup_timeout_s)
+        except (RpcError, TimeoutError) as e:
+            self._emit(
+                StatusItem("warning", f"{self.acp.agent_name} refused {choice.name} = {value}: {inert(str(e))[:200]}")
+            )
+            return False
+        self._emit_all(self.acp.shown.accepted(method, params, result))
+        name = next((o.name for o in choice.options if o.value == value), value)
+        self._emit(
+            StatusItem("notice", f"{self.acp.agent_name} {choice.name.lower()}: {inert(name, keep_newlines=False)}")
+        )
+        if choice.category == "mode" and value in self.acp.shown.silent:
+            self._emit(StatusItem("warning", SILENT_NOTICE.format(mode=inert(name, keep_newlines=False))))
+        return True
 
     async def cancel(self) -> bool:
         """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""

@@ -1,0 +1,240 @@
+"""What an ACP agent offers a person beyond its stream: the plan, the steps, slash commands, its settings.
+
+A mixin of `BreakerApp` (it shares the app's widgets): the items `AcpMonitor` emits for display
+(`CallItem`, `PlanItem`, `CommandsItem`, `ChoicesItem`) land here, and so do the person's uses of
+them: opening a call (ctrl+d, or enter / a click in the steps list, ctrl+g), completing a slash
+command after `/` in the prompt, and switching the agent's mode or model from the command palette.
+
+A mode that never asks is the breaker's concern: in it a repeated call can only be cancelled after it
+ran. Picking one asks for a confirmation first, and the status line says ASKS OFF while it is on.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import App, SystemCommand
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
+from tui.sources import Source
+from tui.widgets.calls import StepsList, openable
+from tui.widgets.composer import Composer
+from tui.widgets.line import Line
+from tui.widgets.plan import PlanView
+from tui.widgets.stream import StreamView, clip
+from wrapper.items import SILENT_NOTICE, CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
+from wrapper.safetext import inert
+
+MAX_COMPLETIONS = 50
+
+
+def matching(commands: Iterable[SlashCommand], typed: str) -> list[SlashCommand]:
+    """The commands whose name contains `typed` (case-insensitive): those that start with it first."""
+    t = typed.lower()
+    hits = [c for c in commands if t in c.name.lower()]
+    hits.sort(key=lambda c: (not c.name.lower().startswith(t), c.name.lower()))
+    return hits[:MAX_COMPLETIONS]
+
+
+def completion_word(text: str) -> str | None:
+    """What follows `/` when the prompt is a command name being typed (no space, one line), else None."""
+    if not text.startswith("/") or any(ch.isspace() for ch in text):
+        return None
+    return text[1:]
+
+
+class FrontEnd(App[int]):
+    """The plan, the steps, the slash commands and the choices of the agent (see the module docstring)."""
+
+    source: Source
+    w_stream: StreamView
+    w_prompt: Composer
+    w_plan: PlanView
+    w_steps: StepsList
+    w_complete: OptionList
+
+    def front_init(self) -> None:
+        """The state this mixin keeps (called from the app's `__init__`)."""
+        self.calls: OrderedDict[str, CallItem] = OrderedDict()
+        self._announced: set[str] = set()  # calls whose diff has a line in the stream
+        self.commands: tuple[SlashCommand, ...] = ()
+        self.choices: ChoicesItem | None = None
+        self._completions: list[SlashCommand] = []
+
+    def front_clear(self) -> None:
+        """Forget the calls and the plan (a replay going back starts over)."""
+        self.calls.clear()
+        self._announced.clear()
+        self.w_steps.clear_calls()
+        self.w_steps.display = False
+        self.w_plan.display = False
+
+    # -- items ---------------------------------------------------------------------------------
+    def on_call(self, c: CallItem) -> None:
+        """A call changed: its row in the steps; the first diff of an edit gets a line in the stream."""
+        self.calls[c.call_id] = c
+        self.calls.move_to_end(c.call_id)
+        while len(self.calls) > 500:
+            self.calls.popitem(last=False)
+        self.w_steps.palette = self.w_stream.palette
+        self.w_steps.show(c)
+        self.w_steps.display = True
+        if c.diffs and c.call_id not in self._announced:
+            self._announced.add(c.call_id)
+            p = self.w_stream.palette
+            for d in c.diffs[:5]:
+                line = Text(f"  ✎ {clip(d.path, 80)} ", p.tool)
+                line.append(f"+{d.added}", p.ok).append(f" −{d.removed}", p.error)
+                line.append("  (ctrl+d opens the diff, ctrl+g lists the steps)", p.muted)
+                self.w_stream.line(line)
+
+    def on_plan(self, item: PlanItem) -> None:
+        """The agent's plan, replaced whole."""
+        self.w_plan.palette = self.w_stream.palette
+        self.w_plan.show(item)
+
+    def on_commands(self, item: CommandsItem) -> None:
+        """The agent's slash commands: completed after `/` in the prompt."""
+        self.commands = item.commands
+        self._complete(self.w_prompt.text)
+
+    def on_choices(self, item: ChoicesItem) -> None:
+        """The agent's settings as they now are (the palette lists them; the status line shows the mode)."""
+        self.choices = item
+
+    def mode_choice(self) -> Choice | None:
+        """The agent's mode setting, if it has one."""
+        if self.choices is None:
+            return None
+        return next((c for c in self.choices.choices if c.category == "mode"), None)
+
+    def asks_off(self) -> bool:
+        """Whether the agent is in a mode that never asks (the breaker can then only cancel)."""
+        mode = self.mode_choice()
+        return self.choices is not None and mode is not None and mode.current in self.choices.silent
+
+    def mode_status(self) -> str:
+        """` · mode Default` for the status line, or ""."""
+        mode = self.mode_choice()
+        if mode is None:
+            return ""
+        name = next((o.name for o in mode.options if o.value == mode.current), mode.current)
+        return f" · mode {inert(name, keep_newlines=False)[:20]}"
+
+    # -- opening calls ---------------------------------------------------------------------------
+    def action_open_call(self) -> None:
+        """Open the newest call with a diff or output (its whole output, scrollable)."""
+        for c in reversed(self.calls.values()):
+            if openable(c):
+                self.push_screen(CallScreen(c, self.w_stream.palette))
+                return
+        self.notify("no tool call with a diff or output yet")
+
+    def action_show_steps(self) -> None:
+        """Every call of the session, one row each; enter or a click opens one."""
+        if not self.calls:
+            self.notify("no tool calls yet")
+            return
+        self.push_screen(StepsScreen(self.calls, self.w_stream.palette))
+
+    @on(StepsList.Open)
+    def _open_step(self, event: StepsList.Open) -> None:
+        c = self.calls.get(event.call_id)
+        if c is not None:
+            self.push_screen(CallScreen(c, self.w_stream.palette))
+
+    # -- slash completion ------------------------------------------------------------------------
+    def completing(self) -> bool:
+        """Whether the completion list is open (then escape closes it instead of cancelling the turn)."""
+        return bool(self._completions) and self.w_complete.display
+
+    @on(Composer.Changed, "#prompt")
+    def _prompt_changed(self, event: Composer.Changed) -> None:
+        self._complete(event.text_area.text)
+
+    def _complete(self, text: str) -> None:
+        if not hasattr(self, "w_complete"):
+            return
+        word = completion_word(text)
+        hits = matching(self.commands, word) if word is not None else []
+        if len(hits) == 1 and f"/{hits[0].name}" == text:
+            hits = []  # typed in full: nothing to complete
+        self._completions = hits
+        box = self.w_complete
+        box.clear_options()
+        p = self.w_stream.palette
+        for c in hits:
+            row = Text(f"/{inert(c.name, keep_newlines=False)}", "bold")
+            if c.description:
+                row.append("  " + clip(c.description, 90), p.muted)
+            box.add_option(Option(row))
+        box.display = bool(hits)
+        self.w_prompt.completing = bool(hits)
+        if hits:
+            box.highlighted = 0
+
+    @on(Composer.CompleteKey)
+    def _complete_key(self, event: Composer.CompleteKey) -> None:
+        box = self.w_complete
+        if event.key in ("up", "down") and self._completions:
+            n = len(self._completions)
+            box.highlighted = ((box.highlighted or 0) + (1 if event.key == "down" else -1)) % n
+        elif event.key == "escape":
+            self._completions = []
+            box.display = False
+            self.w_prompt.completing = False
+        elif event.key in ("tab", "enter") and self._completions:
+            c = self._completions[box.highlighted or 0]
+            self.w_prompt.value = f"/{c.name} "
+            hint = self.screen.query("#prompt-hint")
+            if c.hint and hint:
+                hint.first(Line).update(f"{clip(c.hint, 40)} · ⏎ send")
+
+    # -- the agent's settings ----------------------------------------------------------------------
+    def choice_commands(self) -> Iterable[SystemCommand]:
+        """`Mode: Plan`, `Model: sonnet`, ... in the command palette, one per value the agent offers."""
+        if self.choices is None:
+            return
+        silent = self.choices.silent
+        for ch in self.choices.choices:
+            for o in ch.options:
+                if o.value == ch.current:
+                    continue
+                title = f"{inert(ch.name, keep_newlines=False)[:30]}: {inert(o.name, keep_newlines=False)[:40]}"
+                warn = (
+                    " · never asks: the breaker can only cancel" if ch.category == "mode" and o.value in silent else ""
+                )
+                help_text = (
+                    clip(o.description, 80) + warn if o.description else f"switch the agent's {ch.category}{warn}"
+                )
+                yield SystemCommand(title, help_text, _picker(self, ch.id, o.value))
+
+    def pick_choice(self, choice_id: str, value: str) -> None:
+        """Switch a setting; a mode that never asks only after the person confirms it."""
+        ch = next((c for c in self.choices.choices if c.id == choice_id), None) if self.choices else None
+        if ch is None:
+            return
+        if ch.category == "mode" and self.choices is not None and value in self.choices.silent:
+            name = next((o.name for o in ch.options if o.value == value), value)
+            text = SILENT_NOTICE.format(mode=inert(name, keep_newlines=False)) + ". Switch anyway?"
+
+            def done(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self.source.set_choice(choice_id, value), group="choice")
+
+            self.push_screen(ConfirmScreen(text), done)
+            return
+        self.run_worker(self.source.set_choice(choice_id, value), group="choice")
+
+
+def _picker(app: FrontEnd, choice_id: str, value: str) -> Any:
+    def pick() -> None:
+        app.pick_choice(choice_id, value)
+
+    return pick

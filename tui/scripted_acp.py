@@ -1,0 +1,91 @@
+"""ACP frames played from memory through a real `AcpMonitor`: Pilot tests and snapshots of the ACP screen.
+
+The dsh `ScriptedSource` plays bridge messages; this plays what an ACP agent sends (`session/update`
+params, permission requests, the session/new answer), so the plan, the steps, the slash commands and
+the choices reach the screen exactly as the live session would send them, with no process and no clock.
+Actions are recorded in `actions`; a setting switched is accepted as an agent would accept it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tui.sources import Emit, Source
+from wrapper.harness.acp.handshake import ACP
+from wrapper.harness.acp.monitor import AcpMonitor
+from wrapper.harness.acp.view import set_request
+from wrapper.items import StatusItem
+from wrapper.monitor import Info, Monitor
+from wrapper.settings import Settings
+
+
+class AcpScriptedSource(Source):
+    """Frames, one key each: `new` (the session/new answer), `update`, `permission`, `prompt`, `done`."""
+
+    kind = "scripted"
+    capabilities = ACP
+
+    def __init__(self, frames: list[dict[str, Any]], settings: Settings | None = None, agent: str = "claude") -> None:
+        super().__init__(settings or Settings(), f"scripted {agent}")
+        self.acp = AcpMonitor(self.settings, Info(runner=True, child="running", bridge="connected"), agent)
+        self.frames = list(frames)
+        self.actions: list[str] = []
+        self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.drained = asyncio.Event()
+
+    @property
+    def monitor(self) -> Monitor:
+        return self.acp.monitor
+
+    def feed(self, *frames: dict[str, Any]) -> None:
+        """Add frames while the app runs."""
+        for f in frames:
+            self.more.put_nowait(f)
+
+    async def run(self, emit: Emit) -> None:
+        self._emit = emit
+        for frame in self.frames:
+            self._one(frame, emit)
+        self.drained.set()
+        while (more := await self.more.get()) is not None:
+            self._one(more, emit)
+
+    def _one(self, f: dict[str, Any], emit: Emit) -> None:
+        acp = self.acp
+        items: list[Any] = []
+        if "new" in f:
+            items = acp.session_started(str(f["new"].get("sessionId", "s")), "mock-model", False)
+            items += acp.shown.opened(f["new"])
+        elif "update" in f:
+            items = acp.update({"sessionId": acp.agent, "update": f["update"]}).items
+        elif "permission" in f:
+            items = acp.permission(f["permission"]).items
+        elif "prompt" in f:
+            items = acp.prompt_sent(str(f["prompt"]))
+        elif "done" in f:
+            items = acp.prompt_done(f["done"])
+        for i in items:
+            emit(i)
+
+    async def prompt(self, text: str) -> bool:
+        self.actions.append(f"prompt:{text}")
+        return True
+
+    async def cancel(self) -> bool:
+        self.actions.append("cancel")
+        return True
+
+    async def set_choice(self, choice_id: str, value: str) -> bool:
+        choice = self.acp.shown.find(choice_id)
+        if choice is None:
+            return False
+        method, params = set_request(self.acp.agent, choice, value)
+        self.actions.append(f"{method}:{choice_id}={value}")
+        for i in self.acp.shown.accepted(method, params, {}):
+            self._emit(i)
+        self._emit(StatusItem("notice", f"{choice.name.lower()}: {value}"))
+        return True
+
+    async def close(self) -> None:
+        self.more.put_nowait(None)
