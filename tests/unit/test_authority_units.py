@@ -212,3 +212,17 @@ def test_the_config_profile_and_dsh_are_compared_with_the_last_session(tmp_path:
     got = changes(files, tmp_path / "state")
     assert f"config {cfg} was changed since the last session" in got
     assert any("patch layer" in g and "created" in g for g in got)
+
+
+def test_dsh_s_own_empty_patch_layer_template_is_no_change(tmp_path: Path) -> None:
+    """dsh writes `profiles/<p>/cordis.patch.yml` with comments and `[]` on first use: no alarm for that."""
+    from wrapper.harness.dsh.layers import PatchLayers
+
+    layers = PatchLayers(tmp_path, "headless")
+    layers.snapshot()
+    prof = tmp_path / "profiles" / "headless"
+    prof.mkdir(parents=True)
+    (prof / "cordis.patch.yml").write_text("# Your patch layer for this dsh profile\n[]\n")
+    assert layers.changes() == []
+    (prof / "cordis.patch.yml").write_text("- insert:\n    - id: hostile\n      path: ./hostile.mjs\n")
+    assert [c.how for c in layers.changes()] == ["changed"]

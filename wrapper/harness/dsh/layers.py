@@ -33,11 +33,21 @@ def _sig(p: Path) -> Sig:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+# dsh writes a profile's patch layer itself on first use: comments and an empty list (`[]`). A layer
+# with no entries inserts nothing, so it is the same as no layer: only entries are news.
+EMPTY = "empty"
+
+
 def _digest(p: Path) -> str | None:
     try:
-        return hashlib.sha256(p.read_bytes()).hexdigest()
+        data = p.read_bytes()
     except OSError:
         return None
+    body = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines()]
+    body = [ln for ln in body if ln and not ln.startswith("#")]
+    if body in ([], ["[]"]):
+        return EMPTY
+    return hashlib.sha256(data).hexdigest()
 
 
 class PatchLayers:
@@ -60,8 +70,8 @@ class PatchLayers:
                 continue
             d = _digest(p) if now is not None else None
             self._base[p] = (now, d)
-            if d == digest:
-                continue  # touched, same content
+            if d == digest or {d, digest} <= {None, EMPTY}:
+                continue  # touched, same content; or an empty layer (dsh's own template) came or went
             how = "created" if digest is None else "removed" if d is None else "changed"
             out.append(Change(p, how))
         return out
