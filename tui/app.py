@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import signal
 import time
 from collections import deque
 from typing import Any
@@ -19,6 +20,8 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.css.query import NoMatches
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Tab
@@ -32,6 +35,7 @@ from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
 from tui.sources import Source
+from tui.terminal import TerminalDriver, TerminalGone
 from tui.widgets.scores import summary
 from tui.widgets.stream import cap_text, clip, short_id
 from wrapper.items import (
@@ -82,6 +86,7 @@ class BreakerApp(FrontEnd, Actions):
         self.child_status: int | None = None  # the child's own exit status (None: it did not end by itself)
         self.start_error = ""
         self.internal_error = ""
+        self.terminal_lost = ""  # why the terminal went away, once it has
         self._initial_theme = theme or settings.ui.theme
         self._observe = observe
         self._weakened = bool(weakened(settings))
@@ -101,6 +106,27 @@ class BreakerApp(FrontEnd, Actions):
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
         self.front_init()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's choice, but our Linux driver: it notices a terminal that went away (`tui.terminal`)."""
+        cls = super().get_driver_class()
+        return TerminalDriver if cls is LinuxDriver else cls
+
+    @on(TerminalGone)
+    def _terminal_gone(self, message: TerminalGone) -> None:
+        """Nobody can see this screen or answer it any more: end the run as SIGHUP does.
+
+        The child's group is stopped, the run directory removed and the recording closed
+        (`wrapper.signals`). A question still waiting is denied, so nothing runs unanswered.
+        """
+        if self.terminal_lost:
+            return
+        self.terminal_lost = message.why
+        self._close_questions(lambda q: True, "the terminal went away")
+        if not self.source.hang_up():  # a replay, or a session still starting: `close` ends it
+            if self.source.signalled is None:
+                self.source.signalled = signal.SIGHUP
+            self.exit(return_code=0)
 
     # -- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:

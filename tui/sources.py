@@ -113,6 +113,10 @@ class Source:
     async def close(self) -> None:
         """Release everything."""
 
+    def hang_up(self) -> bool:
+        """The terminal is gone: end the run as SIGHUP does. False when there is no run to end that way."""
+        return False
+
     signalled: signal.Signals | None = None
     """The signal (SIGINT, SIGTERM, SIGHUP) that ended the run, if one did."""
     on_signal: Callable[[signal.Signals], None] | None = None
@@ -139,7 +143,7 @@ class LiveSource(Source):
         self.capabilities = self.session.capabilities
         self.first_prompt = first_prompt
         self.start_error = ""
-        self._uninstall_signals: Callable[[], None] | None = None
+        self._signals: signals.Handling | None = None
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
@@ -157,7 +161,7 @@ class LiveSource(Source):
             return
         # SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the child's group, remove the run
         # directory and close the recording before the app exits, as in every other mode
-        self._uninstall_signals = signals.install(self.session, after=self._signalled)
+        self._signals = signals.install(self.session, after=self._signalled)
         if self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
         breathe = Breather()
@@ -202,9 +206,17 @@ class LiveSource(Source):
     def recording(self) -> str:
         return recording_line(self.session)
 
+    def hang_up(self) -> bool:
+        # the same shutdown as a SIGHUP (a real one may be under way already: then nothing more);
+        # before the signals are installed the session is still starting, and `close` ends it
+        if self._signals is None:
+            return False
+        self._signals.hang_up()
+        return True
+
     async def close(self) -> None:
-        if self._uninstall_signals is not None:
-            self._uninstall_signals()
+        if self._signals is not None:
+            self._signals()
         if self.session.info.child == "running":
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.session.quit(0), 8)

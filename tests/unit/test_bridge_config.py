@@ -6,7 +6,10 @@ tool call (fail closed) instead of guessing.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,7 @@ PROBE = Path(__file__).parent / "js" / "bridge_probe.mjs"
 GOOD = {"verdictTimeoutMs": 50, "approvalTimeoutMs": 0, "resultTimeoutMs": 50, "maxLineBytes": 65536, "maxTokens": 0}
 
 
-def _probe(config: dict[str, Any]) -> dict[str, Any]:
+def _probe(config: dict[str, Any], pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     if not node().exists():
         pytest.skip("the bundled Node is not installed")
     out = subprocess.run(
@@ -29,6 +32,7 @@ def _probe(config: dict[str, Any]) -> dict[str, Any]:
         text=True,
         timeout=30,
         env={"PATH": "/usr/bin:/bin"},
+        pass_fds=pass_fds,
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -56,6 +60,20 @@ def test_a_channel_descriptor_that_is_not_open_denies_every_call() -> None:
     r = _probe({**GOOD, "fd": 77})
     assert r["verdict"]["kind"] == "deny" and "inherited channel" in r["verdict"]["reason"], r
     assert r["env"] == [], "the bridge reads nothing from the environment"
+
+
+def test_a_channel_a_tool_would_inherit_denies_every_call() -> None:
+    """Passed as fd 17 or above with 16 closed, Node leaves the channel inheritable: the bridge refuses it."""
+    a, b = socket.socketpair()
+    high = fcntl.fcntl(b.fileno(), fcntl.F_DUPFD_CLOEXEC, 17)  # the lowest free number from 17 up
+    try:
+        r = _probe({**GOOD, "fd": high}, pass_fds=(high,))
+    finally:
+        for s in (a, b):
+            s.close()
+        os.close(high)
+    assert r["verdict"]["kind"] == "deny", r
+    assert "not close-on-exec" in r["verdict"]["reason"] and "fail closed" in r["verdict"]["reason"], r
 
 
 def test_the_bridge_registers_its_guard_and_tripwires() -> None:

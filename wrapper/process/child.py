@@ -1,16 +1,21 @@
 """The child process under a pseudo-terminal (pexpect), read by a worker thread, signalled by group.
 
 A child may inherit descriptors (the bridge channel's end, the sealed overlay): pexpect has no
-`pass_fds`, so `_Spawn` hands them to ptyprocess and marks them inheritable in the forked child
-only (never in the monitor, where a concurrent spawn from another thread would leak them). A
-`preexec` hook runs there too, before exec, so a containment (a cgroup) holds the child from its
-first instruction.
+`pass_fds`, so `_Spawn` hands them to ptyprocess, and the forked child renumbers them to 3, 4, ...
+in order (`inherited_fd`) before it execs. The low numbers are the point. Node marks inherited
+descriptors close-on-exec at start-up (libuv's `uv_disable_stdio_inheritance`), but past fd 15 it
+stops at the first number that is not open. A channel end inherited as fd 23, with 16 to 22
+closed, stayed inheritable, and every tool dsh ran held it (`tests/integration/test_hijack.py`).
+The monitor's own copies are never made inheritable: a concurrent spawn from another thread cannot
+leak them. A `preexec` hook runs in the child too, before exec, so a containment (a cgroup) holds
+the child from its first instruction.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
 import re
 import signal
@@ -35,8 +40,16 @@ def strip_ansi(text: str) -> str:
 _LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
 
 
+FIRST_INHERITED_FD = 3  # right after stdin, stdout and stderr
+
+
+def inherited_fd(index: int) -> int:
+    """The number the child sees for `pass_fds[index]`: always below 16, which Node marks close-on-exec."""
+    return FIRST_INHERITED_FD + index
+
+
 class _Spawn(pexpect.spawn):  # type: ignore[misc]
-    """`pexpect.spawn` that keeps `pass_fds` open across exec and runs `preexec` in the child."""
+    """`pexpect.spawn` that passes `pass_fds` renumbered (`inherited_fd`) and runs `preexec` in the child."""
 
     def __init__(
         self, *args: Any, pass_fds: tuple[int, ...] = (), preexec: Callable[[], None] | None = None, **kwargs: Any
@@ -46,18 +59,59 @@ class _Spawn(pexpect.spawn):  # type: ignore[misc]
         super().__init__(*args, **kwargs)
 
     def _spawnpty(self, args: list[str], **kwargs: Any) -> ptyprocess.PtyProcess:
-        fds, inner, mine = self._pass_fds, kwargs.get("preexec_fn"), self._preexec
+        fds, inner, mine, env = self._pass_fds, kwargs.get("preexec_fn"), self._preexec, kwargs.get("env")
 
-        def preexec() -> None:  # in the forked child, before exec
-            for fd in fds:
-                os.set_inheritable(fd, True)
+        def preexec() -> None:  # in the forked child, after ptyprocess closed every other descriptor
             if mine is not None:
                 mine()
             if inner is not None:
                 inner()
+            if fds:
+                _exec_renumbered(args, env, fds)  # does not return
 
         kwargs["preexec_fn"] = preexec
         return ptyprocess.PtyProcess.spawn(args, pass_fds=fds, **kwargs)
+
+
+def _exec_renumbered(argv: list[str], env: dict[str, str] | None, sources: tuple[int, ...]) -> None:
+    """In the forked child: put `sources` on 3, 4, ... (inheritable), then exec `argv` (a full path).
+
+    One descriptor besides ours is open here: ptyprocess's exec-error pipe, which may sit on a target
+    number. It is moved above every target, close-on-exec as before, and this function execs itself
+    so that an exec error still reaches the parent through it (ptyprocess's format, `OSError:errno:text`).
+    Everything that can fail runs before the first descriptor is replaced: such a failure raises, and
+    ptyprocess reports it as before.
+    """
+    targets = [inherited_fd(i) for i in range(len(sources))]
+    top = max([*sources, *targets]) + 1
+    others = [fd for fd in _open_fds() if fd > 2 and fd not in sources]
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top) for fd in others]
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top) for fd in sources]
+    try:
+        for fd in {*others, *sources}:
+            os.close(fd)
+        for fd, target in zip(high, targets, strict=True):
+            os.dup2(fd, target, inheritable=True)
+            os.close(fd)
+        if env is None:
+            os.execv(argv[0], argv)
+        os.execve(argv[0], argv, env)
+    except OSError as e:
+        for fd in moved:
+            with contextlib.suppress(OSError):
+                os.write(fd, f"OSError:{e.errno}:{e}".encode())
+    os._exit(os.EX_OSERR)
+
+
+def _open_fds() -> list[int]:
+    """The descriptors open in this process (the listing's own is gone by the time it returns)."""
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_GETFD)
+            found.append(fd)
+    return found
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ The agent's tools run as the same user as the monitor, so nothing they can reach
 channel. A socket path and a token in a hand-off file could be reached: a process a tool planted
 (`setsid`, outliving its session) swapped the next launch's path and relayed the traffic, turning
 every deny into an allow (report C1). So there is no path and no token any more: each launch gets a
-fresh `socketpair()`, the child inherits one end as a file descriptor (`wrapper.process.child.Child`,
-`pass_fds`), the monitor closes its copy of that end at once, and Node marks inherited descriptors
-close-on-exec, so no tool dsh runs holds it. A connection nobody else can open needs no
+fresh `socketpair()`, the child inherits one end as fd 3 (`wrapper.process.child.Child`,
+`pass_fds`, renumbered), the monitor closes its copy of that end at once, and Node marks fd 3
+close-on-exec at start-up (past 15 it may not), so no tool dsh runs holds it. A connection nobody else can open needs no
 authentication; the hello is still checked as defence in depth: it must come from the pid the
 monitor launched, and that process must hold the far end (`/proc/PID/fd`). Nothing a peer sends can
 raise out of here: every line is decoded on its own.

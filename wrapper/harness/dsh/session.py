@@ -34,6 +34,7 @@ from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.pty import SECRET_ENV, PtySession
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, VerdictItem
 from wrapper.monitor import Info, Monitor
+from wrapper.process.child import inherited_fd
 from wrapper.process.proc import cmdline as proc_cmd
 
 BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
@@ -87,15 +88,17 @@ class Session(PtySession):
             )
         self._say_which_dsh()
         launch = self.channel.new_launch()
+        # dsh sees the pair end as fd 3 and the overlay as fd 4 (`inherited_fd`, in `_pass_fds` order):
+        # numbers Node marks close-on-exec at start-up, so no tool dsh runs inherits the channel
         bridge = BridgeSettings.of(
-            self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, launch.fd
+            self.settings.wrapper, self.info.runner, self.settings.engine.thinking.max_tokens, inherited_fd(0)
         )
         memfd = sealed_overlay(overlay_text(bridge))
         self._launch_fds = (launch, memfd)
         self._pass_fds = (launch.fd, memfd)
         self.layers.snapshot()
         self.info.bridge = "waiting"
-        return build_argv(argv, overlay_arg(memfd), self.base_env)
+        return build_argv(argv, overlay_arg(inherited_fd(1)), self.base_env)
 
     def _say_which_dsh(self) -> None:
         """Name a dsh that is not the pinned install, a PATH `dsh` that is not used, and a changed install."""

@@ -19,6 +19,7 @@
 // result it sees belongs to a call it allowed.
 
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
@@ -98,10 +99,26 @@ function settingsOf(config) {
   return { cfg, problems };
 }
 
-// The channel is a socketpair end dsh inherited from breaker-tui; Node marks it close-on-exec at
-// start-up, so no tool dsh runs inherits it, and it has no name a same-user process could open.
+// The channel is a socketpair end dsh inherited from breaker-tui, and it has no name a same-user
+// process could open. Node marks inherited descriptors close-on-exec at start-up, but past fd 15
+// it stops at the first number that is not open. So breaker-tui passes it as fd 3. This checks it:
+// a channel a tool would inherit makes the bridge deny every call.
+const O_CLOEXEC = 0o2000000;
+
+function inheritable(fd) {
+  try {
+    const line = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').find((l) => l.startsWith('flags:'));
+    if (!line) return 'its flags cannot be read';
+    return (parseInt(line.slice(6).trim(), 8) & O_CLOEXEC) === 0 ? 'it is not close-on-exec: every tool would hold it' : null;
+  } catch (e) {
+    return `its flags cannot be read (${e?.code ?? e?.message})`;
+  }
+}
+
 function openChannel(fd) {
   if (fd === null) return { sock: null, problem: null };
+  const leak = inheritable(fd);
+  if (leak) return { sock: null, problem: `the inherited channel (fd ${fd}) is unsafe: ${leak}` };
   try {
     return { sock: new net.Socket({ fd, readable: true, writable: true }), problem: null };
   } catch (e) {
