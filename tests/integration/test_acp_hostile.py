@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import wait_until
 from wrapper.harness.acp.session import AcpSession
+from wrapper.harness.base import Approver, Policy
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, OutputItem, Question, StatusItem, VerdictItem
 from wrapper.settings import Settings, WrapperSettings
 
@@ -64,11 +65,16 @@ async def hostile(
     full = {**os.environ, "FAKE_ACP": scenario, "FAKE_LOG": str(ws / "agent.log"), **env}
     run: Hostile
 
-    async def asking(q: Question) -> Answer:
+    class Asking(Policy):  # a policy stays a policy (its answers are recorded as such) while we count its questions
+        async def __call__(self, q: Question) -> Answer:
+            run.questions.append(q)
+            return await approver(q)
+
+    async def asking_person(q: Question) -> Answer:
         run.questions.append(q)
         return await approver(q)
 
-    asking.answers_as = getattr(approver, "answers_as", "person")  # type: ignore[attr-defined]
+    asking: Approver = Asking(approver.answer) if isinstance(approver, Policy) else asking_person
 
     s = AcpSession(
         AGENT, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), asking, cwd=str(ws), env=full
@@ -208,10 +214,7 @@ async def test_l2_per_call_state_stays_bounded(tmp_path: Path) -> None:
 
 
 async def test_l4_answers_of_the_approvals_policy_are_recorded_as_policy(tmp_path: Path) -> None:
-    async def policy(_: Question) -> Answer:
-        return "allow-once"
-
-    policy.answers_as = "policy"  # type: ignore[attr-defined]  # what `--no-tui --approvals` marks its approver with
+    policy = Policy("allow-once")  # what `--no-tui --approvals allow` answers with
     async with hostile(tmp_path, "loop", policy) as run:
         await turn(run)
         assert run.answers() and {a.by for a in run.answers()} == {"policy"}, {a.by for a in run.answers()}
