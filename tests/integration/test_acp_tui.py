@@ -43,6 +43,7 @@ async def test_agent_asks_go_to_the_modal_and_the_repeat_is_refused_on_screen(tm
                 await pilot.pause()
                 seen.append(app.screen)
                 assert "claude asks permission" in app.screen.question.reason  # type: ignore[attr-defined]
+                await pilot.press("tab")  # the modal opens unarmed: tab arms it, then `a` answers
                 await pilot.press("a")
             await wait_until(lambda: src.session.turns_done >= 1, 90, "the turn to end")
             await pilot.pause()

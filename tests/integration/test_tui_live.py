@@ -33,6 +33,7 @@ async def test_local_loop_opens_the_modal_and_the_answer_takes_effect(
         await wait_until(lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
         await pilot.pause()
         assert "net:127.0.0.1:18999/health" in str([h.fp for h in app.screen.question.hits])
+        await pilot.press("tab")  # the modal opens unarmed: typing never answers it; tab arms it
         await pilot.press(key)
         await wait_until(lambda: src.session.turns_done >= 1, what="the turn to end")
         snap = src.monitor.breaker.snapshot().agents[0]
@@ -54,7 +55,7 @@ async def test_reasoning_loop_shows_the_trip_and_the_retry(world_factory: Any) -
         text = stream_text(app)
         assert "⚡ TRIP" in text and "abort, then retry with thinking off" in text
         assert "Answering directly" in text, "the open line is the log's last rows"
-        assert app.w_banner.has_class("tripped")
+        assert not app.w_banner.has_class("tripped"), "the trip banner ends with its turn"
 
 
 async def test_cancel_kill_and_restart_from_the_keyboard(world_factory: Any) -> None:
