@@ -32,7 +32,7 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.records.replay import finding
-from wrapper.safetext import inert
+from wrapper.safetext import inert, reveal
 from wrapper.settings import Settings
 
 EXIT_TURN_FAILED = 1
@@ -88,7 +88,8 @@ class Out:
 def human(item: Item) -> str | None:
     """One stderr line for a decision worth a person's attention (None for routine items); inert."""
     line = _human(item)
-    return None if line is None else inert(line, keep_newlines=False)
+    # a decision names a call a person may act on: invisible and bidi characters escaped, blank runs folded
+    return None if line is None else reveal(line, keep_newlines=False)
 
 
 def _human(item: Item) -> str | None:

@@ -28,7 +28,7 @@ from wrapper.records import trace_io
 from wrapper.records.importers import IMPORTERS, convert_lines, import_trace
 from wrapper.records.importers.detect import recognise
 from wrapper.records.sources import Loaded
-from wrapper.safetext import inert
+from wrapper.safetext import inert, reveal
 from wrapper.settings import Settings
 
 # which harness's replayer reads a recording: the harness registry's `replayer_for`, passed by the CLI
@@ -218,7 +218,7 @@ def intervention_json(i: Intervention) -> dict[str, Any]:
 
 def intervention_text(i: Intervention) -> str:
     """One readable line: where, what, which rule, and the start of the message."""
-    msg = inert(i.message, keep_newlines=False).strip()
+    msg = reveal(i.message, keep_newlines=False).strip()
     if len(msg) > MESSAGE_CHARS:
         msg = msg[: MESSAGE_CHARS - 1] + "…"
     agent = inert(i.agent, keep_newlines=False)
@@ -334,7 +334,8 @@ def _last_warning(item: Any) -> str:
 
 def _finding_text(t: float, f: dict[str, Any]) -> str:
     def s(v: Any) -> str:
-        return inert(str(v), keep_newlines=False)
+        # what a person reads about a call: invisible and bidi characters escaped, long blank runs folded
+        return reveal(str(v), keep_newlines=False)
 
     if f["kind"] == "verdict":
         hits = ", ".join(f"{s(h[0])} {s(h[1])}/{s(h[2])}" for h in f["hits"])
