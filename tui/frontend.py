@@ -175,9 +175,19 @@ class FrontEnd(App[int]):
                 row.append("  " + clip(c.description, 90), p.muted)
             box.add_option(Option(row))
         box.display = bool(hits)
-        self.w_prompt.completing = bool(hits)
+        self._set_completing(bool(hits))
         if hits:
             box.highlighted = 0
+
+    def _set_completing(self, on: bool) -> None:
+        """Open or closed, the footer says so: while the list is open, escape closes it (`check_action`).
+
+        Textual asks `check_action` again only when told to; a list opened by a paste, with no key
+        event after it, left `esc cancel` in the footer.
+        """
+        if self.w_prompt.completing != on:
+            self.w_prompt.completing = on
+            self.refresh_bindings()
 
     @on(Composer.CompleteKey)
     def _complete_key(self, event: Composer.CompleteKey) -> None:
@@ -188,7 +198,7 @@ class FrontEnd(App[int]):
         elif event.key == "escape":
             self._completions = []
             box.display = False
-            self.w_prompt.completing = False
+            self._set_completing(False)
         elif event.key in ("tab", "enter") and self._completions:
             c = self._completions[box.highlighted or 0]
             self.w_prompt.value = f"/{c.name} "

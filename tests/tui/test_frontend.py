@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.command import CommandList, CommandPalette
 from textual.widgets import TextArea
+from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
 from tests.tui import acp_scripts
@@ -103,6 +104,24 @@ async def test_slash_completes_the_agents_commands_and_escape_closes_the_list_fi
         assert not app.w_complete.display
         await pilot.press(*"HEAD", "enter")
         await wait_until(lambda: "prompt:/review HEAD" in src.actions, 5, "the command sent as the prompt")
+
+
+def _footer_actions(app: BreakerApp) -> set[str]:
+    return {k.action for k in app.screen.query(FooterKey)}
+
+
+async def test_the_footer_follows_the_completion_list_escape_is_not_cancel_while_it_is_open() -> None:
+    """The footer offered `esc cancel` while escape would close the list: nothing refreshed its keys."""
+    app, src = make_acp(acp_scripts.session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, src, pilot)
+        await wait_until(lambda: "app.cancel_turn" in _footer_actions(app), 10, "esc cancel in the footer")
+        app.w_prompt.value = "/re"  # as a paste would: no key event to refresh anything else
+        await wait_until(lambda: app.w_complete.display, 10, "the completion list")
+        await wait_until(lambda: "app.cancel_turn" not in _footer_actions(app), 10, "esc cancel gone from the footer")
+        app.w_prompt.value = ""
+        await wait_until(lambda: not app.w_complete.display, 10, "the list closed")
+        await wait_until(lambda: "app.cancel_turn" in _footer_actions(app), 10, "esc cancel back in the footer")
 
 
 async def test_modes_from_the_palette_and_a_silent_mode_only_after_a_warning() -> None:

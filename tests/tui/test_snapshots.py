@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
 from tests.tui import acp_scripts, scripts
@@ -42,10 +44,20 @@ def _before(app: Any, ready: Any) -> Any:
         app.w_stream._log.refresh()  # under a modal the screen below is painted from its last frame
         app.screen.refresh()
         await pilot.wait_for_scheduled_animations()
+        # the footer recomposes a refresh after its keys change: picture the keys the screen has now
+        await wait_until(lambda: _footer_settled(app), 10, "the footer's keys")
         await pilot.pause()
         await pilot.pause()
 
     return before
+
+
+def _footer_settled(app: Any) -> bool:
+    """The footer shows exactly the keys the screen's bindings offer (it has no footer: nothing to wait for)."""
+    if not app.screen.query(Footer):
+        return True
+    offered = {b.action for (_, b, _, _) in app.screen.active_bindings.values() if b.show}
+    return {k.action for k in app.screen.query(FooterKey)} == offered
 
 
 @pytest.mark.parametrize("theme", THEMES)
