@@ -1,6 +1,9 @@
 """Convert raw trajectories to breaker-tui neutral traces (list of event dicts, no meta)."""
 import json, re, sys, hashlib
-sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[4]))
+try:  # the checkout's packages, only when no installed breaker-tui is importable (a test may load this file
+    import wrapper  # noqa: F401  # inside the compiled wheel's environment: it must not shadow the wheel)
+except ImportError:
+    sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[4]))
 from pathlib import Path
 
 OUT_MAX = 3000      # output chars kept

@@ -12,7 +12,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE))
+try:  # the checkout's packages only when no installed breaker-tui is importable
+    import wrapper  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(ROOT))
 import convert  # noqa: E402
 from wrapper.records.importers import imported_objects  # noqa: E402
 
