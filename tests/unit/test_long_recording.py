@@ -63,3 +63,14 @@ def test_child_output_is_capped_per_record_and_per_recording(tmp_path: Path, mon
     assert recs[-1]["k"] == "end" and recs[-1]["dropped_output_bytes"] == dropped
     check = load(r.path).integrity
     assert check is not None and check.status == "verified"
+
+
+def test_the_memory_figure_is_the_scan_s_own_not_its_parent_s(tmp_path: Path) -> None:
+    """Linux keeps `ru_maxrss` across exec: a scan started by a big test worker must not report the worker's."""
+    ballast = bytearray(256 << 20)
+    for i in range(0, len(ballast), 4096):  # touched, so the parent really holds it
+        ballast[i] = 1
+    path = tmp_path / "short.jsonl"
+    write_recording(path, events=2_000, calls=20)
+    assert measure("scan", path)["rss_mib"] < PEAK_MIB
+    del ballast
