@@ -7,6 +7,12 @@ from typing import Any
 
 import pytest
 
+# Import the packages under test first, before any test module: pytest's importlib mode may put the
+# checkout on sys.path while importing a test module, and a package imported after that would come from
+# the checkout instead of the installed (compiled) wheel that `make test` means to test.
+import engine.breaker  # noqa: F401
+import wrapper.settings  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 TESTS = Path(__file__).resolve().parent
