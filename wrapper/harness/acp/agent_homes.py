@@ -55,9 +55,9 @@ def kilo_ask(env: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
-    """Kilo Code: the mock as an `@ai-sdk/openai-compatible` provider (bundled), no model list fetch."""
-    cfg = {
+def opencode_style_config(base_url: str, model: str) -> dict[str, object]:
+    """The mock as an `@ai-sdk/openai-compatible` provider, in the config shape opencode and its fork Kilo share."""
+    return {
         "provider": {
             "mock": {
                 "npm": "@ai-sdk/openai-compatible",
@@ -70,7 +70,11 @@ def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
         "autoupdate": False,
         "share": "disabled",
     }
-    env = {"KILO_CONFIG_CONTENT": json.dumps(cfg)}
+
+
+def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Kilo Code: the mock as an `@ai-sdk/openai-compatible` provider (bundled), no model list fetch."""
+    env = {"KILO_CONFIG_CONTENT": json.dumps(opencode_style_config(base_url, model))}
     for k in (
         "KILO_DISABLE_MODELS_FETCH",
         "KILO_DISABLE_AUTOUPDATE",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wrapper.harness.acp.agent_homes import kilo_ask, kilo_home, qwen_home
+from wrapper.harness.acp.agent_homes import kilo_ask, kilo_home, opencode_style_config, qwen_home
 from wrapper.paths import data_dir
 
 MockSetup = Callable[[str, Path, str], dict[str, str]]  # (base URL, private home, model) -> env to add
@@ -178,20 +178,7 @@ def mock_env(p: Preset, base_url: str, home: Path, model: str = "mock-model") ->
     env["XDG_STATE_HOME"] = str(home / ".local/state")
     env["XDG_CACHE_HOME"] = str(home / ".cache")
     if p.name == "opencode":
-        cfg = {
-            "$schema": "https://opencode.ai/config.json",
-            "provider": {
-                "mock": {
-                    "npm": "@ai-sdk/openai-compatible",
-                    "name": "Mock",
-                    "options": {"baseURL": f"{base_url}/v1", "apiKey": "mock-key"},
-                    "models": {model: {"name": model, "reasoning": True, "tool_call": True}},
-                }
-            },
-            "model": f"mock/{model}",
-            "autoupdate": False,
-            "share": "disabled",
-        }
+        cfg = {"$schema": "https://opencode.ai/config.json", **opencode_style_config(base_url, model)}
         env["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
         # the offline person's own settings: ask before commands, edits and fetches (a test may rewrite them)
         own = home / ".config" / "opencode"
