@@ -210,14 +210,18 @@ def _keys(table: Any, where: str) -> KeyMap:
 # "off", thinking lens disabled, no recording, while the status line read ENFORCING). The file is
 # still honoured, but every key that switches something off, or loosens a limit past its default,
 # is named with its file at start, and the status line says OBSERVING.
-_LOOSER_WHEN_LARGER = ("max", "limit", "threshold", "cap", "timeout", "budget", "chars", "tokens")
+# (timeouts are not among them: a longer verdict, approval or result wait only waits longer, and
+# each of them ends failing closed or declining)
+_LOOSER_WHEN_LARGER = ("max", "limit", "threshold", "cap", "budget", "chars", "tokens")
 
 
 def _value(s: Settings, key: str) -> tuple[Any, Any] | None:
     """(effective, default) of a `section.key` as the config writes it (`repeat.limits`, `wrapper.record`)."""
     sec, _, name = key.partition(".")
     defaults = Settings()
-    owners = {"repeat": "engine", "thinking": "engine", "engine": "engine", "wrapper": "wrapper"}
+    # `[acp]` weakens too: `deny = "observe"` lets a refused call run, `make_ask = false` lets every
+    # call run before it is judged; `[ui]` and `[keys]` change what is shown, never what is enforced
+    owners = {"repeat": "engine", "thinking": "engine", "engine": "engine", "wrapper": "wrapper", "acp": "acp"}
     if sec not in owners:
         return None
     got, want = getattr(s, owners[sec]), getattr(defaults, owners[sec])
@@ -230,8 +234,11 @@ def _value(s: Settings, key: str) -> tuple[Any, Any] | None:
     return getattr(got, name), getattr(want, name)
 
 
+_OFF_WORDS = ("off", "none", "allow", "observe")
+
+
 def _off(v: Any) -> bool:
-    return v is None or v is False or v == 0 or (isinstance(v, str) and v.lower() in ("off", "none", "allow"))
+    return v is None or v is False or v == 0 or (isinstance(v, str) and v.lower() in _OFF_WORDS)
 
 
 def weakened(s: Settings) -> list[str]:

@@ -199,6 +199,19 @@ def test_a_config_that_switches_the_breaker_off_is_named_key_by_key() -> None:
     assert weakened(from_mapping({"wrapper": {"record": True}}, "d.toml")) == []
 
 
+def test_acp_keys_that_let_refused_or_unjudged_calls_run_are_named_and_timeouts_are_not() -> None:
+    """`[acp] deny = "observe"` ran every refused ACP call while the status said ENFORCING (left open last stop)."""
+    from wrapper.settings import from_mapping, weakened
+
+    got = weakened(from_mapping({"acp": {"deny": "observe", "make_ask": False, "unasked": "observe"}}, "a.toml"))
+    assert any("a.toml: acp.deny = 'observe'" in w for w in got), got
+    assert any("acp.make_ask = False" in w for w in got) and any("acp.unasked" in w for w in got)
+    assert weakened(from_mapping({"acp": {"unasked": "cancel", "deny": "reject"}}, "b.toml")) == []
+    # a longer wait before failing closed or declining is no weakening
+    stricter = {"wrapper": {"approval_timeout_s": 30, "verdict_timeout_s": 60, "result_timeout_s": 9}}
+    assert weakened(from_mapping(stricter, "c.toml")) == []
+
+
 def test_the_config_profile_and_dsh_are_compared_with_the_last_session(tmp_path: Path) -> None:
     from wrapper.startup import changes
 
