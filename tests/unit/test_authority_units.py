@@ -239,3 +239,57 @@ def test_dsh_s_own_empty_patch_layer_template_is_no_change(tmp_path: Path) -> No
     assert layers.changes() == []
     (prof / "cordis.patch.yml").write_text("- insert:\n    - id: hostile\n      path: ./hostile.mjs\n")
     assert [c.how for c in layers.changes()] == ["changed"]
+
+
+# -- a fork on its way to exec is no leak ------------------------------------------------------------
+
+_HOLDERS = r"""
+import os, subprocess, sys
+fd = int(sys.argv[1])
+kid = "import os, sys; fd = int(sys.argv[1]); os.set_inheritable(fd, sys.argv[2] == 'keep'); "
+kid += "print('ready', flush=True); sys.stdin.read()"
+kids = [subprocess.Popen([sys.executable, "-c", kid, str(fd), how], pass_fds=(fd,), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True) for how in ("keep", "cloexec")]
+for k in kids:
+    assert k.stdout.readline().strip() == "ready"
+print(" ".join(str(k.pid) for k in kids), flush=True)
+sys.stdin.read()
+for k in kids:
+    k.stdin.close(); k.wait()
+"""
+
+
+def test_a_close_on_exec_copy_of_the_channel_counts_only_when_it_is_still_held_at_the_next_check() -> None:
+    """Every fork dsh makes holds the channel until it execs its tool; the watch killed such forks (the
+    tool died "killed by signal: SIGKILL", the approval tests' flake). A copy kept across exec is a leak
+    at once; a close-on-exec copy only when the same process still holds it at the next check.
+    """
+    import socket
+    import subprocess
+    import sys
+
+    from wrapper.harness.dsh.channel import Channel, Launch, socket_inode
+
+    ours, theirs = socket.socketpair()
+    root = subprocess.Popen(
+        [sys.executable, "-c", _HOLDERS, str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert root.stdout is not None
+        keep, cloexec = (int(p) for p in root.stdout.readline().split())
+        fresh = Channel(on_message=None, on_notice=lambda *_: None)  # type: ignore[arg-type]
+        fresh.launch = Launch(theirs, socket_inode(theirs.fileno()))
+        once = fresh.other_holders(root.pid)
+        assert keep in once, "a copy that survives exec is a leak at the first look"
+        assert cloexec not in once, "a close-on-exec copy seen once is a fork on its way to exec"
+        assert cloexec in fresh.other_holders(root.pid), "still held at the next check: a real holder"
+    finally:
+        assert root.stdin is not None
+        root.stdin.close()
+        root.wait(10)
+        ours.close()
+        theirs.close()

@@ -63,16 +63,32 @@ def socket_inode(fd: int) -> int:
 
 def holds_socket(pid: int, inode: int) -> bool | None:
     """Whether process `pid` holds the socket `inode`; None when its descriptors cannot be read."""
+    flags = socket_flags(pid, inode)
+    return None if flags == UNREADABLE else flags is not None
+
+
+UNREADABLE = -1
+
+
+def socket_flags(pid: int, inode: int) -> int | None:
+    """The open flags of `pid`'s descriptor for socket `inode` (`/proc/PID/fdinfo`); None when it holds
+    none, `UNREADABLE` when its descriptors cannot be read (0 when the flags cannot: treated as a leak).
+    """
     want = f"socket:[{inode}]"
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
-        return None
+        return UNREADABLE
     for fd in fds:
         with contextlib.suppress(OSError):
             if os.readlink(f"/proc/{pid}/fd/{fd}") == want:
-                return True
-    return False
+                try:
+                    with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                        line = next((ln for ln in f if ln.startswith("flags:")), "flags: 0")
+                    return int(line.split()[1], 8)
+                except (OSError, ValueError, IndexError):
+                    return 0
+    return None
 
 
 def peer_pid(sock: socket.socket) -> int | None:
@@ -126,6 +142,7 @@ class Channel:
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_notice: dict[str, float] = {}
         self._suppressed: dict[str, int] = {}
+        self._on_exec: dict[int, int] = {}  # pid -> start: held a close-on-exec copy at the last check
 
     def new_launch(self) -> Launch:
         """A fresh pair for the next launch: served at once, its far end for the child to inherit."""
@@ -144,11 +161,29 @@ class Channel:
         launch.close_child_end()
 
     def other_holders(self, child: int) -> list[int]:
-        """Processes under the child, other than it, that hold the current launch's end (a leaked channel)."""
+        """Processes under the child, other than it, that hold the current launch's end (a leaked channel).
+
+        Every process dsh starts holds the channel for a moment: Node forks, and the fork carries all of
+        dsh's descriptors until it execs the tool, when the close-on-exec one goes. Killing such a fork
+        killed the tool (a poll "killed by signal: SIGKILL", now and then under load). So a copy marked
+        close-on-exec counts only when the same process (pid and start time) still holds it at the next
+        check, long after any exec; a copy that survives exec is a leak at once.
+        """
         launch = self.launch
         if launch is None:
             return []
-        return [s.pid for s in proc.descendants({child}) if holds_socket(s.pid, launch.inode)]
+        out: list[int] = []
+        seen: dict[int, int] = {}
+        for s in proc.descendants({child}):
+            flags = socket_flags(s.pid, launch.inode)
+            if flags is None or flags == UNREADABLE:
+                continue
+            if not flags & os.O_CLOEXEC or self._on_exec.get(s.pid) == s.start:
+                out.append(s.pid)
+            else:
+                seen[s.pid] = s.start
+        self._on_exec = seen
+        return out
 
     @property
     def is_connected(self) -> bool:
