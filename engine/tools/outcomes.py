@@ -15,6 +15,11 @@ And cosmetic spellings of one failing action (flags reordered, quotes, `cd X &&`
 separate calls to the streak, so one tool and command (the shell verb, or the editor sub-command)
 failing `error_limit` times with one error text (whitespace aside) and nothing changed in between
 denies its next call, whatever the arguments.
+
+Numbers are folded only once they are shown not to matter: a streak whose failures were all one exact
+call denies that call again, but not a variant that changes one of its numbers (an amount recomputed
+after `total price is 375, but paid 299`, the fix); once calls that differed in their numbers have
+failed alike (`print(1/0)`, `print(2/0)`), the next variant is denied too.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from engine.repeat_config import DEFAULT_IGNORE
 from engine.tools.failures import fold_numbers
 from engine.tools.fingerprints import exact_body
 from engine.tools.progress import SHELL_TOOLS, command_text, fold, result_key, strip_exit
+from engine.tools.sameresult import data_values
 from engine.tools.shellfacts import analyze
 
 _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
@@ -97,12 +103,14 @@ _PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path")
 
 def shape(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
     """The call's failure key: tool and canonical arguments, numbers aside, as the seed — but a file
-    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried.
+    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried;
+    and so do the numbers and identifiers that are whole values (`"amount": 374`, `"payment_id":
+    "gift_card_7091239"`: `sameresult.data_values`): another card or amount is another attempt.
 
     Calls that differ in their numbers still fail separately when their errors differ (each test id
     names itself in its failure), because a new error text starts a new streak.
     """
-    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE))
+    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE)) + data_values(args)
     if isinstance(args, dict):
         for k in _PATH_KEYS:
             v = args.get(k)
@@ -128,10 +136,18 @@ DISPATCH = Outcome("dispatch", 0)
 class _Sig:
     error: int
     epoch: int
+    body: int  # the exact arguments of the streak's first failure (hashed)
     count: int = 1  # consecutive identical failures with no change in between
     same: int = 1  # identical failures, changes or not
     weight: int = 2  # `same` weighed: 2 per failure after cosmetic changes only, 1 after a new kind of change
     novel: int = 0  # the agent's count of new kinds of change at this failure
+    varied: bool = False  # calls that differ in their numbers failed alike: the numbers do not matter
+
+    def alike(self, body: int) -> bool:
+        """Whether a call with this exact body is this failure again: the same call, or any variant once
+        variants have failed alike (a changed number nobody showed to be cosmetic is a new attempt).
+        """
+        return self.varied or body == self.body
 
 
 @dataclass(slots=True)
@@ -178,9 +194,12 @@ class ProgressFailures:
 
     def gate(self, agent: str | None, tool: str, args: Any, body: str | None = None) -> Outcome | None:
         """Before dispatch: deny a call whose failure streak (or a backstop) is full."""
-        st = self.agents.get(agent)
-        if not self.active or st is None:
+        if not self.active:
             return None
+        st = self.agents.get(agent)
+        return self._gate(st, tool, args, body) if st is not None else None
+
+    def _gate(self, st: _Agent, tool: str, args: Any, body: str | None) -> Outcome | None:
         if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
             return Outcome("deny", st.streak, "tool-failing")
         if self.error_limit and st.errors:
@@ -191,7 +210,7 @@ class ProgressFailures:
             return None
         sig = shape(tool, args, body)
         s = st.sigs.get(sig)
-        if s is None:
+        if s is None or not s.alike(hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))):
             return None
         if sig in st.denied:
             return Outcome("deny", s.count, "failure", True)
@@ -251,15 +270,17 @@ class ProgressFailures:
                     st.streak = 0
             return DISPATCH
         sig = shape(tool, args, body)
+        exact = hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))
         if key is None:
             key = result_key(text)
         s = st.sigs.get(sig)
         if s is None or s.error != key:
             st.denied.discard(sig)
-            s = st.sigs[sig] = _Sig(key, st.epoch, novel=st.novel)
+            s = st.sigs[sig] = _Sig(key, st.epoch, exact, novel=st.novel)
             while len(st.sigs) > self.history:
                 st.sigs.popitem(last=False)
         else:
+            s.varied = s.varied or exact != s.body
             s.same += 1
             s.weight += 1 if st.novel > s.novel else 2
             s.novel = st.novel
