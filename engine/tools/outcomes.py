@@ -19,7 +19,8 @@ denies its next call, whatever the arguments.
 Numbers are folded only once they are shown not to matter: a streak whose failures were all one exact
 call denies that call again, but not a variant that changes one of its numbers (an amount recomputed
 after `total price is 375, but paid 299`, the fix); once calls that differed in their numbers have
-failed alike (`print(1/0)`, `print(2/0)`), the next variant is denied too.
+failed alike (`print(1/0)`, `print(2/0)`), the next variant is denied too. And a failure whose error
+names a value of its call counts against that cause across turns (`engine.tools.causes`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.repeat_config import DEFAULT_IGNORE
+from engine.tools.causes import Causes
 from engine.tools.failures import fold_numbers
 from engine.tools.fingerprints import exact_body
 from engine.tools.progress import SHELL_TOOLS, command_text, fold, result_key, strip_exit
@@ -38,7 +40,7 @@ from engine.tools.shellfacts import analyze
 
 _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
 APPLIED_CAP = 256
-Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer"]
+Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer", "cause-failure"]
 ERROR_MIN = 8  # shorter error texts (or none) say too little to call two different calls the same failure
 ANSWER_MIN = 64  # short answers (`ok`, `{"status":"up"}`) repeat legitimately across different calls
 
@@ -127,6 +129,7 @@ class Outcome:
     failures: int
     rule: Rule = "failure"
     already: bool = False
+    cause: tuple[str, ...] = ()  # the values the error named (`cause-failure`)
 
 
 DISPATCH = Outcome("dispatch", 0)
@@ -186,6 +189,7 @@ class ProgressFailures:
         self.tool_limit = tool_limit
         self.active = active
         self.agents: dict[str | None, _Agent] = {}
+        self.causes = Causes(self.deny_after)  # across turns: kept apart from `agents`, which a turn clears
 
     def epoch(self, agent: str | None) -> int:
         """How many successful workspace changes this turn (other rules read it)."""
@@ -197,7 +201,12 @@ class ProgressFailures:
         if not self.active:
             return None
         st = self.agents.get(agent)
-        return self._gate(st, tool, args, body) if st is not None else None
+        o = self._gate(st, tool, args, body) if st is not None else None
+        if o is None and self.causes.warm(agent):  # the command costs a shell parse: only when some cause is full
+            hit = self.causes.check(agent, command_of(tool, args), tool, args)
+            if hit is not None:
+                return Outcome("deny", hit.times, "cause-failure", cause=hit.cause)
+        return o
 
     def _gate(self, st: _Agent, tool: str, args: Any, body: str | None) -> Outcome | None:
         if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
@@ -249,6 +258,7 @@ class ProgressFailures:
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
+                self.causes.changed(agent)
                 kind = shape(tool, args, body)
                 if kind not in st.shapes:
                     # a change that differs from every earlier one in more than its numbers is a new attempt
@@ -264,6 +274,8 @@ class ProgressFailures:
                 self._same(st, command_of(tool, args), hash((key, target)) if key is not None else None, False)
             elif st.errors:
                 st.errors.pop(command_of(tool, args), None)
+            if self.causes.holds(agent):
+                self.causes.succeeded(agent, command_of(tool, args))
             if st.sigs or st.streak:
                 st.sigs.pop(shape(tool, args, body), None)
                 if st.streak_tool == tool:
@@ -273,6 +285,7 @@ class ProgressFailures:
         exact = hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))
         if key is None:
             key = result_key(text)
+        self.causes.failed(agent, command_of(tool, args), tool, args, text, key)
         s = st.sigs.get(sig)
         if s is None or s.error != key:
             st.denied.discard(sig)
@@ -312,6 +325,7 @@ class ProgressFailures:
             st = self.agents[agent] = _Agent()
         st.epoch += 1
         st.denied.clear()
+        self.causes.changed(agent)
         self.backed_off(agent)
 
     def backed_off(self, agent: str | None) -> None:
@@ -325,7 +339,7 @@ class ProgressFailures:
                 s.same = s.weight = 0
 
     def new_turn(self, agent: str | None) -> None:
-        """A new turn clears the agent."""
+        """A new turn clears the agent (not its causes: asking again changes nothing an error named)."""
         self.agents.pop(agent, None)
 
     def counts(self, agent: str | None) -> dict[tuple[str, str], int]:
