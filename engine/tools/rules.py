@@ -278,9 +278,12 @@ class DefaultRules:
         return self.failures.epoch(agent)
 
     def reset_windows(self, agent: str) -> None:
-        """The operator reset the windows: forget the cycle, paging and backstop history and last results."""
+        """The operator reset the windows: forget the cycle, paging and backstop history, last results and
+        the causes counted across turns (the person's way to let a retry run after fixing its cause).
+        """
         self.cycles.reset(agent)
         self.same.reset(agent)
+        self.failures.causes.changed(agent)
         a = self.agents.get(agent)
         if a is not None:
             a.last.clear()

@@ -93,6 +93,16 @@ def test_a_success_or_a_change_starts_the_cause_over() -> None:
         assert d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE) == "allow", between[0]
 
 
+def test_the_operators_reset_forgets_the_causes() -> None:
+    d = Desk()
+    for _ in range(3):
+        d.say("again, please")
+        d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE)
+    d.b.reset_windows("A")  # ctrl+w: the person fixed the cause outside the agent's sight
+    assert d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE) == "allow"
+    assert d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE) == "allow"
+
+
 def test_an_error_that_names_nothing_of_the_call_is_not_a_cause() -> None:
     # real-163 / real-233: one card after another, each `gift card balance is not enough`: four cards in
     # one turn, then the same four across turns; before, the 4th card in a turn was denied (the folded
