@@ -179,3 +179,13 @@ def test_what_a_cause_is() -> None:
     # numbers and identifiers that are whole values are data; digits inside a string are not
     assert data_values(_booking(374)) != data_values(_booking(375))
     assert data_values({"url": "https://x.test/export?page=3"}) == data_values({"url": "https://x.test/export?page=4"})
+
+
+def test_a_local_address_is_asked_not_denied() -> None:
+    # a dev server the person may be starting: the failure rules ask for local-only calls, this one too
+    d = Desk()
+    url = "http://localhost:3000/api/health"
+    for _ in range(4):
+        d.say("is it up now?")
+        d.call("bash", {"command": f"curl -sf {url}"}, f"curl: (7) Failed to connect to {url}\n[exit code: 7]")
+    assert d.kinds == ["allow", "allow", "allow", "ask"] and d.rules[3] == "cause-failure"
