@@ -156,3 +156,14 @@ def failure_denial(tool: str, count: int, already: bool) -> str:
         "instead: fix the input, split the work into a smaller verifiable step, use a different "
         "tool, or stop and report the blocker."
     )
+
+
+def cause_message(tool: str, cause: Sequence[str], count: int) -> str:
+    """The denial of a call that still carries what its error named (`engine.tools.causes`)."""
+    named = ", ".join(f"`{preview(c, 80)}`" for c in cause)
+    return (
+        f'Blocked by breaker: "{tool}" failed {count} times with the same error about {named}, in this turn '
+        "or earlier ones, with nothing changed in between, and this call still carries it, so it was not "
+        f"dispatched. Asking again does not change what the error named: change or drop {named}, try "
+        "something else, or stop and report the blocker."
+    )

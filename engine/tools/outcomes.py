@@ -15,6 +15,12 @@ And cosmetic spellings of one failing action (flags reordered, quotes, `cd X &&`
 separate calls to the streak, so one tool and command (the shell verb, or the editor sub-command)
 failing `error_limit` times with one error text (whitespace aside) and nothing changed in between
 denies its next call, whatever the arguments.
+
+Numbers are folded only once they are shown not to matter: a streak whose failures were all one exact
+call denies that call again, but not a variant that changes one of its numbers (an amount recomputed
+after `total price is 375, but paid 299`, the fix); once calls that differed in their numbers have
+failed alike (`print(1/0)`, `print(2/0)`), the next variant is denied too. And a failure whose error
+names a value of its call counts against that cause across turns (`engine.tools.causes`).
 """
 
 from __future__ import annotations
@@ -25,14 +31,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.repeat_config import DEFAULT_IGNORE
+from engine.tools.causes import Causes
 from engine.tools.failures import fold_numbers
 from engine.tools.fingerprints import exact_body
 from engine.tools.progress import SHELL_TOOLS, command_text, fold, result_key, strip_exit
+from engine.tools.sameresult import data_values
 from engine.tools.shellfacts import analyze
 
 _FIXED_IGNORE = {"*": DEFAULT_IGNORE["*"]}
 APPLIED_CAP = 256
-Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer"]
+Rule = Literal["failure", "same-failure", "tool-failing", "same-error", "same-answer", "cause-failure"]
 ERROR_MIN = 8  # shorter error texts (or none) say too little to call two different calls the same failure
 ANSWER_MIN = 64  # short answers (`ok`, `{"status":"up"}`) repeat legitimately across different calls
 
@@ -97,12 +105,14 @@ _PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path")
 
 def shape(tool: str, args: Any, body: str | None = None) -> tuple[str, str]:
     """The call's failure key: tool and canonical arguments, numbers aside, as the seed — but a file
-    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried.
+    argument keeps its digits: `table10.xls` and `table12.xls` are two files, not one call retried;
+    and so do the numbers and identifiers that are whole values (`"amount": 374`, `"payment_id":
+    "gift_card_7091239"`: `sameresult.data_values`): another card or amount is another attempt.
 
     Calls that differ in their numbers still fail separately when their errors differ (each test id
     names itself in its failure), because a new error text starts a new streak.
     """
-    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE))
+    key = fold_numbers(body if body is not None else exact_body("", args, _FIXED_IGNORE)) + data_values(args)
     if isinstance(args, dict):
         for k in _PATH_KEYS:
             v = args.get(k)
@@ -119,6 +129,7 @@ class Outcome:
     failures: int
     rule: Rule = "failure"
     already: bool = False
+    cause: tuple[str, ...] = ()  # the values the error named (`cause-failure`)
 
 
 DISPATCH = Outcome("dispatch", 0)
@@ -128,10 +139,18 @@ DISPATCH = Outcome("dispatch", 0)
 class _Sig:
     error: int
     epoch: int
+    body: int  # the exact arguments of the streak's first failure (hashed)
     count: int = 1  # consecutive identical failures with no change in between
     same: int = 1  # identical failures, changes or not
     weight: int = 2  # `same` weighed: 2 per failure after cosmetic changes only, 1 after a new kind of change
     novel: int = 0  # the agent's count of new kinds of change at this failure
+    varied: bool = False  # calls that differ in their numbers failed alike: the numbers do not matter
+
+    def alike(self, body: int) -> bool:
+        """Whether a call with this exact body is this failure again: the same call, or any variant once
+        variants have failed alike (a changed number nobody showed to be cosmetic is a new attempt).
+        """
+        return self.varied or body == self.body
 
 
 @dataclass(slots=True)
@@ -170,6 +189,7 @@ class ProgressFailures:
         self.tool_limit = tool_limit
         self.active = active
         self.agents: dict[str | None, _Agent] = {}
+        self.causes = Causes(self.deny_after)  # across turns: kept apart from `agents`, which a turn clears
 
     def epoch(self, agent: str | None) -> int:
         """How many successful workspace changes this turn (other rules read it)."""
@@ -178,9 +198,17 @@ class ProgressFailures:
 
     def gate(self, agent: str | None, tool: str, args: Any, body: str | None = None) -> Outcome | None:
         """Before dispatch: deny a call whose failure streak (or a backstop) is full."""
-        st = self.agents.get(agent)
-        if not self.active or st is None:
+        if not self.active:
             return None
+        st = self.agents.get(agent)
+        o = self._gate(st, tool, args, body) if st is not None else None
+        if o is None and self.causes.warm(agent):  # the command costs a shell parse: only when some cause is full
+            hit = self.causes.check(agent, command_of(tool, args), tool, args)
+            if hit is not None:
+                return Outcome("deny", hit.times, "cause-failure", cause=hit.cause)
+        return o
+
+    def _gate(self, st: _Agent, tool: str, args: Any, body: str | None) -> Outcome | None:
         if self.tool_limit and st.streak >= self.tool_limit and st.streak_tool == tool:
             return Outcome("deny", st.streak, "tool-failing")
         if self.error_limit and st.errors:
@@ -191,7 +219,7 @@ class ProgressFailures:
             return None
         sig = shape(tool, args, body)
         s = st.sigs.get(sig)
-        if s is None:
+        if s is None or not s.alike(hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))):
             return None
         if sig in st.denied:
             return Outcome("deny", s.count, "failure", True)
@@ -230,6 +258,7 @@ class ProgressFailures:
                 st.applied[change] = None
                 st.epoch += 1
                 st.denied.clear()
+                self.causes.changed(agent)
                 kind = shape(tool, args, body)
                 if kind not in st.shapes:
                     # a change that differs from every earlier one in more than its numbers is a new attempt
@@ -245,21 +274,26 @@ class ProgressFailures:
                 self._same(st, command_of(tool, args), hash((key, target)) if key is not None else None, False)
             elif st.errors:
                 st.errors.pop(command_of(tool, args), None)
+            if self.causes.holds(agent):
+                self.causes.succeeded(agent, command_of(tool, args))
             if st.sigs or st.streak:
                 st.sigs.pop(shape(tool, args, body), None)
                 if st.streak_tool == tool:
                     st.streak = 0
             return DISPATCH
         sig = shape(tool, args, body)
+        exact = hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))
         if key is None:
             key = result_key(text)
+        self.causes.failed(agent, command_of(tool, args), tool, args, text, key)
         s = st.sigs.get(sig)
         if s is None or s.error != key:
             st.denied.discard(sig)
-            s = st.sigs[sig] = _Sig(key, st.epoch, novel=st.novel)
+            s = st.sigs[sig] = _Sig(key, st.epoch, exact, novel=st.novel)
             while len(st.sigs) > self.history:
                 st.sigs.popitem(last=False)
         else:
+            s.varied = s.varied or exact != s.body
             s.same += 1
             s.weight += 1 if st.novel > s.novel else 2
             s.novel = st.novel
@@ -291,6 +325,7 @@ class ProgressFailures:
             st = self.agents[agent] = _Agent()
         st.epoch += 1
         st.denied.clear()
+        self.causes.changed(agent)
         self.backed_off(agent)
 
     def backed_off(self, agent: str | None) -> None:
@@ -304,7 +339,7 @@ class ProgressFailures:
                 s.same = s.weight = 0
 
     def new_turn(self, agent: str | None) -> None:
-        """A new turn clears the agent."""
+        """A new turn clears the agent (not its causes: asking again changes nothing an error named)."""
         self.agents.pop(agent, None)
 
     def counts(self, agent: str | None) -> dict[tuple[str, str], int]:

@@ -19,7 +19,7 @@ from engine.monologue import Monologue
 from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
-from engine.tools.messages import failure_denial
+from engine.tools.messages import cause_message, failure_denial
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import cd_dir, exit_marker, failed, mutates, pure_wait, result_key, wait_seconds
 from engine.tools.repeat import AgentWindow
@@ -115,6 +115,8 @@ def failure_message(tool: str, o: Outcome) -> str:
             "was spelled, and nothing changed in between, so it was not dispatched. Running it again will print "
             "it again: act on what it says, change something first, or stop and report."
         )
+    if o.rule == "cause-failure":
+        return cause_message(tool, o.cause, o.failures)
     if o.rule == "tool-failing":
         return (
             f'Blocked by breaker: every one of the last {o.failures} calls to "{tool}" failed with the same error, '
@@ -276,9 +278,12 @@ class DefaultRules:
         return self.failures.epoch(agent)
 
     def reset_windows(self, agent: str) -> None:
-        """The operator reset the windows: forget the cycle, paging and backstop history and last results."""
+        """The operator reset the windows: forget the cycle, paging and backstop history, last results and
+        the causes counted across turns (the person's way to let a retry run after fixing its cause).
+        """
         self.cycles.reset(agent)
         self.same.reset(agent)
+        self.failures.causes.changed(agent)
         a = self.agents.get(agent)
         if a is not None:
             a.last.clear()

@@ -6,7 +6,10 @@ a comment on every call (`curl .../export?x=1`, `x=2`, ...; `cat notes.txt; echo
 change is its answer. So this rule keys each call by its *shape* and its *result*:
 
 * the shape is the tool and its arguments with what a model varies cosmetically taken out: digit
-  runs folded (except in file names: `table10.xls` and `table12.xls` are two files), shell
+  runs folded (except in file names: `table10.xls` and `table12.xls` are two files, and except a
+  number or an identifier that is a whole argument value, `"amount": 374`, `"flight_number":
+  "HAT030"`: that is the data, so a booking re-sent with a recomputed amount is a new request, not a
+  counter changed: `data_values`), shell
   comments, the words of `echo`/`printf` and every flag dropped; what the call acts on (the verb,
   its targets, the file it reads) stays, so six services' identical health JSON or six identical
   Dockerfiles read one by one are six shapes;
@@ -71,13 +74,47 @@ def shell_shape(command: str) -> str:
     return " ".join(_DIGIT_WORD.sub(_word, c).split())
 
 
+# a whole value that is data: a number (`299`, `"2"`, `12.5`) or an identifier (letters and digits)
+_DATUM = re.compile(r"-?\d+(?:\.\d+)?|(?=[\w.-]*[A-Za-z])(?=[\w.-]*\d)[\w.-]{2,64}")
+_LEAVES = 64
+
+
+def data_values(args: Any) -> str:
+    """The argument values whose digits are data, as `key=value` in sorted order: a number that is a
+    whole value (`"amount": 299`, `"seats": "2"`) and an identifier that is a whole value
+    (`"flight_number": "HAT030"`, `"payment_id": "gift_card_7091239"`: letters and digits, no spaces).
+    A structured call's numbers are what it asks about (prices, counts, flights, cards), not a counter
+    it varies. Digits inside a longer string (a command line, a URL, a message) are not here: those
+    fold as before.
+    """
+    if not isinstance(args, (dict, list)):
+        return ""
+    out: list[str] = []
+    stack: list[Any] = [args]
+    seen = 0
+    while stack and seen < _LEAVES:
+        v = stack.pop()
+        for k, x in v.items() if isinstance(v, dict) else enumerate(v):
+            seen += 1
+            if isinstance(x, (dict, list)):
+                stack.append(x)
+            elif isinstance(x, str):
+                if len(x) <= 64 and _DATUM.fullmatch(x):
+                    out.append(f"{k}={x}")
+            elif isinstance(x, (int, float)) and not isinstance(x, bool):
+                out.append(f"{k}={x}")
+            if seen >= _LEAVES:
+                break
+    return "\x00#" + ",".join(sorted(out)) if out else ""
+
+
 def shape(tool: str, args: Any, body: str) -> str:
     """The call's shape for this rule (`body` is its canonical arguments, the `exact:` body)."""
     if tool in SHELL_TOOLS:
         c = command_text(args)
         if c:
             return f"{tool}\x00{shell_shape(c)}"
-    key = fold_numbers(body)
+    key = fold_numbers(body) + data_values(args)
     if isinstance(args, dict):
         for k in (*_PATH_KEYS, *_SAYS_KEYS):
             v = args.get(k)

@@ -39,18 +39,29 @@ def test_corpus_shape(tables: dict[str, dict[str, int]]) -> None:
 
 def test_default_mode_figures(tables: dict[str, dict[str, int]], reports: dict[str, ModeReport]) -> None:
     t = tables["default"]
-    # calls from the loop's first call to its block: 3 (real-269, tau-bench, the 4th identical
-    # book_reservation), 4 (real-098) and 11 (real-122, an OpenHands edit whose identical failing retry
-    # comes only after 6 different failing edits): the median is 4 (issue 20's target: within 6)
-    assert t["median_block_calls"] == 4
-    assert t["loops_blocked"] == 3 and t["legit_steered"] == 7
-    # Known misses, measured and left for the engine (they are real sessions, kept as labelled):
-    # real-173 and real-273 (tau-bench) send one identical failing update 5 and 4 times, each time after
-    # the customer asks again: the failure rules count per turn, and every retry is in a new turn
-    assert _disagreeing(reports["default"], "loop") == ["real-173", "real-273"]
-    # real-271 (tau-bench) retries an identical failing booking twice, then changes the amount (374,
-    # then 375, which books): the failure shape folds numbers, so the changed amounts are refused
-    assert t["legit_blocked"] == 1 and _disagreeing(reports["default"], "no_loop") == ["real-271"]
+    # calls from the loop's first call to its block: 4 (real-098, the 4th `submit` of one wrong flag),
+    # 4 (real-269, tau-bench: the 4th identical book_reservation after 3 identical failures; the variant
+    # before them changed its baggage count, data, so it is not part of the loop), 6 (real-173) and 7
+    # (real-273): the 4th update that still carries the flight its error named (`cause-failure`, across
+    # the customer's messages), and 11 (real-122, an OpenHands edit whose identical failing retry comes
+    # only after 6 different failing edits): the median is 6 (issue 20's target: within 6)
+    assert t["median_block_calls"] == 6
+    assert t["loops_blocked"] == 5 and t["legit_steered"] == 6
+    blocks = {c.file[:8]: (c.first_rule, c.block_calls) for c in reports["default"].cases if c.expected == "loop"}
+    assert blocks == {
+        "real-098": ("same-error", 4),
+        "real-122": ("failure", 11),
+        "real-173": ("cause-failure", 6),
+        "real-269": ("same-error", 4),
+        "real-273": ("cause-failure", 7),
+    }
+    # No case disagrees. Before: real-173 and real-273 were missed (each retry in a new turn, and the
+    # rest of the call changing), and real-271 was blocked: its booking re-sent with a recomputed amount
+    # (299, then 374, then 375, which books) was refused as the failing call "numbers aside"
+    assert _disagreeing(reports["default"], "loop") == []
+    assert t["legit_blocked"] == 0 and _disagreeing(reports["default"], "no_loop") == []
+    steered = sorted(c.file[:8] for c in reports["default"].cases if c.expected == "no_loop" and c.steered)
+    assert steered == ["real-008", "real-085", "real-096", "real-117", "real-218", "real-271"]
 
 
 def test_seed_mode_figures(tables: dict[str, dict[str, int]]) -> None:
