@@ -32,7 +32,7 @@ def _before(app: Any, ready: Any) -> Any:
 
     async def before(pilot: Any) -> None:
         await wait_until(ready, 10, "the scripted feed")
-        app.w_prompt.cursor_blink = False  # a blinking cursor is a clock
+        _steady_prompt(app)
         app.refresh_view()  # adds the agent tab if the periodic repaint has not yet
         if not app.main.narrow:
             # a new tab's underline is placed after a later refresh: picture it settled, not in between
@@ -46,10 +46,23 @@ def _before(app: Any, ready: Any) -> Any:
         await pilot.wait_for_scheduled_animations()
         # the footer recomposes a refresh after its keys change: picture the keys the screen has now
         await wait_until(lambda: _footer_settled(app), 10, "the footer's keys")
+        _steady_prompt(app)
         await pilot.pause()
         await pilot.pause()
 
     return before
+
+
+def _steady_prompt(app: Any) -> None:
+    """The prompt's cursor is a clock twice over: it blinks, and TextArea caches a line drawn in either
+    phase under one key once blinking is off (whether the cursor showed then depended on timing: the
+    slash-completion flake). So blinking is off (a focused prompt shows a steady cursor) and the cached
+    lines are dropped, so the line is drawn as it is now.
+    """
+    p = app.w_prompt
+    p.cursor_blink = False
+    p._line_cache.clear()
+    p.refresh()
 
 
 def _footer_settled(app: Any) -> bool:
