@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # Import the packages under test first, before any test module: pytest's importlib mode may put the
 # checkout on sys.path while importing a test module, and a package imported after that would come from
 # the checkout instead of the installed (compiled) wheel that `make test` means to test.
 import engine.breaker  # noqa: F401
 import wrapper.settings  # noqa: F401
+
+# Property tests judge what the code does, not how fast a loaded machine runs it: no per-example
+# deadline and no "too slow" health check (both failed now and then under CI's parallel load). Under CI
+# the examples are derived from each test's name, so a red run is the code's, and reruns the same.
+settings.register_profile("load", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("load"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "load")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
