@@ -37,7 +37,8 @@ class ThinkingConfig(BaseModel):
     tool_failure_steer_after: int = Field(2, ge=1)
     """Rewrite the result with guidance from this many failures of one signature."""
     tool_failure_deny_after: int = Field(3, ge=1)
-    """Deny the next attempt before dispatch after this many failures of one signature."""
+    """Deny the next attempt before dispatch after this many failures of one signature; in the default mode
+    also the next call that still carries what this many identical errors named, across turns (`cause-failure`)."""
     tool_failure_history: int = Field(64, ge=8)
     """How many failure signatures per agent are remembered."""
     tool_failure_signatures: Literal["text", "code"] = "text"
