@@ -46,7 +46,7 @@ KEYS: tuple[Key, ...] = (
         needs="restart", footer=True),
     Key("enforce", "ctrl+e", "toggle_enforcing", "pause", "pause / resume enforcement (observe only)",
         footer=True),
-    Key("reset", "ctrl+w", "reset_windows", "reset", "reset the sliding windows"),
+    Key("reset", "ctrl+w", "reset_windows", "reset", "reset the sliding windows and the failure causes"),
     Key("reasoning", "ctrl+t", "toggle_reasoning", "reasoning", "show / fold reasoning (also what is shown)",
         modes=(LIVE, REPLAY)),
     Key("agent", "ctrl+n", "next_agent", "agent", "switch agent (scores and window of the next one)",
