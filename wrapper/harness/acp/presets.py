@@ -102,8 +102,10 @@ PRESETS: dict[str, Preset] = {
             "node_modules/.bin/gemini",
             ("--acp",),
             False,
-            None,
-            "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
+            "default",
+            "`session/set_mode default` after `session/new` (shell that is not read-only, write_file and web_fetch"
+            " ask; read_file never), answered with your own approval mode (`--approval-mode`, `--yolo`,"
+            " `general.defaultApprovalMode`)",
             "its permission requests carry only a title (the command text), so fingerprints use that text",
             drops_cancelled_prompt=True,
         ),
