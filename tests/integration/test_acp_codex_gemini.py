@@ -138,6 +138,12 @@ async def test_history_replayed_after_session_load_is_never_judged_again(agent: 
             i for i in after if isinstance(i, EngineItem) and isinstance(i.event, JUDGED)
         ]
         assert judged == [], judged[:5]
+        replayed = [
+            r
+            for r in map(json.loads, run.recording.read_text().splitlines())
+            if r.get("k") == "acp" and r.get("loading") and r["msg"].get("method") == "session/update"
+        ]
+        assert any("tool_call" in json.dumps(r) for r in replayed), "the agent replayed no history: nothing tested"
         snap = s.breaker.snapshot().agents[0]
         assert (snap.window_calls, snap.reasoning_chars) == (window, reasoned), "the history fed the engine"
         # the next prompt ends the replay; the history is counted in a notice, and the new turn is judged
