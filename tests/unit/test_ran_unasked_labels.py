@@ -2,7 +2,8 @@
 
 ACP agents run reads (and read-only commands) without asking, so the breaker judges them only after they
 ran; a trip then cancels the turn. Nothing was refused, so the counters (scores panel, narrow summary, the
-exit line), the notice line, and `scan` of the recording say "ran, then tripped", not "denied".
+exit line), the notice line, `--no-tui`'s stderr, and `scan` of the recording say "ran, then tripped", not
+"denied".
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tui.cli import main
 from tui.widgets.scores import summary
 from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.harness.base import recording_line
+from wrapper.headless import human
 from wrapper.items import VerdictItem
 from wrapper.records.recorder import Recorder
 
@@ -58,6 +60,8 @@ def test_the_score_summary_and_the_notice_line_say_ran_then_tripped() -> None:
     assert v.ran and v.verdict.kind == "deny"
     notice = _denial_notice(v)
     assert "ran without asking, then tripped" in notice and "denied" not in notice
+    line = human(v)  # --no-tui's stderr line
+    assert line is not None and "RAN without asking, then tripped" in line and "DENY" not in line, line
 
 
 def test_the_exit_line_counts_it_as_ran_not_denied(tmp_path: Path) -> None:
