@@ -109,3 +109,15 @@ def test_scan_of_the_recording_says_ran_not_deny(tmp_path: Path, capsys: pytest.
     found = [json.loads(ln) for ln in capsys.readouterr().out.splitlines() if ln.startswith("{")]
     tripped = [f for f in found if f.get("kind") == "verdict" and f["verdict"] != "allow"]
     assert len(tripped) == 1 and tripped[0].get("ran") is True, tripped
+
+
+def test_replay_of_the_recording_re_derives_the_ran_label(tmp_path: Path) -> None:
+    from wrapper.harness.acp.replay import AcpReplayer
+    from wrapper.records.sources import load
+
+    r = AcpReplayer(load(_recording(tmp_path)))
+    verdicts = [s.item for s in r.steps() if isinstance(s.item, VerdictItem)]
+    assert [(v.verdict.kind, v.ran) for v in verdicts] == [("allow", True)] * 4 + [("deny", True)]
+    assert _denial_notice(verdicts[-1]).startswith("⚠ read ran without asking, then tripped")
+    s = r.monitor.breaker.snapshot().get("s1")
+    assert s is not None and (s.denials, s.ran_tripped) == (0, 1)
