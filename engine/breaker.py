@@ -165,10 +165,12 @@ class Breaker:
         return False
 
     # -- tools -------------------------------------------------------------------------------
-    def check_tool(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
+    def check_tool(self, agent: str | None, call_id: str, tool: str, args: Any, ran: bool = False) -> Verdict:
         """Before a call runs: the failure gate (and the default rules), the local-address ask, the repeat guard.
 
-        Arguments nested too deep to walk are clamped and checked again; this never raises.
+        Arguments nested too deep to walk are clamped and checked again; this never raises. `ran`: the call
+        already ran without asking (an ACP agent's read): judged the same, but a deny could not stop it, so
+        it is counted as a trip after running (`ran_tripped`), never as a denial.
         """
         if agent is not None:
             self._a(agent).calls[call_id] = (tool, args)
@@ -176,6 +178,10 @@ class Breaker:
             v = self._check(agent, call_id, tool, bounded_args(args))
         except RecursionError:
             v = self._check(agent, call_id, tool, clamp(bounded_args(args)))
+        if ran and agent is not None and "deny" in (v.kind, v.would):
+            a = self._a(agent)  # `_enforce` counted it as a denial: it is not one
+            a.denials -= 1
+            a.ran_tripped += 1
         if agent is not None and v.fingerprints:
             recent = self._recent.get(agent)
             if recent is None:
@@ -407,6 +413,7 @@ class Breaker:
                     thinking_off=self.thinking_off(name),
                     denials=a.denials,
                     asks=a.asks,
+                    ran_tripped=a.ran_tripped,
                     cycle=hit.calls if hit else (),
                     cycle_rule=hit.rule if hit else "",
                     cycle_period=hit.period if hit else 0,

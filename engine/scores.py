@@ -44,6 +44,8 @@ class AgentScores:
     thinking_off: bool
     denials: int = 0
     asks: int = 0
+    ran_tripped: int = 0
+    """Calls that ran without asking (an ACP agent's reads) and only then tripped a rule: nothing was denied."""
     cycle: tuple[tuple[str, int], ...] = ()
     """The loop the default rules last detected this turn: each call (short label) and how often it ran."""
     cycle_rule: str = ""

@@ -97,6 +97,8 @@ def _human(item: Item) -> str | None:
         v = item.verdict
         hits = ", ".join(f"{h.fp} {h.next}/{int(h.cap) if h.cap.is_integer() else h.cap}" for h in v.hits)
         what = v.would.upper() + " (observed only)" if v.would else v.kind.upper()
+        if item.ran and v.kind == "deny":
+            what = "RAN without asking, then tripped:"  # nothing was refused: it had run (an ACP agent's read)
         return f"breaker: {what} {item.tool} {item.call_id} [{v.source}] {hits}".rstrip()
     if isinstance(item, TripItem):
         t = item.trip

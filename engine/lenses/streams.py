@@ -42,6 +42,7 @@ class AgentState:
     overlap_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
     meaning_hist: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
     denials: int = 0
+    ran_tripped: int = 0  # calls that tripped a rule after they ran without asking (ACP): not denials
     asks: int = 0
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
     prose: ProseFilter | None = None

@@ -1,5 +1,5 @@
-"""The agent a person already has: installed with `npm install -g --prefix`, run by path and from PATH,
-with their own permission settings, against the mock model.
+"""The agent a person already has (opencode, Claude Code, Codex, Gemini CLI): installed with `npm install -g
+--prefix`, run by path and from PATH, with their own permission settings, against the mock model.
 
 What it proves: their copy runs (not the pinned one); their allow-all settings run legitimate work
 without a single question while the 5th cosmetic repeat is still refused before it runs; the model's
@@ -23,13 +23,22 @@ from wrapper.mock.world import World
 from wrapper.toolchain import node, npm_cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
-PACKAGES = {"opencode": "opencode-ai@1.18.33", "claude": "@agentclientprotocol/claude-agent-acp@0.101.0"}
-LAUNCHER = {"opencode": "opencode", "claude": "claude-agent-acp"}
+PACKAGES = {
+    "opencode": "opencode-ai@1.18.33",
+    "claude": "@agentclientprotocol/claude-agent-acp@0.101.0",
+    "codex": "@zed-industries/codex-acp@0.16.0",
+    "gemini": "@google/gemini-cli@0.61.0",
+}
+LAUNCHER = {"opencode": "opencode", "claude": "claude-agent-acp", "codex": "codex-acp", "gemini": "gemini"}
+# what the person types after the launcher: opencode's ACP subcommand; Gemini's allow-all is a flag (it
+# ignores `yolo` in its settings file)
+TYPED = {"opencode": ["acp"], "claude": [], "codex": [], "gemini": ["--yolo"]}
+ON_PATH = {"opencode": "opencode", "claude": "claude", "codex": "codex-acp", "gemini": "gemini"}
 
 
 @pytest.fixture(scope="session")
 def prefix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A person's global npm prefix with both agents, installed as they would (`npm install -g --prefix`)."""
+    """A person's global npm prefix with the four agents, installed as they would (`npm install -g --prefix`)."""
     where = tmp_path_factory.mktemp("npm-prefix")
     npm = [str(node()), str(npm_cli()), "install", "-g", "--prefix", str(where), "--no-audit", "--no-fund"]
     p = subprocess.run(
@@ -51,6 +60,11 @@ def allow_all(agent: str) -> Callable[[World], None]:
             cfg = world.home / ".config" / "opencode"
             cfg.mkdir(parents=True, exist_ok=True)
             (cfg / "opencode.json").write_text(json.dumps({"permission": {"bash": "allow", "edit": "allow"}}))
+        elif agent == "codex":
+            f = world.home / ".codex" / "config.toml"
+            f.write_text(f.read_text().replace('approval_policy = "untrusted"', 'approval_policy = "never"'))
+        elif agent == "gemini":
+            pass  # its --yolo, typed on the command line (TYPED)
         else:
             f = world.home / ".claude" / "settings.json"
             settings = json.loads(f.read_text()) if f.exists() else {}
@@ -70,17 +84,17 @@ def by_person(run: AcpRun) -> list[ApprovalItem]:
     return [i for i in run.items if isinstance(i, ApprovalItem) and i.answer is not None and i.by == "person"]
 
 
-@pytest.mark.parametrize("agent", ["opencode", "claude"])
+@pytest.mark.parametrize("agent", ["opencode", "claude", "codex", "gemini"])
 @pytest.mark.parametrize("how", ["path", "PATH"])
 async def test_the_persons_own_agent_and_settings_with_the_repeat_refused(
     agent: str, how: str, prefix: Path, tmp_path: Path
 ) -> None:
     exe = str(prefix / "bin" / LAUNCHER[agent])
     if how == "path":
-        command = [exe, "acp"] if agent == "opencode" else [exe]
+        command = [exe, *TYPED[agent]]
         env = {"PATH": os.environ.get("PATH", "")}
     else:
-        command = [agent]
+        command = [ON_PATH[agent], *TYPED[agent]]
         env = {"PATH": f"{prefix / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     write = allow_all(agent)
     async with acp_run(agent, "stubborn-loop", tmp_path, command=command, env=env, before=write) as run:

@@ -79,6 +79,7 @@ class ScoresPanel(Vertical):
                 s.trips,
                 s.failures,
                 s.denials,
+                s.ran_tripped,
                 s.asks,
                 s.local_exempt,
                 s.local_refused,
@@ -144,7 +145,12 @@ class ScoresPanel(Vertical):
         local = "exempt" if s.local_exempt else "refused" if s.local_refused else "normal"
         misc.add_row(
             Text("tools", "bold"),
-            Text(f"denied {s.denials} · asked {s.asks} · local {local}", c[2] if s.denials else c[0]),
+            Text(
+                f"denied {s.denials} · asked {s.asks} · local {local}"
+                # a call that ran without asking and then tripped was not denied: counted on its own
+                + (f" · ran, then tripped {s.ran_tripped}" if s.ran_tripped else ""),
+                c[2] if s.denials or s.ran_tripped else c[0],
+            ),
         )
         for sig, n in s.failures[-4:]:
             sig_text = inert(sig, keep_newlines=False)[:60]
@@ -167,6 +173,7 @@ def summary(s: AgentScores | None, width: int = 0) -> Text:
         (f"deg {s.deg_streak}/{s.deg_streak_limit}", 2),
         (f"win {s.window_calls}/{s.window_size}" + (f" {hits} HIT" if hits else ""), 0),
         (f"denied {s.denials}", 1),
+        *([(f"ran, then tripped {s.ran_tripped}", 1)] if s.ran_tripped else []),
         (f"trips {s.trips}", 1),
         ("ctrl+b panel", 3),
     ]

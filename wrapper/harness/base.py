@@ -178,5 +178,7 @@ def recording_line(session: HarnessSession) -> str:
         return ""
     agents = session.breaker.snapshot().agents
     denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
-    summary = f"{session.turns_done} turn(s), {denied} denied, {trips} trip(s)"
+    ran = sum(a.ran_tripped for a in agents)  # ran without asking, then tripped: not denied
+    summary = f"{session.turns_done} turn(s), {denied} denied, " + (f"{ran} ran then tripped, " if ran else "")
+    summary += f"{trips} trip(s)"
     return rec.describe(summary)  # names the file only while it is still the one written

@@ -427,6 +427,23 @@ def plan_and_edit(turn: Turn) -> Reply:
     return _done(turn, "The release is now on Monday; the checklist has 12 items.")
 
 
+# A command that leaves a child behind and then keeps running: the cancel lands while it runs. The background
+# job runs in a session of its own (`setsid`), as Codex runs its commands, so neither the agent's process group
+# nor the command's own ends it: only tracking the agent's descendants does. Python, not `sleep`: Claude Code
+# refuses a command that starts with a bare `sleep N`.
+SLEEPER = "setsid python3 -c 'import time; time.sleep(300)' & python3 -c 'import time; time.sleep(301)'; echo done"
+
+
+def sleeper(turn: Turn) -> Reply:
+    """Starts a long job that forks a background child, then waits on it (cancel it mid-call)."""
+    if turn.index == 0:
+        return Reply(
+            reasoning=_chunks("Start the long job and wait for it."),
+            tool_calls=[ToolCallSpec("bash", {"command": SLEEPER, "description": "Run the long job"})],
+        )
+    return _done(turn, "The long job was stopped.")
+
+
 SCENARIOS: dict[str, tuple[Script, str, str]] = {
     # name: (script, default prompt, one-line description)
     "normal": (normal, "Say hello.", "a plain answer, no loop"),
@@ -449,6 +466,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "code-mode-loop": (code_mode_loop, "Read notes.txt.", "Code Mode: one program re-reads a file six times"),
     "growing-log-read": (growing_log_read, "Watch the build.", "the same read of a log that grows (never refused)"),
     "counter-retry": (counter_retry, "Fetch the export.", "a retry with only a counter changed, same answer"),
+    "sleeper": (sleeper, "Run the long job.", "a command that forks a background child and keeps running (cancel)"),
 }
 
 # What a scenario needs from dsh's environment to mean what it says.

@@ -44,7 +44,7 @@ def finding(item: Item) -> dict[str, Any] | None:
     """The JSON line `scan` prints for an item, or None when the item is not a decision."""
     if isinstance(item, VerdictItem):
         v = item.verdict
-        return {
+        out = {
             "kind": "verdict",
             "agent": item.agent,
             "callId": item.call_id,
@@ -55,6 +55,9 @@ def finding(item: Item) -> dict[str, Any] | None:
             "note": v.note,
             "args": json.loads(json.dumps(item.args, default=str)),
         }
+        if item.ran:  # it ran without asking (ACP): judged after it ran, so a deny here refused nothing
+            out["ran"] = True
+        return out
     if isinstance(item, TripItem):
         return {"kind": "trip", **item.trip.to_dict(), "evidence": item.trip.evidence(), "action_sent": item.sent}
     if isinstance(item, ApprovalItem) and item.answer is not None:

@@ -339,6 +339,8 @@ def _finding_text(t: float, f: dict[str, Any]) -> str:
 
     if f["kind"] == "verdict":
         hits = ", ".join(f"{s(h[0])} {s(h[1])}/{s(h[2])}" for h in f["hits"])
+        if f.get("ran") and f["verdict"] != "allow":  # not a denial: it had run, then the turn was cancelled
+            return f"{t:8.2f}s  RAN   {s(f['tool'])} {s(f['callId'])} {hits} (ran without asking, then tripped)"
         return f"{t:8.2f}s  {s(f['verdict']).upper():5} {s(f['tool'])} {s(f['callId'])} {hits}".rstrip()
     if f["kind"] == "trip":
         return f"{t:8.2f}s  TRIP  {s(f['stream'])} {s(f['rule'])} ({s(f['evidence'])}) -> {s(f['action_sent'])}"

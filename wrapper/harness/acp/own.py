@@ -1,6 +1,6 @@
 """What the person's own agent settings say about a permission: breaker-tui answers for them with it.
 
-breaker-tui makes opencode and Claude Code ask before commands and edits (so it can refuse a repeat
+breaker-tui makes opencode, Claude Code, Codex and Gemini CLI ask before commands and edits (so it can refuse a repeat
 before it runs), which is more than the person's own settings may ask. So it reads those settings
 once at launch, and answers each ask the engine has no objection to the way the person's own agent
 would have decided it: "allow" runs without a question, "deny" is refused, and only "ask" reaches the
@@ -16,7 +16,10 @@ person (or the `--approvals` policy). Answers made so are recorded as `policy (y
   edits, `default` / `plan` ask.
 - Codex: `approval_policy` from `-c approval_policy=…` on the command line or `$CODEX_HOME/config.toml`:
   `never`, `on-request` and `on-failure` allow (its sandbox still applies), `untrusted` asks.
-- Gemini CLI: nothing is changed, so what it asks is what the person's approval mode asks: to them.
+- Gemini CLI: the approval mode, as Gemini picks it: `--approval-mode X` or `--yolo` / `-y` on the command line,
+  else `general.defaultApprovalMode` (system settings, then the project's `.gemini/settings.json`, then
+  `~/.gemini/settings.json`, then the system defaults; `yolo` there is ignored, as Gemini ignores it):
+  `yolo` allows, `auto_edit` allows edits, `default` asks, `plan` (read-only) refuses edits and asks the rest.
 """
 
 from __future__ import annotations
@@ -50,6 +53,17 @@ class OwnSettings:
             return self._opencode(kind, command)
         if self.agent == "claude":
             return self._claude(kind, name, command)
+        if self.agent == "gemini":
+            return self._gemini(kind)
+        return self.default
+
+    def _gemini(self, kind: str) -> Own | None:
+        mode = self.per_tool.get("mode")
+        edit = kind in ("edit", "delete", "move")
+        if mode == "auto_edit" and edit:
+            return "allow"
+        if mode == "plan" and edit:
+            return "deny"  # read-only: Gemini itself would not have written
         return self.default
 
     def _opencode(self, kind: str, command: str) -> Own | None:
@@ -190,6 +204,34 @@ def codex_settings(env: dict[str, str], argv: list[str]) -> OwnSettings:
     return OwnSettings("codex", default, {}, {}, f"{source} = {policy}")
 
 
+def gemini_settings(env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings:
+    """Gemini CLI's approval mode, from its command line, else its settings layers (the highest that sets it)."""
+    mode, source = "", ""
+    for i, a in enumerate(argv):
+        if a in ("--yolo", "-y"):
+            mode, source = "yolo", f"your {a}"
+        elif a == "--approval-mode" and i + 1 < len(argv):
+            mode, source = argv[i + 1], "your --approval-mode"
+        elif a.startswith("--approval-mode="):
+            mode, source = a.split("=", 1)[1], "your --approval-mode"
+    if not mode:
+        system = Path(env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")
+        defaults = Path(env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or system.parent / "system-defaults.json")
+        user = _home(env) / ".gemini" / "settings.json"
+        for f in (system, Path(cwd) / ".gemini" / "settings.json", user, defaults):
+            general = _jsonc(f).get("general")
+            v = general.get("defaultApprovalMode") if isinstance(general, dict) else None
+            if isinstance(v, str) and v and v != "yolo":  # Gemini ignores yolo here: only the flag sets it
+                mode, source = v, f"{f}: general.defaultApprovalMode"
+                break
+    if not mode:
+        mode, source = "default", "Gemini's default approval mode"
+    default: Own | None = "allow" if mode == "yolo" else "ask"
+    if mode not in ("yolo", "auto_edit", "plan", "default"):
+        default = None  # not a mode Gemini knows: the person decides
+    return OwnSettings("gemini", default, {"mode": mode}, {}, f"{source} = {mode}")
+
+
 def own_settings(agent: str, env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings | None:
     """The person's own settings for a known agent (None: every ask of the agent goes to the person)."""
     if agent == "opencode":
@@ -198,4 +240,6 @@ def own_settings(agent: str, env: dict[str, str], cwd: str, argv: list[str]) -> 
         return claude_settings(env, cwd)
     if agent == "codex":
         return codex_settings(env, argv)
+    if agent == "gemini":
+        return gemini_settings(env, cwd, argv)
     return None

@@ -104,7 +104,7 @@ class Permissions:
     def _check(self, call: CallState) -> Verdict:
         name, args = call.engine_call()
         self.monitor.tool_names[call.call_id] = name
-        v = self.breaker.check_tool(self.agent, call.call_id, name, args)
+        v = self.breaker.check_tool(self.agent, call.call_id, name, args, ran=call.ran_unasked)
         call.verdict = v
         return v
 

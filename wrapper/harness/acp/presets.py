@@ -102,9 +102,12 @@ PRESETS: dict[str, Preset] = {
             "node_modules/.bin/gemini",
             ("--acp",),
             False,
-            None,
-            "asks for shell (not read-only), write_file and web_fetch by default; never for read_file",
-            "its permission requests carry only a title (the command text), so fingerprints use that text",
+            "default",
+            "`session/set_mode default` after `session/new` (shell that is not read-only, write_file and web_fetch"
+            " ask; read_file never), answered with your own approval mode (`--approval-mode`, `--yolo`,"
+            " `general.defaultApprovalMode`)",
+            "its permission requests carry only a title (the command text), so fingerprints use that text; its"
+            " shell output reaches ACP only with `tools.shell.enableInteractiveShell: false` in your settings",
             drops_cancelled_prompt=True,
         ),
         Preset(

@@ -383,6 +383,10 @@ class AcpSession(ItemStream):
         """Cancel the current turn (`session/cancel`); pending permission requests are answered `cancelled`."""
         if self.proc is None or not self.info.session_id:
             return False
+        if self.proc.descent is not None:
+            # look once more while the turn's commands still run: an agent that ends a command on cancel
+            # orphans what it started in a session of its own, and an orphan is no one's descendant any more
+            self.proc.descent.sample()
         await self.asks.close_all("the turn was cancelled", tell_agent=True)
         return await self.proc.notify("session/cancel", {"sessionId": self.info.session_id})
 
