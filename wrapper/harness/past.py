@@ -1,0 +1,147 @@
+"""Past sessions, per agent and working directory, from breaker-tui's own recordings.
+
+Every session the monitor runs leaves a recording whose meta record names the command, the working
+directory and (for ACP) the agent; its first records carry the agent's session id (`session/new`'s
+answer or the `session/load` request for ACP, the bridge's `ready` for dsh) and the first prompt.
+That is enough to list what a person can resume without asking the agent (most agents cannot list
+their sessions over ACP, and dsh's runner has no list at all).
+
+The recordings are the agent's to write too (a same-user process), so nothing read here is trusted:
+a session id must look like one (`valid_session_id`: no leading `-`, so it can never be read as a flag
+on dsh's command line, no spaces or control characters) or the recording is skipped; the title is
+clipped and made inert by the screen. Only the newest `MAX_FILES` recordings are opened and each only
+for its first `HEAD_RECORDS` records, so a long history or a huge recording costs the list nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from wrapper.records.recorder import OWN_NAME
+from wrapper.records.sources import SourceError, load
+
+MAX_FILES = 400  # the newest recordings looked at
+HEAD_RECORDS = 400  # records read from each, at most, to find its session id and first prompt
+MAX_SESSIONS = 200
+_SESSION_ID = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.:@+=-]{0,199}\Z")
+
+
+def valid_session_id(sid: str) -> bool:
+    """Whether `sid` can be a session id: 1-200 letters, digits and `_ . : @ + = -`, not starting with `-`."""
+    return bool(_SESSION_ID.match(sid))
+
+
+def session_id_problem(sid: str) -> str:
+    """Why `sid` cannot be passed to an agent as a session id, or "" when it can."""
+    if valid_session_id(sid):
+        return ""
+    return (
+        f"{sid[:60]!r} is not a session id (1-200 letters, digits and _ . : @ + = -, not starting with -);"
+        " the session list (ctrl+l) shows the ids of past sessions"
+    )
+
+
+def agent_label(meta: dict[str, Any]) -> str:
+    """Who ran a recording, as the list groups them: the ACP agent's name, else `dsh --profile P` or the command."""
+    agent = meta.get("agent")
+    if meta.get("harness") == "acp" and isinstance(agent, str) and agent:
+        return agent
+    argv = meta.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return ""
+    name = os.path.basename(str(argv[0]))
+    if name == "dsh":
+        profile: str = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--profile"), "")
+        profile = profile or next((a.split("=", 1)[1] for a in argv if a.startswith("--profile=")), "")
+        return f"dsh --profile {profile}" if profile else "dsh"
+    return name
+
+
+@dataclass(frozen=True)
+class PastSession:
+    """One session a person can resume: its id, when it was last run, its first prompt, how many runs."""
+
+    session_id: str
+    agent: str
+    cwd: str
+    last: float  # when its newest recording was last written (seconds since the epoch)
+    title: str  # the first prompt of its oldest recording ("" when none was sent)
+    runs: int  # recordings of it (each launch or resume is one)
+    path: Path  # the newest recording
+
+
+def _head(path: Path) -> tuple[dict[str, Any], str, str]:
+    """(meta, session id, first prompt) of one recording; ("", "") where its head does not say."""
+    loaded = load(path)
+    if loaded.kind != "recording":
+        return {}, "", ""
+    sid, title = "", ""
+    for rec in islice(loaded.records, HEAD_RECORDS):
+        sid = sid or _sid_of(rec)
+        title = title or _prompt_of(rec)
+        if sid and title:
+            break
+    return loaded.meta, sid, title
+
+
+def _sid_of(rec: dict[str, Any]) -> str:
+    k = rec.get("k")
+    if k == "in" and rec.get("t") == "ready" and isinstance(rec.get("sessionId"), str):
+        return str(rec["sessionId"])  # dsh's bridge
+    msg = rec.get("msg")
+    if k != "acp" or not isinstance(msg, dict):
+        return ""
+    result, params = msg.get("result"), msg.get("params")
+    if rec.get("dir") == "a2c" and isinstance(result, dict) and isinstance(result.get("sessionId"), str):
+        return str(result["sessionId"])  # the answer to session/new
+    if msg.get("method") == "session/load" and isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+        return str(params["sessionId"])  # a resumed one
+    return ""
+
+
+def _prompt_of(rec: dict[str, Any]) -> str:
+    k, text = rec.get("k"), rec.get("text")
+    if not isinstance(text, str):
+        return ""
+    if k == "note" and rec.get("what") == "prompt" and not rec.get("followup"):
+        return text[:300]
+    if k == "out" and rec.get("t") == "prompt":
+        return text[:300]
+    return ""
+
+
+def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
+    """The sessions `agent` ran in `cwd`, newest first, one row per session id (its runs counted)."""
+    try:
+        names = sorted((p for p in directory.iterdir() if OWN_NAME.match(p.name)), key=lambda p: p.name, reverse=True)
+    except OSError:
+        return []
+    found: dict[str, PastSession] = {}
+    want_cwd = os.path.realpath(cwd)
+    for path in names[:MAX_FILES]:
+        try:
+            meta, sid, title = _head(path)
+            mtime = path.stat().st_mtime
+        except (SourceError, OSError):
+            continue
+        where = meta.get("cwd")
+        if not sid or not valid_session_id(sid) or agent_label(meta) != agent or not isinstance(where, str):
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            where = os.path.realpath(where)
+        if where != want_cwd:
+            continue
+        old = found.get(sid)
+        if old is None:
+            found[sid] = PastSession(sid, agent, where, mtime, title, 1, path)
+        else:  # an older run of the same session (names are newest first): its prompt is the first one
+            found[sid] = PastSession(
+                sid, agent, where, max(old.last, mtime), title or old.title, old.runs + 1, old.path
+            )
+    return sorted(found.values(), key=lambda s: s.last, reverse=True)[:MAX_SESSIONS]
