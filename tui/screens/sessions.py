@@ -52,7 +52,8 @@ class SessionsScreen(ModalScreen[str | None]):
     SessionsScreen > #sessions-box { width: 95%; max-width: 140; height: 85%; border: round $primary;
         background: $surface; }
     SessionsScreen #sessions-head { height: auto; padding: 0 1; }
-    SessionsScreen #sessions-list { height: 1fr; min-height: 3; border: none; }
+    SessionsScreen #sessions-list { height: 1fr; min-height: 3; border: none; text-wrap: nowrap;
+        text-overflow: ellipsis; }
     """
 
     def __init__(
