@@ -105,7 +105,7 @@ class AcpScriptedSource(Source):
         return (self.agent, self.cwd) if self.cwd else None
 
     def cannot_load(self) -> str:
-        return "" if self.can_load else f"{self.agent} does not advertise loadSession: picking a session starts a new one"
+        return "" if self.can_load else f"{self.agent} does not advertise loadSession: a pick starts a new session"
 
     def workdir(self) -> str | None:
         return self.cwd

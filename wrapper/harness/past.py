@@ -23,7 +23,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from wrapper.records.recorder import OWN_NAME
 from wrapper.records.sources import SourceError, load
 
 MAX_FILES = 400  # the newest recordings looked at
@@ -116,18 +115,31 @@ def _prompt_of(rec: dict[str, Any]) -> str:
     return ""
 
 
-def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
-    """The sessions `agent` ran in `cwd`, newest first, one row per session id (its runs counted)."""
+def _newest(directory: Path) -> list[tuple[Path, float]]:
+    """The newest `MAX_FILES` recordings of the folder, by when they were last written.
+
+    By time, not by name: with `recordings_dir` set an ACP session names its file `session-PID-N.jsonl`.
+    """
+    out: list[tuple[Path, float]] = []
     try:
-        names = sorted((p for p in directory.iterdir() if OWN_NAME.match(p.name)), key=lambda p: p.name, reverse=True)
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        out.append((Path(e.path), e.stat(follow_symlinks=False).st_mtime))
     except OSError:
         return []
+    out.sort(key=lambda pm: pm[1], reverse=True)
+    return out[:MAX_FILES]
+
+
+def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
+    """The sessions `agent` ran in `cwd`, newest first, one row per session id (its runs counted)."""
     found: dict[str, PastSession] = {}
     want_cwd = os.path.realpath(cwd)
-    for path in names[:MAX_FILES]:
+    for path, mtime in _newest(directory):
         try:
             meta, sid, title = _head(path)
-            mtime = path.stat().st_mtime
         except (SourceError, OSError):
             continue
         where = meta.get("cwd")
@@ -140,7 +152,7 @@ def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
         old = found.get(sid)
         if old is None:
             found[sid] = PastSession(sid, agent, where, mtime, title, 1, path)
-        else:  # an older run of the same session (names are newest first): its prompt is the first one
+        else:  # an older run of the same session (newest first): its prompt is the first one
             found[sid] = PastSession(
                 sid, agent, where, max(old.last, mtime), title or old.title, old.runs + 1, old.path
             )
