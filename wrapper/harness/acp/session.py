@@ -172,6 +172,14 @@ class AcpSession(ItemStream):
                     " resumed: started a new session (the old turns are not in its context)",
                 )
             )
+        if opened.load_error:
+            self._emit(
+                StatusItem(
+                    "warning",
+                    f"{self.acp.agent_name} could not load session {resume} ({opened.load_error}): started a new"
+                    " session (the old turns are not in its context)",
+                )
+            )
         if opened.resumed:
             await self._history_settles()
             self._show_history()
@@ -229,6 +237,8 @@ class AcpSession(ItemStream):
         if on:
             self._loading = True
             self._history = HistoryLog()
+        else:  # the load failed: no history comes
+            self._loading = False
 
     async def _history_settles(self, quiet: float = 0.3, limit: float = 5.0) -> None:
         """Before taking prompts after a load, let the history replay finish (no update for `quiet` s)."""
