@@ -163,7 +163,7 @@ def _past_sessions() -> list[Any]:
     rows = [
         ("57563658-c1e9-442e-b94d-dbe75812844a", at, "Read notes.txt and tell me when the release is.", 3),
         ("ses_dcbba624fffe0FhN2hEbyXe617", at - 3600, "Fix the flaky test in tests/test_api.py", 1),
-        ("session-80a4fb84-98e5-4bf2-8b7c", at - 86400 * 2, "", 1),
+        ("session-80a4fb84-98e5-4bf2-8b7c", at - 86400 * 2, "Wait for the dev server, then run the e2e tests", 1),
     ]
     return [PastSession(sid, "claude", "/work/project", t, title, n, Path("/r")) for sid, t, title, n in rows]
 

@@ -47,6 +47,7 @@ def test_sessions_are_listed_per_agent_and_folder_newest_first_one_row_per_id(tm
     _acp_recording(d, "20261201-130000-session.jsonl", "opencode", ws, "ses_other_agent", "x")
     _acp_recording(d, "20261201-140000-session.jsonl", "claude", other, "sess-elsewhere", "y")
     _dsh_recording(d, "20261201-150000-dev-session-x.jsonl", ws, "session-1234", "Wait for the dev server.")
+    _acp_recording(d, "20261201-160000-session.jsonl", "claude", ws, "never-prompted", "")
     for n, p in enumerate([first, d / "20261201-110000-session.jsonl", resumed]):
         os.utime(p, (1_800_000_000 + n, 1_800_000_000 + n))
     got = list_sessions(d, "claude", ws)

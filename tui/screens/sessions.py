@@ -32,14 +32,14 @@ def when(at: float) -> str:
 
 
 def row(s: PastSession, p: Palette, current: str = "") -> Text:
-    """One session on one row: when, its id, its runs, its first prompt."""
+    """One session on one row: when, its first prompt, its runs, its id (what a narrow screen cuts last)."""
     t = Text(no_wrap=True, overflow="ellipsis", end="")
     t.append(when(s.last), "bold")
-    t.append(f"  {clip(s.session_id, 12)}", p.tool)
-    t.append(f"  {s.runs} run{'s' if s.runs != 1 else ''}", p.muted)
     if s.session_id == current:
         t.append("  (this one)", p.warning)
-    t.append(f"  {clip(s.title, 200) if s.title else '(no prompt sent)'}")
+    t.append(f"  {clip(s.title, 60)}")
+    t.append(f"  {s.runs} run{'s' if s.runs != 1 else ''}", p.muted)
+    t.append(f"  {clip(s.session_id, 14)}", p.tool)
     return t
 
 
@@ -81,7 +81,7 @@ class SessionsScreen(ModalScreen[str | None]):
             if self.warning:
                 head.append(clip(self.warning, 300) + "\n", p.warning)
             if self.sessions:
-                head.append("enter resumes the highlighted session · ↑↓ move · esc closes", p.muted)
+                head.append("enter resumes · ↑↓ move · esc closes", p.muted)
             else:
                 head.append(
                     "no past sessions here: breaker-tui lists the sessions it recorded of this agent in this"

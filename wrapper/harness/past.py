@@ -70,7 +70,7 @@ class PastSession:
     agent: str
     cwd: str
     last: float  # when its newest recording was last written (seconds since the epoch)
-    title: str  # the first prompt of its oldest recording ("" when none was sent)
+    title: str  # the first prompt of its oldest recording (sessions without one are not listed)
     runs: int  # recordings of it (each launch or resume is one)
     path: Path  # the newest recording
 
@@ -156,4 +156,6 @@ def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
             found[sid] = PastSession(
                 sid, agent, where, max(old.last, mtime), title or old.title, old.runs + 1, old.path
             )
-    return sorted(found.values(), key=lambda s: s.last, reverse=True)[:MAX_SESSIONS]
+    # a session nobody prompted has nothing to resume (Claude Code does not even keep one)
+    kept = [s for s in found.values() if s.title]
+    return sorted(kept, key=lambda s: s.last, reverse=True)[:MAX_SESSIONS]
