@@ -124,3 +124,19 @@ def test_history_log_joins_chunks_names_calls_once_and_is_bounded() -> None:
         h.feed(_upd("tool_call", toolCallId=f"x{n}", title="t"))
     assert len(h.take()) + 3 == 200 and h.dropped == 303, "at most 200 lines in all"
     assert is_state(_upd("available_commands_update")) and not is_state(_upd("tool_call"))
+
+
+def test_a_run_that_resumed_another_session_counts_for_both(tmp_path: Path) -> None:
+    """Open the app (a new session), resume an old one from the list, prompt it: that run is the old one's too."""
+    d, ws = tmp_path / "rec", str(tmp_path)
+    old = _acp_recording(d, "20261201-100000-session.jsonl", "claude", ws, "old-1", "First question")
+    rec = Recorder(d / "20261201-110000-session.jsonl", {"cwd": ws, "harness": "acp", "agent": "claude"})
+    rec.write("acp", {"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "fresh-2"}}})
+    params = {"cwd": ws, "mcpServers": [], "sessionId": "old-1"}
+    rec.write("acp", {"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 2, "method": "session/load", "params": params}})
+    rec.write("note", {"what": "prompt", "text": "Second question", "followup": False})
+    rec.close()
+    os.utime(old, (1_700_000_000, 1_700_000_000))  # before the other
+    got = list_sessions(d, "claude", ws)
+    assert [(s.session_id, s.runs, s.title) for s in got] == [("old-1", 2, "First question")], "fresh-2: no prompt"
+    assert got[0].path == d / "20261201-110000-session.jsonl"

@@ -26,7 +26,7 @@ from typing import Any
 from wrapper.records.sources import SourceError, load
 
 MAX_FILES = 400  # the newest recordings looked at
-HEAD_RECORDS = 400  # records read from each, at most, to find its session id and first prompt
+HEAD_RECORDS = 2000  # records read from each, at most, to find its session ids and their first prompts
 MAX_SESSIONS = 200
 _SESSION_ID = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.:@+=-]{0,199}\Z")
 
@@ -75,18 +75,24 @@ class PastSession:
     path: Path  # the newest recording
 
 
-def _head(path: Path) -> tuple[dict[str, Any], str, str]:
-    """(meta, session id, first prompt) of one recording; ("", "") where its head does not say."""
+def _head(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """(meta, {session id: its first prompt}) of one recording's first `HEAD_RECORDS` records.
+
+    One run can hold several sessions: a session opened, then another resumed from the list (or by a
+    restart on a new one); a prompt belongs to the session opened last before it.
+    """
     loaded = load(path)
     if loaded.kind != "recording":
-        return {}, "", ""
-    sid, title = "", ""
+        return {}, {}
+    found: dict[str, str] = {}
+    current = ""
     for rec in islice(loaded.records, HEAD_RECORDS):
-        sid = sid or _sid_of(rec)
-        title = title or _prompt_of(rec)
-        if sid and title:
-            break
-    return loaded.meta, sid, title
+        if sid := _sid_of(rec):
+            current = sid
+            found.setdefault(sid, "")
+        elif current and not found[current] and (text := _prompt_of(rec)):
+            found[current] = text
+    return loaded.meta, found
 
 
 def _sid_of(rec: dict[str, Any]) -> str:
@@ -139,23 +145,26 @@ def list_sessions(directory: Path, agent: str, cwd: str) -> list[PastSession]:
     want_cwd = os.path.realpath(cwd)
     for path, mtime in _newest(directory):
         try:
-            meta, sid, title = _head(path)
+            meta, sessions = _head(path)
         except (SourceError, OSError):
             continue
         where = meta.get("cwd")
-        if not sid or not valid_session_id(sid) or agent_label(meta) != agent or not isinstance(where, str):
+        if not sessions or agent_label(meta) != agent or not isinstance(where, str):
             continue
         with contextlib.suppress(OSError, ValueError):
             where = os.path.realpath(where)
         if where != want_cwd:
             continue
-        old = found.get(sid)
-        if old is None:
-            found[sid] = PastSession(sid, agent, where, mtime, title, 1, path)
-        else:  # an older run of the same session (newest first): its prompt is the first one
-            found[sid] = PastSession(
-                sid, agent, where, max(old.last, mtime), title or old.title, old.runs + 1, old.path
-            )
+        for sid, title in sessions.items():
+            if not valid_session_id(sid):
+                continue
+            old = found.get(sid)
+            if old is None:
+                found[sid] = PastSession(sid, agent, where, mtime, title, 1, path)
+            else:  # an older run of the same session (newest first): its prompt is the first one
+                found[sid] = PastSession(
+                    sid, agent, where, max(old.last, mtime), title or old.title, old.runs + 1, old.path
+                )
     # a session nobody prompted has nothing to resume (Claude Code does not even keep one)
     kept = [s for s in found.values() if s.title]
     return sorted(kept, key=lambda s: s.last, reverse=True)[:MAX_SESSIONS]
