@@ -208,6 +208,8 @@ class Actions(App[int]):
         for k in keys.KEYS:
             if k.id in ("help.char", "quit") or not keys.available(k, self.mode, self.caps):
                 continue
+            if k.id == "mode" and not self.has_modes():
+                continue  # the agent's modes are listed one by one below; nothing to cycle
             name, _, arg = k.action.partition("(")
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]

@@ -453,11 +453,8 @@ class AcpSession(ItemStream):
         self._followup = None
         self.acp.pending_followup = False
         can_load = bool(self.agent_caps.get("loadSession"))
-        self._emit(
-            StatusItem(
-                "notice", f"restarting on session {sid}" if sid and can_load else "restarting with a new session"
-            )
-        )
+        verb = "resuming session" if session_id else "restarting on session"
+        self._emit(StatusItem("notice", f"{verb} {sid}" if sid and can_load else "restarting with a new session"))
         self.info.busy = False
         await self._launch(resume=sid or None)
         return True
