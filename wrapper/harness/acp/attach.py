@@ -61,7 +61,7 @@ def _embedded(path: Path) -> str | None:
             return None
         with path.open("rb") as fh:
             data = fh.read(EMBED_MAX_BYTES + 1)
-        if b"\0" in data:
+        if len(data) > EMBED_MAX_BYTES or b"\0" in data:  # it grew since the stat, or it is binary
             return None
         return data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
