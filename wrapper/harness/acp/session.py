@@ -168,8 +168,8 @@ class AcpSession(ItemStream):
             self._emit(
                 StatusItem(
                     "warning",
-                    f"{self.acp.agent_name} does not advertise loadSession, so session {resume} cannot be"
-                    " resumed: started a new session (the old turns are not in its context)",
+                    f"{self.acp.agent_name} cannot load a session (it does not advertise loadSession): session"
+                    f" {resume} was not resumed, a new one was started (the old turns are not in its context)",
                 )
             )
         if opened.load_error:
