@@ -83,6 +83,8 @@ async def test_shift_tab_cycles_the_modes_that_ask_and_never_lands_on_a_silent_o
     async with app.run_test(size=(120, 40)) as pilot:
         await _ready(app, src, pilot)
         assert app.w_prompt.has_focus
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert "The agent's next mode (those that ask; the palette has the others)" in titles
         await pilot.press("shift+tab")
         await wait_until(lambda: "session/set_config_option:mode=plan" in src.actions, 5, "default → plan")
         app.refresh_view()
