@@ -54,6 +54,10 @@ class Actions(App[int]):
         """Whether the slash-command list is open (`tui.frontend`)."""
         return False
 
+    def has_modes(self) -> bool:
+        """Whether the agent offers modes to cycle (`tui.frontend`)."""
+        return False
+
     def choice_commands(self) -> Iterable[SystemCommand]:
         """The agent's settings in the palette (`tui.frontend`)."""
         return ()
@@ -62,6 +66,8 @@ class Actions(App[int]):
         """Only the keys of the current mode and capabilities exist (footer, help and palette agree)."""
         if action == "cancel_turn" and self.completing():
             return False  # escape closes the slash-command list first
+        if action == "cycle_mode" and not self.has_modes():
+            return False  # no modes (dsh, an agent that offers none): shift+tab stays the focus key
         allowed = keys.action_allowed(action, self.mode, self.caps)
         return True if allowed is None else allowed
 
@@ -202,6 +208,8 @@ class Actions(App[int]):
         for k in keys.KEYS:
             if k.id in ("help.char", "quit") or not keys.available(k, self.mode, self.caps):
                 continue
+            if k.id == "mode" and not self.has_modes():
+                continue  # the agent's modes are listed one by one below; nothing to cycle
             name, _, arg = k.action.partition("(")
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]

@@ -37,6 +37,8 @@ options (before `--`):
   --theme NAME         breaker-dark, breaker-light, or any Textual theme
   --observe            start with enforcement paused (observe only)
   --acp                COMMAND is an ACP agent (speaks ACP on stdin/stdout); agent names need no flag
+  --resume ID          continue the past session ID: an ACP agent loads it (session/load, when it
+                       advertises loadSession), dsh's runner gets --resume ID; ctrl+l lists them
   --no-tui             no screen: the answer on stdout (a plain command's own stdout, byte for byte),
                        decisions, turn outcomes and the child's terminal output on stderr
   --json               with --no-tui: JSON lines on stdout instead (decisions, turns, output)
@@ -83,6 +85,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
     p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
     p.add_argument("--acp", action="store_true", help="COMMAND is an ACP agent (speaks ACP on stdin/stdout)")
+    p.add_argument("--resume", metavar="ID", help="continue a past session (ctrl+l on the screen lists them)")
     return p
 
 
@@ -160,6 +163,12 @@ def _run(opts: list[str], command: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if a.resume is not None:
+        from wrapper.harness.registry import resume_problem
+
+        if bad := resume_problem(command, a.acp, a.resume):
+            print(f"breaker-tui: --resume: {bad}", file=sys.stderr)
+            return EXIT_USAGE
     settings = load_settings(a.config)
     if a.approvals:
         settings = settings.model_copy(
@@ -186,10 +195,10 @@ def _run(opts: list[str], command: list[str]) -> int:
         from wrapper.headless import read_prompts, run
 
         prompts = read_prompts(a.prompt, sys.stdin)
-        return asyncio.run(run(command, settings, prompts, a.json, acp=a.acp, quiet=a.quiet))
+        return asyncio.run(run(command, settings, prompts, a.json, acp=a.acp, quiet=a.quiet, resume=a.resume))
     from tui.run import run_app
 
-    return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp)
+    return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp, resume=a.resume)
 
 
 def _load_source(path: Path):  # type: ignore[no-untyped-def]

@@ -3,10 +3,12 @@
 A mixin of `BreakerApp` (it shares the app's widgets): the items `AcpMonitor` emits for display
 (`CallItem`, `PlanItem`, `CommandsItem`, `ChoicesItem`) land here, and so do the person's uses of
 them: opening a call (ctrl+d, or enter / a click in the steps list, ctrl+g), completing a slash
-command after `/` in the prompt, and switching the agent's mode or model from the command palette.
+command after `/` or a file after `@` in the prompt, switching the agent's mode or model from the
+command palette or cycling its modes with shift+tab, and the past sessions (ctrl+l, `tui.resuming`).
 
 A mode that never asks is the breaker's concern: in it a repeated call can only be cancelled after it
-ran. Picking one asks for a confirmation first, and the status line says ASKS OFF while it is on.
+ran. Picking one asks for a confirmation first, shift+tab never lands on one, and the status line says
+ASKS OFF while it is on.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from textual.app import App, SystemCommand
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui.mentions import Tree, matching_paths, mention_word, replace_word
+from tui.resuming import Resuming
 from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
 from tui.sources import Source
 from tui.widgets.calls import StepsList, openable
@@ -49,7 +53,7 @@ def completion_word(text: str) -> str | None:
     return text[1:]
 
 
-class FrontEnd(App[int]):
+class FrontEnd(Resuming, App[int]):
     """The plan, the steps, the slash commands and the choices of the agent (see the module docstring)."""
 
     source: Source
@@ -65,7 +69,8 @@ class FrontEnd(App[int]):
         self._announced: set[str] = set()  # calls whose diff has a line in the stream
         self.commands: tuple[SlashCommand, ...] = ()
         self.choices: ChoicesItem | None = None
-        self._completions: list[SlashCommand] = []
+        self._completions: list[tuple[str, str]] = []  # (the prompt once completed, the command's hint)
+        self._tree: Tree | None = None  # the working directory's paths, for `@`
 
     def front_clear(self) -> None:
         """Forget the calls and the plan (a replay going back starts over)."""
@@ -149,7 +154,33 @@ class FrontEnd(App[int]):
         if c is not None:
             self.push_screen(CallScreen(c, self.w_stream.palette))
 
-    # -- slash completion ------------------------------------------------------------------------
+    def has_modes(self) -> bool:
+        """Whether the agent has a mode to cycle to (shift+tab)."""
+        return bool(self._next_modes())
+
+    def _next_modes(self) -> list[str]:
+        """The modes after the current one, in the agent's order, without those that never ask."""
+        mode = self.mode_choice()
+        if mode is None or self.choices is None:
+            return []
+        values = [o.value for o in mode.options]
+        at = values.index(mode.current) if mode.current in values else -1
+        ring = values[at + 1 :] + values[: at + 1]
+        return [v for v in ring if v != mode.current and v not in self.choices.silent]
+
+    def action_cycle_mode(self) -> None:
+        """shift+tab: the agent's next mode (as Toad and Claude Code cycle them), skipping those that never ask.
+
+        A mode that never asks costs the breaker its refusal before a call runs, so it is never one key
+        press away: the palette offers it, after a confirmation.
+        """
+        mode, nxt = self.mode_choice(), self._next_modes()
+        if mode is None or not nxt:
+            self.notify("the agent offers no other mode that asks")
+            return
+        self.pick_choice(mode.id, nxt[0])
+
+    # -- slash and @ completion ------------------------------------------------------------------
     def completing(self) -> bool:
         """Whether the completion list is open (then escape closes it instead of cancelling the turn)."""
         return bool(self._completions) and self.w_complete.display
@@ -161,23 +192,40 @@ class FrontEnd(App[int]):
     def _complete(self, text: str) -> None:
         if not hasattr(self, "w_complete"):
             return
+        p = self.w_stream.palette
+        rows: list[tuple[Text, str, str]] = []  # (shown, the prompt once completed, hint)
         word = completion_word(text)
-        hits = matching(self.commands, word) if word is not None else []
-        if len(hits) == 1 and f"/{hits[0].name}" == text:
-            hits = []  # typed in full: nothing to complete
-        self._completions = hits
+        if word is not None:
+            hits = matching(self.commands, word)
+            if len(hits) == 1 and f"/{hits[0].name}" == text:
+                hits = []  # typed in full: nothing to complete
+            for c in hits:
+                row = Text(f"/{inert(c.name, keep_newlines=False)}", "bold")
+                if c.description:
+                    row.append("  " + clip(c.description, 90), p.muted)
+                rows.append((row, f"/{c.name} ", c.hint))
+        elif (typed := mention_word(text)) is not None and (tree := self._paths()) is not None:
+            for path in matching_paths(tree.paths(), typed):
+                if path != typed:
+                    rows.append((Text(f"@{inert(path, keep_newlines=False)}", "bold"), replace_word(text, path), ""))
+        self._completions = [(new, hint) for _, new, hint in rows]
         box = self.w_complete
         box.clear_options()
-        p = self.w_stream.palette
-        for c in hits:
-            row = Text(f"/{inert(c.name, keep_newlines=False)}", "bold")
-            if c.description:
-                row.append("  " + clip(c.description, 90), p.muted)
-            box.add_option(Option(row))
-        box.display = bool(hits)
-        self._set_completing(bool(hits))
-        if hits:
+        for shown, _, _ in rows:
+            box.add_option(Option(shown))
+        box.display = bool(rows)
+        self._set_completing(bool(rows))
+        if rows:
             box.highlighted = 0
+
+    def _paths(self) -> Tree | None:
+        """The working directory's tree (a live source that takes prompts only)."""
+        root = self.source.workdir()
+        if root is None:
+            return None
+        if self._tree is None or self._tree.root != root:
+            self._tree = Tree(root)
+        return self._tree
 
     def _set_completing(self, on: bool) -> None:
         """Open or closed, the footer says so: while the list is open, escape closes it (`check_action`).
@@ -200,11 +248,11 @@ class FrontEnd(App[int]):
             box.display = False
             self._set_completing(False)
         elif event.key in ("tab", "enter") and self._completions:
-            c = self._completions[box.highlighted or 0]
-            self.w_prompt.value = f"/{c.name} "
+            new, c_hint = self._completions[box.highlighted or 0]
+            self.w_prompt.value = new  # a folder (`@dir/`) opens the list again, inside it
             hint = self.screen.query("#prompt-hint")
-            if c.hint and hint:
-                hint.first(Line).update(f"{clip(c.hint, 40)} · ⏎ send")
+            if c_hint and hint:
+                hint.first(Line).update(f"{clip(c_hint, 40)} · ⏎ send")
 
     # -- the agent's settings ----------------------------------------------------------------------
     def choice_commands(self) -> Iterable[SystemCommand]:

@@ -38,13 +38,16 @@ def run_app(
     first_prompt: str | None = None,
     title: str = "",
     acp: bool = False,
+    resume: str | None = None,
 ) -> int:
     """Run a command under the monitor with the screen; returns the exit status."""
     why = cannot_start(argv, env)
     if why:
         say(f"breaker-tui: {why}")
         return EXIT_CANNOT_START
-    source = LiveSource(argv, settings, env=env, cwd=cwd, first_prompt=first_prompt, title=title, acp=acp)
+    source = LiveSource(
+        argv, settings, env=env, cwd=cwd, first_prompt=first_prompt, title=title, acp=acp, resume=resume
+    )
     app = create_app(source, settings, theme, observe)
     app.run()
     status = app.exit_status()

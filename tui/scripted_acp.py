@@ -26,8 +26,18 @@ class AcpScriptedSource(Source):
     kind = "scripted"
     capabilities = ACP
 
-    def __init__(self, frames: list[dict[str, Any]], settings: Settings | None = None, agent: str = "claude") -> None:
+    def __init__(
+        self,
+        frames: list[dict[str, Any]],
+        settings: Settings | None = None,
+        agent: str = "claude",
+        cwd: str | None = None,
+        can_load: bool = True,
+    ) -> None:
         super().__init__(settings or Settings(), f"scripted {agent}")
+        self.agent = agent
+        self.cwd = cwd  # given: `@` completes under it and the session list is of this folder
+        self.can_load = can_load
         self.acp = AcpMonitor(self.settings, Info(runner=True, child="running", bridge="connected"), agent)
         self.frames = list(frames)
         self.actions: list[str] = []
@@ -86,6 +96,19 @@ class AcpScriptedSource(Source):
             self._emit(i)
         self._emit(StatusItem("notice", f"{choice.name.lower()}: {value}"))
         return True
+
+    async def resume(self, session_id: str) -> bool:
+        self.actions.append(f"resume:{session_id}")
+        return True
+
+    def sessions_of(self) -> tuple[str, str] | None:
+        return (self.agent, self.cwd) if self.cwd else None
+
+    def cannot_load(self) -> str:
+        return "" if self.can_load else f"{self.agent} does not advertise loadSession: a pick starts a new session"
+
+    def workdir(self) -> str | None:
+        return self.cwd
 
     async def close(self) -> None:
         self.more.put_nowait(None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -15,7 +16,7 @@ from wrapper.harness.capabilities import DSH, Capabilities
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.harness.dsh.replay import describe_command
-from wrapper.harness.registry import open_session
+from wrapper.harness.registry import open_session, session_label
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Info, Monitor
 from wrapper.settings import Settings
@@ -102,6 +103,22 @@ class Source:
         """Switch one of the agent's settings (its mode, model, ...)."""
         return self._unsupported("switching the agent's settings")
 
+    async def resume(self, session_id: str) -> bool:
+        """Restart the agent on a past session (from the session list)."""
+        return self._unsupported("resuming a session")
+
+    def sessions_of(self) -> tuple[str, str] | None:
+        """(who, working directory) whose past sessions the list shows, or None when there are none to resume."""
+        return None
+
+    def cannot_load(self) -> str:
+        """Why a session picked from the list would not really be resumed, or "" (the list's header says it)."""
+        return ""
+
+    def workdir(self) -> str | None:
+        """The folder `@` completes paths in (a live agent that takes prompts), or None."""
+        return None
+
     def set_enforcing(self, on: bool) -> None:
         """Pause or resume enforcement."""
         self.monitor.breaker.set_enforcing(on)
@@ -137,9 +154,12 @@ class LiveSource(Source):
         first_prompt: str | None = None,
         title: str = "",
         acp: bool = False,
+        resume: str | None = None,
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
-        self.session = open_session(argv, settings, self._ask, cwd=cwd, env=env, acp=acp)
+        self.session = open_session(argv, settings, self._ask, cwd=cwd, env=env, acp=acp, resume=resume)
+        self.who = session_label(argv, acp)
+        self.cwd = cwd
         self.capabilities = self.session.capabilities
         self.first_prompt = first_prompt
         self.start_error = ""
@@ -195,6 +215,30 @@ class LiveSource(Source):
         if setter is None:
             return self._unsupported("switching the agent's settings")
         return bool(await setter(choice_id, value))
+
+    async def resume(self, session_id: str) -> bool:
+        resume = getattr(self.session, "resume", None)  # ACP agents and dsh's runner
+        if resume is None:
+            return self._unsupported("resuming a session")
+        return bool(await resume(session_id))
+
+    def sessions_of(self) -> tuple[str, str] | None:
+        if getattr(self.session, "resume", None) is None or not self.who:
+            return None
+        return self.who, str(getattr(self.session, "cwd", None) or self.cwd or os.getcwd())
+
+    def cannot_load(self) -> str:
+        caps = getattr(self.session, "agent_caps", None)  # ACP: what `initialize` answered
+        if isinstance(caps, dict) and caps and not caps.get("loadSession"):
+            return (
+                f"{self.who} does not advertise loadSession: picking a session starts a new one, without the old turns"
+            )
+        return ""
+
+    def workdir(self) -> str | None:
+        if not self.capabilities.prompt:
+            return None
+        return str(getattr(self.session, "cwd", None) or self.cwd or os.getcwd())
 
     def set_enforcing(self, on: bool) -> None:
         self.session.set_enforcing(on)

@@ -223,15 +223,16 @@ async def run(
     cwd: str | None = None,
     acp: bool = False,
     quiet: bool = False,
+    resume: str | None = None,
 ) -> int:
-    """Run the command under the monitor; return the exit status to use."""
+    """Run the command under the monitor; return the exit status to use (`resume`: `--resume ID`)."""
     # a policy, never a person: its answers are recorded and printed as "(policy)"
     policy = allow_all if settings.wrapper.headless_approvals == "allow" else deny_all
 
     from wrapper.harness.registry import open_session
 
     try:
-        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp, pipes=True)
+        session = open_session(argv, settings, policy, env=env, cwd=cwd, acp=acp, pipes=True, resume=resume)
     except FileNotFoundError as e:
         err.write(inert(f"breaker-tui: {e}") + "\n")
         return EXIT_CANNOT_START

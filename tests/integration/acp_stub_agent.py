@@ -31,6 +31,8 @@ def main() -> None:
         if method == "initialize":
             caps = {"loadSession": True} if os.environ.get("STUB_LOAD") else {}
             send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": caps}})
+        elif method == "session/load" and params.get("sessionId") == "forgotten":  # one it no longer has
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32002, "message": "Resource not found"}})
         elif method == "session/load":
             sid = params["sessionId"]
             send({"jsonrpc": "2.0", "id": rid, "result": {}})

@@ -167,3 +167,42 @@ def test_acp_slash_completion(snap_compare: Any, size: str, theme: str) -> None:
         return bool(app.w_complete.display)
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, typed))
+
+
+def _past_sessions() -> list[Any]:
+    from wrapper.harness.past import PastSession
+
+    at = 1_796_170_000.0  # fixed times, shown in UTC (the `utc` fixture): no clock in the picture
+    rows = [
+        ("57563658-c1e9-442e-b94d-dbe75812844a", at, "Read notes.txt and tell me when the release is.", 3),
+        ("ses_dcbba624fffe0FhN2hEbyXe617", at - 3600, "Fix the flaky test in tests/test_api.py", 1),
+        ("session-80a4fb84-98e5-4bf2-8b7c", at - 86400 * 2, "Wait for the dev server, then run the e2e tests", 1),
+    ]
+    return [PastSession(sid, "claude", "/work/project", t, title, n, Path("/r")) for sid, t, title, n in rows]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_session_list(snap_compare: Any, size: str, theme: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ctrl+l: the past sessions of this agent in this folder, the current one marked."""
+    import time
+
+    from tui.screens.sessions import SessionsScreen
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    app, src = _acp(theme)
+    current = "57563658-c1e9-442e-b94d-dbe75812844a"
+
+    def opened() -> bool:
+        if src.drained.is_set() and not isinstance(app.screen, SessionsScreen):
+            app.push_screen(
+                SessionsScreen(_past_sessions(), "claude", "/work/project", "", current, app.w_stream.palette)
+            )
+        return isinstance(app.screen, SessionsScreen) and bool(app.screen.query("#sessions-list"))
+
+    try:
+        assert snap_compare(app, terminal_size=SIZES[size], run_before=_before(app, opened))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

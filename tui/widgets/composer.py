@@ -11,7 +11,9 @@ description must reach the agent whole. So the box is a `TextArea` that grows wi
   included, and never sends.
 * **up / down** on the first / last row walk the prompt history (the draft is kept and comes back).
 * **`/`** at the start opens the list of the agent's slash commands that match what follows
-  (tab or enter completes, up / down move, escape closes it; the app fills it: `tui.frontend`).
+  (tab or enter completes, up / down move, escape closes it; the app fills it: `tui.frontend`), and
+  **`@`** starting the last word lists the paths under the working directory (`tui.mentions`).
+* **shift+tab** is the app's (the agent's next mode) when the agent has modes; else it moves the focus.
 * **pageup / pagedown** scroll the stream (`ScrollStream`), so the person reads back without
   leaving the box; the mouse wheel scrolls whatever it is over and never moves the focus.
 

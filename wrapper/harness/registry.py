@@ -18,11 +18,12 @@ from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
 from wrapper.harness.acp.resolve import preset_for, resolve
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import Approver, HarnessSession
-from wrapper.harness.dsh.launch import is_dsh
+from wrapper.harness.dsh.launch import is_dsh, profile_of, with_resume
 from wrapper.harness.dsh.layers import watched_files as dsh_watched_files
 from wrapper.harness.dsh.provision import dsh_checks, find_dsh
 from wrapper.harness.dsh.replay import Replayer
 from wrapper.harness.dsh.session import Session
+from wrapper.harness.past import agent_label, session_id_problem
 from wrapper.harness.plain.session import PlainSession
 from wrapper.records.recorder import Recorder
 from wrapper.records.sources import Loaded
@@ -44,20 +45,24 @@ def open_session(
     recorder: Recorder | None = None,
     acp: bool = False,
     pipes: bool = False,
+    resume: str | None = None,
 ) -> HarnessSession:
     """The session for `argv`; raises FileNotFoundError (with the fix) when a preset agent is not installed.
 
     `pipes`: without a screen, a plain command keeps its own stdin, stdout and stderr (no pty).
+    `resume`: a past session to continue (`--resume ID`, checked by `resume_problem` first): an ACP
+    agent loads it with `session/load`, dsh's runner gets `--resume ID`.
     """
     base = os.environ if env is None else env
     resolved = resolve(argv, base.get("PATH", ""), node(), settings.acp.make_ask)
     if resolved is not None:
         return AcpSession(
-            resolved.argv, settings, approver, cwd, env, recorder, resolved.preset, list(argv), resolved.why
+            resolved.argv, settings, approver, cwd, env, recorder, resolved.preset, list(argv), resolved.why, resume
         )
     if acp:
-        return AcpSession(list(argv), settings, approver, cwd, env, recorder)
+        return AcpSession(list(argv), settings, approver, cwd, env, recorder, resume=resume)
     if is_dsh(argv):
+        argv = with_resume(argv, resume) if resume else argv
         return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
     return PlainSession(argv, settings, approver, cwd=cwd, env=env, recorder=recorder, pipes=pipes)
 
@@ -92,6 +97,29 @@ def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
         return "" if os.access(exe, os.X_OK) else f"{exe}: no such executable file"
     path = child_env(env).get("PATH", "")
     return "" if shutil.which(exe, path=path) else f"{exe}: command not found on PATH"
+
+
+def resume_problem(argv: list[str], acp: bool, session_id: str) -> str:
+    """Why `--resume session_id` cannot work with `argv`, or "" when it can."""
+    if why := session_id_problem(session_id):
+        return why
+    if is_acp(argv, acp):
+        return ""
+    if is_dsh(argv):
+        if profile_of(argv) in ("headless", "web"):
+            return f"dsh's {profile_of(argv)} profile runs one task in a fresh session: it cannot resume one"
+        return ""
+    return f"--resume works with dsh and ACP agents; {os.path.basename(argv[0])} is neither"
+
+
+def session_label(argv: list[str], acp: bool = False) -> str:
+    """Who `argv` is in the session list (`past.agent_label` of the recordings it writes)."""
+    resolved = preset_for(argv)
+    if resolved is not None:
+        return agent_label({"harness": "acp", "agent": resolved.name})
+    if acp:
+        return agent_label({"harness": "acp", "agent": os.path.basename(argv[0])})
+    return agent_label({"argv": argv})
 
 
 def watched_files(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Path]:

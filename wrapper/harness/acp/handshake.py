@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wrapper.harness.acp.presets import Preset
-from wrapper.harness.acp.rpc import AgentProcess
+from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.capabilities import Capabilities
 from wrapper.safetext import inert
 
@@ -39,6 +39,7 @@ class Opened:
     agent_caps: dict[str, Any] = field(default_factory=dict)
     provider: str = ""
     could_not_load: bool = False  # a resume was asked but the agent cannot load sessions
+    load_error: str = ""  # the agent can, but refused this one (it has forgotten it): a new session instead
     result: Any = None  # the session/new or session/load answer (its modes, models and config options)
 
 
@@ -79,20 +80,26 @@ async def open_acp_session(
     if agent_info.get("name"):
         provider = inert(f"{agent_info.get('name')} {agent_info.get('version', '')}".strip(), keep_newlines=False)[:80]
     params: dict[str, Any] = {"cwd": cwd, "mcpServers": []}
+    result: Any = None
+    resumed, load_error = False, ""
     if resume and caps.get("loadSession"):
         loading(True)  # the agent replays the old turns as updates: they are history, not new calls
         try:
             result = await proc.request("session/load", {**params, "sessionId": resume}, timeout)
-        finally:
-            loading(False)
-        sid, resumed = resume, True
+            resumed = True  # the history may go on after the answer (Gemini): it ends at our next prompt
+        except RpcError as e:  # a session it no longer has (Claude Code keeps none without a turn)
+            load_error = inert(str(e), keep_newlines=False)[:200] or "refused"
+            loading(False)  # nothing was loaded: what follows is the new session's own
+    if resumed:
+        sid = str(resume)
     else:
         result = await proc.request("session/new", params, timeout)
-        sid, resumed = str((result or {}).get("sessionId") or ""), False
+        sid = str((result or {}).get("sessionId") or "")
     if mode:
         await proc.request("session/set_mode", {"sessionId": sid, "modeId": mode}, timeout)
     model = inert(model_of(result), keep_newlines=False)[:80]
-    return Opened(sid, model, resumed, caps, provider, bool(resume) and not resumed, result)
+    could_not = bool(resume) and not resumed and not load_error
+    return Opened(sid, model, resumed, caps, provider, could_not_load=could_not, result=result, load_error=load_error)
 
 
 def mode_for(preset: Preset | None, make_ask: bool) -> str | None:

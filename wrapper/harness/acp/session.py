@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from wrapper.harness.acp.asking import OpenAsks, key_of
+from wrapper.harness.acp.attach import prompt_blocks
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
+from wrapper.harness.acp.history import HistoryLog, is_state
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.own import own_settings
 from wrapper.harness.acp.presets import Preset, ask_env
@@ -51,6 +53,7 @@ class AcpSession(ItemStream):
         preset: Preset | None = None,
         display_argv: list[str] | None = None,
         origin: str = "",
+        resume: str | None = None,
     ) -> None:
         super().__init__()
         if not argv:
@@ -98,14 +101,16 @@ class AcpSession(ItemStream):
             answered_by(approver),
         )
         self._closing = False
-        self._history = 0  # updates replayed after `session/load`
+        self._history = HistoryLog()  # what the agent replays after `session/load`: shown, never judged
+        self.resume_id = resume  # `--resume ID`: the first launch loads this session
+        self.chosen: dict[str, str] = {}  # the person's mode, re-applied after a restart or a resume
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
         """Launch the agent, initialise ACP and open a session."""
         if self.recorder and self.recorder.error:
             self._emit(StatusItem("warning", self.recorder.error))
-        await self._launch(resume=None)
+        await self._launch(resume=self.resume_id)
 
     async def _launch(self, resume: str | None) -> None:
         self.generation += 1
@@ -162,17 +167,36 @@ class AcpSession(ItemStream):
         if opened.could_not_load:
             self._emit(
                 StatusItem(
-                    "notice",
-                    f"{self.acp.agent_name} cannot load a session: started a new one"
-                    " (the old turns are not in its context)",
+                    "warning",
+                    f"{self.acp.agent_name} cannot load a session (it does not advertise loadSession): session"
+                    f" {resume} was not resumed, a new one was started (the old turns are not in its context)",
+                )
+            )
+        if opened.load_error:
+            self._emit(
+                StatusItem(
+                    "warning",
+                    f"{self.acp.agent_name} could not load session {resume} ({opened.load_error}): started a new"
+                    " session (the old turns are not in its context)",
                 )
             )
         if opened.resumed:
             await self._history_settles()
+            self._show_history()
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
         self._emit_all(self.acp.shown.opened(opened.result, mode_for(self.preset, self.settings.acp.make_ask)))
+        await self._reapply_chosen(gen)
         self._ready.set()
+
+    async def _reapply_chosen(self, gen: int) -> None:
+        """After a restart or a resume, the mode the person chose is chosen again (the preset's was sent first)."""
+        for choice_id, value in list(self.chosen.items()):
+            if gen != self.generation or self.acp.shown.find(choice_id) is None:
+                return
+            choice = self.acp.shown.find(choice_id)
+            if choice is not None and choice.current != value:
+                await self.set_choice(choice_id, value, again=True)
 
     def _agent_env(self) -> dict[str, str]:
         """The person's environment as it is (their PATH first: no Node put in front), plus a private TMPDIR.
@@ -212,26 +236,36 @@ class AcpSession(ItemStream):
         """
         if on:
             self._loading = True
-            self._history = 0
+            self._history = HistoryLog()
+        else:  # the load failed: no history comes
+            self._loading = False
 
     async def _history_settles(self, quiet: float = 0.3, limit: float = 5.0) -> None:
         """Before taking prompts after a load, let the history replay finish (no update for `quiet` s)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit
         seen = -1
-        while seen != self._history and loop.time() < deadline:
-            seen = self._history
+        while seen != self._history.updates and loop.time() < deadline:
+            seen = self._history.updates
             await asyncio.sleep(quiet)
+
+    def _show_history(self) -> None:
+        """The replayed history so far, as `history` lines (the stream shows them; the engine never sees them)."""
+        for line in self._history.take():
+            self._emit(StatusItem("history", f"↺ {line}", {"history": True}))
 
     def _end_history(self) -> None:
         if self._loading:
             self._loading = False
-            if self._history:
+            self._show_history()
+            h = self._history
+            if h.updates:
+                more = f"; {h.dropped} more lines not shown" if h.dropped else ""
                 self._emit(
                     StatusItem(
                         "notice",
-                        f"{self.acp.agent_name} replayed {self._history} updates of the resumed session's"
-                        " history (recorded as history, not judged again)",
+                        f"{self.acp.agent_name} replayed {h.updates} updates of the resumed session's"
+                        f" history (shown and recorded as history, not judged again{more})",
                     )
                 )
 
@@ -258,8 +292,8 @@ class AcpSession(ItemStream):
     async def _on_notify(self, method: str, params: dict[str, Any]) -> None:
         if method != "session/update":
             return
-        if self._loading:
-            self._history += 1
+        if self._loading and not is_state(params):
+            self._history.feed(params)  # history: shown as such, never fed to the engine
             return
         self._react(self.acp.update(params))
 
@@ -323,8 +357,14 @@ class AcpSession(ItemStream):
         if not followup and self.proc.descent is not None:
             self.proc.descent.mark_turn()
         self._emit_all(self.acp.prompt_sent(text, followup))
+        attached = prompt_blocks(text, self.cwd, self.agent_caps.get("promptCapabilities"))
+        for note in attached.notes:
+            self._emit(StatusItem("warning", inert(note, keep_newlines=False)))
+        if attached.files:
+            names = ", ".join(inert(f, keep_newlines=False) for f in attached.files)
+            self._emit(StatusItem("notice", f"attached {names}"))
         fut, write = self.proc.request_future(
-            "session/prompt", {"sessionId": self.info.session_id, "prompt": [{"type": "text", "text": text}]}
+            "session/prompt", {"sessionId": self.info.session_id, "prompt": attached.blocks}
         )
         if not await write:
             fut.cancel()
@@ -351,11 +391,12 @@ class AcpSession(ItemStream):
         elif self.acp.pending_followup:
             self._emit_all(self.acp.end_turn())
 
-    async def set_choice(self, choice_id: str, value: str) -> bool:
+    async def set_choice(self, choice_id: str, value: str, again: bool = False) -> bool:
         """Switch one of the agent's settings (mode, model, effort, ...) with the request it offers.
 
         A mode that never asks is switched to as asked (the person chose it after a warning), and then
         said loudly: from now on a repeat of a call that does not ask can only be cancelled after it ran.
+        A mode chosen here is kept: a restart or a resume chooses it again (`again`).
         """
         choice = self.acp.shown.find(choice_id)
         if self.proc is None or choice is None or not any(o.value == value for o in choice.options):
@@ -371,9 +412,14 @@ class AcpSession(ItemStream):
             )
             return False
         self._emit_all(self.acp.shown.accepted(method, params, result))
+        if choice.category == "mode":
+            self.chosen[choice_id] = value
         name = next((o.name for o in choice.options if o.value == value), value)
+        kept = " (kept from before the restart)" if again else ""
         self._emit(
-            StatusItem("notice", f"{self.acp.agent_name} {choice.name.lower()}: {inert(name, keep_newlines=False)}")
+            StatusItem(
+                "notice", f"{self.acp.agent_name} {choice.name.lower()}: {inert(name, keep_newlines=False)}{kept}"
+            )
         )
         if choice.category == "mode" and value in self.acp.shown.silent:
             self._emit(StatusItem("warning", SILENT_NOTICE.format(mode=inert(name, keep_newlines=False))))
@@ -397,9 +443,13 @@ class AcpSession(ItemStream):
         await self.proc.stop(self.settings.wrapper.kill_grace_s)
         return await self.wait_exit(10)
 
-    async def restart(self) -> bool:
+    async def resume(self, session_id: str) -> bool:
+        """Stop the agent and start it again on a past session (`session/load`, when the agent offers it)."""
+        return await self.restart(session_id)
+
+    async def restart(self, session_id: str | None = None) -> bool:
         """Stop the agent and start it again: on the same session where it can load one, else a new one."""
-        sid = self.info.session_id
+        sid = session_id or self.info.session_id
         if self.proc is not None and self.proc.running:
             await self.kill()
         if self._prompt_task is not None and not self._prompt_task.done():
@@ -407,11 +457,8 @@ class AcpSession(ItemStream):
         self._followup = None
         self.acp.pending_followup = False
         can_load = bool(self.agent_caps.get("loadSession"))
-        self._emit(
-            StatusItem(
-                "notice", f"restarting on session {sid}" if sid and can_load else "restarting with a new session"
-            )
-        )
+        verb = "resuming session" if session_id else "restarting on session"
+        self._emit(StatusItem("notice", f"{verb} {sid}" if sid and can_load else "restarting with a new session"))
         self.info.busy = False
         await self._launch(resume=sid or None)
         return True

@@ -314,6 +314,14 @@ class Session(PtySession):
             return await self._send(P.Cancel(sessionId=None))
         return await super().cancel()
 
+    async def resume(self, session_id: str) -> bool:
+        """Restart on a past session (from the session list): the runner gets `--resume <id>`."""
+        if not (self.info.dsh and self.info.runner):
+            self._emit(StatusItem("warning", "this dsh profile runs one task: it cannot resume a session"))
+            return False
+        self.info.session_id = session_id
+        return await self.restart()
+
     def _restart_argv(self) -> list[str]:
         """Restart on the same session (`--resume <id>` for dsh runners)."""
         argv = self.argv
