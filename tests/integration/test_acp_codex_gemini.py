@@ -130,7 +130,7 @@ async def test_history_replayed_after_session_load_is_never_judged_again(agent: 
         if agent == "gemini":
             # Gemini CLI 0.61.0 names a session's file by the minute it starts: restarted within that minute,
             # the new process's file for the same session replaces the history and the load finds "no previous
-            # sessions" (see NOTES-acp2.md). Wait for the next minute (a condition, at most a minute).
+            # sessions" (see the README, Agents, Limits). Wait for the next minute (a condition, at most a minute).
             await run.until(lambda: minute() != started, 75, "the next minute")
         s = run.session
         assert s.agent_caps.get("loadSession"), f"{agent} offers no session/load"
