@@ -61,14 +61,13 @@ class BridgeMonitor(Monitor):
     # -- the one dispatcher -----------------------------------------------------------------------
     def handle(self, msg: P.Inbound) -> Reaction:
         """Every bridge message, decided in one place: live sessions, replays and scripted sources call this."""
+        if isinstance(msg, P.EventMsg):
+            return self.handle_event(msg.sessionId, msg.event)
         r = Reaction()
         if isinstance(msg, P.Hello):
             self.info.bridge = "connected"
             r.connected = True
             r.items.append(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
-        elif isinstance(msg, P.EventMsg):
-            r.items, r.trips = self.event(msg.sessionId or "main", msg.event)
-            self._alarm(r, self._unvetted_result(msg.event))
         elif isinstance(msg, P.Tripwire):
             self.tripwire(msg, r)
         elif isinstance(msg, P.VerdictRequest):
@@ -91,6 +90,13 @@ class BridgeMonitor(Monitor):
         else:
             r.items = self.lifecycle(msg)
             r.ready = isinstance(msg, P.Ready)
+        return r
+
+    def handle_event(self, session_id: str | None, event: dict[str, Any]) -> Reaction:
+        """An `event` message: what `handle` does with one (a replay hands over those it has checked itself)."""
+        r = Reaction()
+        r.items, r.trips = self.event(session_id or "main", event)
+        self._alarm(r, self._unvetted_result(event))
         return r
 
     def _unvetted_result(self, event: dict[str, Any]) -> str | None:
