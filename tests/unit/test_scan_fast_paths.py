@@ -1,11 +1,12 @@
 """`scan` reads a long recording through two fast paths; each must give exactly what the general path gives.
 
 Scanning a long session is dominated by its reasoning deltas, one record each: `records.sources` decodes a
-line with the JSON scanner alone (not `json.loads`' Python steps), and the dsh replayer hands a recorded
+line with the JSON scanner alone (not `json.loads`' Python steps), the dsh replayer hands a recorded
 `event` message whose fields are already what the protocol accepts to the monitor without building its
-pydantic model (`harness.dsh.replay.plain_event`). Neither may change a decision: here the decoder is held
-to `json.loads` on any bytes, `plain_event` to `parse_inbound` on any record, and a whole scan and replay of
-a generated recording (with odd but valid records among the deltas) to the same run with both paths off.
+pydantic model (`harness.dsh.replay.plain_event`), and the prose filter passes a delta with no backtick
+whole. None may change a decision: here the decoder is held to `json.loads` on any bytes, `plain_event` to
+`parse_inbound` on any record, the prose filter to its general path, and a whole scan and replay of a
+generated recording (with odd but valid records among the deltas) to the same run with the first two off.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.lenses.verbatim import ProseFilter
 from wrapper.bench.recording import SID, write_recording
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh import replay as dsh_replay
@@ -145,6 +147,18 @@ def test_plain_event_takes_the_records_the_bridge_writes() -> None:
     odds: list[dict[str, Any]] = [{"ts": True}, {"ts": "1"}, {"ts": 10**400}, {"sessionId": 3}, {"event": []}]
     for odd in [*odds, {"oversized": 9}]:
         assert not dsh_replay.plain_event({**real, **odd}), odd
+
+
+# -- the prose filter (every reasoning delta goes through it) ---------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(deltas=st.lists(st.text(alphabet="`a -=|\n", max_size=8), max_size=12))
+def test_the_prose_filter_keeps_what_its_general_path_keeps(deltas: list[str]) -> None:
+    fast, general = ProseFilter(), ProseFilter()
+    for d in deltas:
+        assert fast.push(d) == general.split(d), deltas
+        assert (fast.pending, fast.fenced) == (general.pending, general.fenced)
 
 
 # -- a whole scan and replay -----------------------------------------------------------------------
