@@ -101,15 +101,13 @@ class BridgeMonitor(Monitor):
 
     def _unvetted_result(self, event: dict[str, Any]) -> str | None:
         """A `tool/result` event for a call that ran (not an error) without any verdict."""
-        for e in unpack(event):
-            if e.get("type") != "tool/result":
-                continue
-            data = e.get("data")
-            m = data.get("message") if isinstance(data, dict) else None
-            if isinstance(m, dict) and m.get("isError") is not True and isinstance(m.get("callId"), str):
-                why = self.ledger.ran(m["callId"], str(m.get("name") or ""), None)
-                if why is not None:
-                    return why
+        # `unpack` passes a `tool/result` through as it is and expands packed rows into chunks only
+        if event.get("type") != "tool/result":
+            return None
+        data = event.get("data")
+        m = data.get("message") if isinstance(data, dict) else None
+        if isinstance(m, dict) and m.get("isError") is not True and isinstance(m.get("callId"), str):
+            return self.ledger.ran(m["callId"], str(m.get("name") or ""), None)
         return None
 
     def tripwire(self, msg: P.Tripwire, r: Reaction) -> None:
