@@ -41,6 +41,13 @@ class ProseFilter:
 
     def push(self, text: str) -> str:
         """The prose part of this delta (a trailing partial fence marker is held back)."""
+        if not self.pending and "`" not in text:
+            # most deltas: no fence marker to find or hold back, so the delta is kept whole or dropped whole
+            return "" if self.fenced else _SYMBOL_RUN.sub(" ", text)
+        return self.split(text)
+
+    def split(self, text: str) -> str:
+        """`push` the general way: fence markers found, toggled and dropped, a trailing partial one held back."""
         buf = self.pending + text
         keep = len(buf) - len(buf.rstrip("`"))
         if keep:

@@ -47,15 +47,18 @@ def seal(prev: bytes, body: bytes) -> tuple[bytes, bytes]:
     return body[:-1] + _HEAD + digest.hex().encode() + b'"}', digest
 
 
+_HEX_AT = -SUFFIX_LEN + len(_HEAD)  # where the digest's hex starts, from the line's end
+
+
 def unseal(prev: bytes, line: bytes) -> bytes | None:
-    """The digest of a written line if its `"h"` matches the chain from `prev`, else None."""
-    if len(line) <= SUFFIX_LEN or line[-SUFFIX_LEN : -SUFFIX_LEN + len(_HEAD)] != _HEAD or line[-2:] != b'"}':
+    """The digest of a written line if its `"h"` matches the chain from `prev`, else None.
+
+    Called for every line `scan` reads, so it is one hash call on one joined buffer (as `link` hashes).
+    """
+    if len(line) <= SUFFIX_LEN or line[-SUFFIX_LEN:_HEX_AT] != _HEAD or line[-2:] != b'"}':
         return None
-    h = hashlib.blake2b(prev, digest_size=16)
-    h.update(memoryview(line)[:-SUFFIX_LEN])
-    h.update(b"}")
-    digest = h.digest()
-    return digest if digest.hex().encode() == line[-SUFFIX_LEN + len(_HEAD) : -2] else None
+    digest = hashlib.blake2b(prev + line[:-SUFFIX_LEN] + b"}", digest_size=16).digest()
+    return digest if digest.hex().encode() == line[_HEX_AT:-2] else None
 
 
 # -- the index ------------------------------------------------------------------------------------

@@ -61,14 +61,13 @@ class BridgeMonitor(Monitor):
     # -- the one dispatcher -----------------------------------------------------------------------
     def handle(self, msg: P.Inbound) -> Reaction:
         """Every bridge message, decided in one place: live sessions, replays and scripted sources call this."""
+        if isinstance(msg, P.EventMsg):
+            return self.handle_event(msg.sessionId, msg.event)
         r = Reaction()
         if isinstance(msg, P.Hello):
             self.info.bridge = "connected"
             r.connected = True
             r.items.append(StatusItem("bridge", f"bridge connected (dsh pid {msg.pid})"))
-        elif isinstance(msg, P.EventMsg):
-            r.items, r.trips = self.event(msg.sessionId or "main", msg.event)
-            self._alarm(r, self._unvetted_result(msg.event))
         elif isinstance(msg, P.Tripwire):
             self.tripwire(msg, r)
         elif isinstance(msg, P.VerdictRequest):
@@ -93,17 +92,22 @@ class BridgeMonitor(Monitor):
             r.ready = isinstance(msg, P.Ready)
         return r
 
+    def handle_event(self, session_id: str | None, event: dict[str, Any]) -> Reaction:
+        """An `event` message: what `handle` does with one (a replay hands over those it has checked itself)."""
+        r = Reaction()
+        r.items, r.trips = self.event(session_id or "main", event)
+        self._alarm(r, self._unvetted_result(event))
+        return r
+
     def _unvetted_result(self, event: dict[str, Any]) -> str | None:
         """A `tool/result` event for a call that ran (not an error) without any verdict."""
-        for e in unpack(event):
-            if e.get("type") != "tool/result":
-                continue
-            data = e.get("data")
-            m = data.get("message") if isinstance(data, dict) else None
-            if isinstance(m, dict) and m.get("isError") is not True and isinstance(m.get("callId"), str):
-                why = self.ledger.ran(m["callId"], str(m.get("name") or ""), None)
-                if why is not None:
-                    return why
+        # `unpack` passes a `tool/result` through as it is and expands packed rows into chunks only
+        if event.get("type") != "tool/result":
+            return None
+        data = event.get("data")
+        m = data.get("message") if isinstance(data, dict) else None
+        if isinstance(m, dict) and m.get("isError") is not True and isinstance(m.get("callId"), str):
+            return self.ledger.ran(m["callId"], str(m.get("name") or ""), None)
         return None
 
     def tripwire(self, msg: P.Tripwire, r: Reaction) -> None:

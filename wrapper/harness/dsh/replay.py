@@ -53,7 +53,14 @@ class Replayer:
                 t0 = float(at)
             t = max(0.0, float(at) - t0) if at is not None and t0 is not None else 0.0
             k = r.get("k")
-            body = {key: v for key, v in r.items() if key not in ("at", "k")}
+            if k == "in" and r.get("t") == "event" and plain_event(r):
+                # most records of a long session (every reasoning delta): the message as parsing would give it
+                reaction = m.handle_event(r.get("sessionId"), r["event"])
+                for item in reaction.items:
+                    yield Step(t, item)
+                for trip in reaction.trips:
+                    yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
+                continue
             if k == "child":
                 yield Step(t, OutputItem(str(r.get("text", ""))))
                 continue
@@ -76,6 +83,7 @@ class Replayer:
                 continue
             if k != "in" or r.get("t") == "hello":
                 continue
+            body = {key: v for key, v in r.items() if key not in ("at", "k")}
             try:
                 msg = P.parse_inbound(body)
             except P.BadMessage as e:
@@ -190,6 +198,29 @@ class Replayer:
                     )
                 )
                 yield Step(t, ritem)
+
+
+_EVENT_KEYS = frozenset({"at", "k", "t", "sessionId", "event", "ts"})
+_INT64 = 1 << 63
+
+
+def plain_event(r: dict[str, Any]) -> bool:
+    """Whether a recorded `in` record of type `event` is a message `parse_inbound` takes as it stands.
+
+    That is: no field but the message's own (`t`, `sessionId`, `event`, `ts`; the recorder's `at` and `k`
+    are not the message's), `sessionId` absent or a string, `event` an object, `ts` absent or a number
+    (not a bool). Such a record becomes an `EventMsg` of the same `sessionId` and `event` without its
+    model being built; any other record, however nearly it fits, goes through `parse_inbound`, which
+    says what is wrong with it.
+    """
+    if not _EVENT_KEYS.issuperset(r):
+        return False
+    sid, ts = r.get("sessionId"), r.get("ts")
+    if sid is not None and type(sid) is not str:
+        return False
+    if ts is not None and type(ts) is not float and not (type(ts) is int and -_INT64 < ts < _INT64):
+        return False
+    return type(r.get("event")) is dict
 
 
 def describe_command(cmd: P.Abort | None) -> str:
