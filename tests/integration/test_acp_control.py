@@ -98,7 +98,9 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
         )
     finally:
         world.close()
-    assert "DENY read" in err.getvalue(), err.getvalue()
+    # a read never asks: it ran, then tripped (labelled so, not as a denial it never was)
+    assert "RAN without asking, then tripped: read" in err.getvalue(), err.getvalue()
+    assert "DENY read" not in err.getvalue()
     assert "turn cancelled, one follow-up prompt sent" in err.getvalue()
     assert code == 0, err.getvalue()
     assert "stopped re-reading notes.txt" in out.getvalue(), "the answer belongs on stdout"
