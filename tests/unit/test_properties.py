@@ -320,3 +320,14 @@ def test_the_byte_buffered_lens_trips_exactly_like_the_unit_walk(t: str, cuts: l
             return
         f = fast.last_features()
         assert fast.last_meaning == (f.meaning_ratio if f is not None else 1.0)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["plan", "Plan", "the", "next", "step", "\n", "  ", "é", "a b"]), max_size=14))
+def test_the_restated_plan_grams_are_the_word_trigrams(words: list[str]) -> None:
+    """`monologue._grams` builds the trigrams with zip (the scan's per-request cost): the same set as slicing."""
+    from engine.monologue import _grams
+
+    text = " ".join(words)
+    w = text.lower().split()
+    assert _grams(text) == frozenset(" ".join(w[k : k + 3]) for k in range(max(0, len(w) - 2)))
