@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -13,6 +12,7 @@ import pytest
 from engine import events as ev
 from tests.conftest import wait_until
 from tests.integration.acp_helpers import group_gone
+from tests.integration.pumped import started
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
 from wrapper.items import EngineItem, Item, StatusItem, VerdictItem
@@ -20,23 +20,14 @@ from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 STUB = [sys.executable, str(Path(__file__).with_name("acp_stub_agent.py"))]
+_STUB_SETTINGS = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
 
 
 @pytest.fixture
 async def stub(tmp_path: Path) -> AsyncIterator[tuple[AcpSession, list[Item]]]:
-    s = AcpSession(STUB, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), deny_all, cwd=str(tmp_path))
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
-    await s.start()
-    assert await s.wait_ready(30)
-    yield s, items
-    await s.close()
-    await asyncio.wait_for(task, 10)
+    run = await started(AcpSession(STUB, _STUB_SETTINGS, deny_all, cwd=str(tmp_path)), 30)
+    yield run.session, run.items
+    await run.close()
 
 
 def answers(items: list[Item]) -> str:
@@ -86,17 +77,9 @@ async def test_an_agent_dying_mid_turn_ends_the_turn_and_reports_the_exit(stub: 
 
 async def test_history_replayed_after_session_load_is_history_never_judged(tmp_path: Path) -> None:
     env = {**os.environ, "STUB_LOAD": "1"}
-    s = AcpSession(STUB, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), deny_all, str(tmp_path), env)
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
+    run = await started(AcpSession(STUB, _STUB_SETTINGS, deny_all, str(tmp_path), env), 30)
+    s, items = run.session, run.items
     try:
-        await s.start()
-        assert await s.wait_ready(30)
         assert await s.restart()
         assert await s.wait_ready(30)
         restarted = len(items)
@@ -110,8 +93,7 @@ async def test_history_replayed_after_session_load_is_history_never_judged(tmp_p
         thoughts = [i.event.text for i in later if isinstance(i, EngineItem) and isinstance(i.event, ev.ReasoningDelta)]
         assert thoughts == ["thinking"], "the replayed reasoning fed the lenses as a new stream"
     finally:
-        await s.close()
-        await asyncio.wait_for(task, 10)
+        await run.close()
 
 
 def job_of(items: list[Item]) -> int:

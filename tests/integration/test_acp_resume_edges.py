@@ -6,36 +6,26 @@ it is never left without a session (before, a refused `session/load` ended the h
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.integration.pumped import Pumped, started
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
-from wrapper.items import Item, StatusItem
+from wrapper.items import StatusItem
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 STUB = [sys.executable, str(Path(__file__).with_name("acp_stub_agent.py"))]
 
 
-async def _start(tmp_path: Path, resume: str, load: bool) -> tuple[AcpSession, list[Item], asyncio.Task[None]]:
+async def _start(tmp_path: Path, resume: str, load: bool) -> Pumped[AcpSession]:
     env = {**os.environ, **({"STUB_LOAD": "1"} if load else {})}
     settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
-    s = AcpSession(STUB, settings, deny_all, str(tmp_path), env, resume=resume)
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
-    await s.start()
-    assert await s.wait_ready(30), items[-5:]
-    return s, items, task
+    return await started(AcpSession(STUB, settings, deny_all, str(tmp_path), env, resume=resume), 30)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +38,8 @@ async def _start(tmp_path: Path, resume: str, load: bool) -> tuple[AcpSession, l
 async def test_a_session_that_cannot_be_loaded_gives_a_new_one_and_says_so(
     tmp_path: Path, load: bool, said: str
 ) -> None:
-    s, items, task = await _start(tmp_path, "forgotten", load)
+    run = await _start(tmp_path, "forgotten", load)
+    s, items = run.session, run.items
     try:
         assert s.info.session_id.startswith("stub-"), "a new session"
         warnings = [i.text for i in items if isinstance(i, StatusItem) and i.kind == "warning"]
@@ -56,5 +47,4 @@ async def test_a_session_that_cannot_be_loaded_gives_a_new_one_and_says_so(
         assert await s.prompt("hello")
         assert await s.wait_turn_end(0, 30), "the new session takes prompts"
     finally:
-        await s.close()
-        await asyncio.wait_for(task, 10)
+        await run.close()

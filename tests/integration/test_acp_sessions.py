@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import subprocess
@@ -22,6 +21,7 @@ import pytest
 
 from tests.conftest import ROOT, wait_until
 from tests.integration.acp_helpers import AGENTS, acp_run, need
+from tests.integration.pumped import started
 from tests.tui.conftest import stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen
@@ -30,7 +30,7 @@ from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.past import list_sessions
 from wrapper.harness.registry import open_session
-from wrapper.items import Answer, Item, Question, VerdictItem
+from wrapper.items import Answer, Question, VerdictItem
 from wrapper.paths import data_dir, recordings_dir
 from wrapper.settings import Settings, WrapperSettings
 
@@ -55,23 +55,15 @@ async def _one_session(agent: str, settings: Settings, world: Any, prompt: str, 
 
     s = open_session([agent], settings, allow, cwd=str(world.workspace), env=world.env)
     assert isinstance(s, AcpSession)
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
+    run = await started(s, 120)
     try:
-        await s.start()
-        assert await s.wait_ready(120), items[-5:]
         assert await s.prompt(prompt)
-        assert await s.wait_turn_end(0, 180), f"the first turn did not end: {items[-5:]}"
-        assert not judged or any(isinstance(i, VerdictItem) for i in items), "the first session's calls were judged"
+        assert await s.wait_turn_end(0, 180), f"the first turn did not end: {run.items[-5:]}"
+        judged_any = any(isinstance(i, VerdictItem) for i in run.items)
+        assert not judged or judged_any, "the first session's calls were judged"
         return s.info.session_id
     finally:
-        await s.close()
-        await asyncio.wait_for(task, 10)
+        await run.close()
 
 
 def _mode_of(result: Any) -> str:

@@ -6,13 +6,13 @@ through the bridge, so nothing old is judged: the window stays empty until the p
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import wait_until
 from tests.integration.conftest import DSH_ARGV
+from tests.integration.pumped import Pumped, started
 from tests.tui.conftest import stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen
@@ -20,7 +20,7 @@ from tui.sources import LiveSource
 from wrapper.harness.dsh.session import Session
 from wrapper.harness.dsh.world import make_world
 from wrapper.harness.registry import open_session
-from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
+from wrapper.items import Answer, Question, StatusItem, VerdictItem
 from wrapper.mock.world import World
 from wrapper.settings import Settings, WrapperSettings
 
@@ -31,41 +31,28 @@ async def _deny(_: Question) -> Answer:
     return "deny"
 
 
-async def _session(
-    settings: Settings, world: World, prompt: str | None, resume: str | None = None
-) -> tuple[Session, list[Item], asyncio.Task[None]]:
+async def _session(settings: Settings, world: World, prompt: str | None, resume: str | None = None) -> Pumped[Session]:
+    """A dsh session in the world (resuming `resume`), its first turn run when `prompt` is given."""
     s = open_session(DSH_ARGV, settings, _deny, cwd=str(world.workspace), env=world.env, resume=resume)
     assert isinstance(s, Session)
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
-    await s.start()
-    assert await s.wait_ready(60), items[-5:]
+    run = await started(s, 60)
     if prompt:
         assert await s.prompt(prompt)
-        assert await s.wait_turn_end(0, 90), items[-5:]
-    return s, items, task
-
-
-async def _close(s: Session, task: asyncio.Task[None]) -> None:
-    await s.close()
-    await asyncio.wait_for(task, 10)
+        assert await s.wait_turn_end(0, 90), run.items[-5:]
+    return run
 
 
 async def test_resume_id_gives_dsh_the_old_session(tmp_path: Path) -> None:
     world = make_world("normal", tmp_path / "w")
     settings = Settings(wrapper=WrapperSettings(recordings_dir=str(tmp_path / "rec")))
     try:
-        s, _, task = await _session(settings, world, "First question")
-        sid = s.info.session_id
-        await _close(s, task)
-        s, items, task = await _session(settings, world, None, resume=sid)
+        first = await _session(settings, world, "First question")
+        sid = first.session.info.session_id
+        await first.close()
+        run = await _session(settings, world, None, resume=sid)
+        s = run.session
         try:
-            ready = [i for i in items if isinstance(i, StatusItem) and i.kind == "ready"][-1]
+            ready = [i for i in run.items if isinstance(i, StatusItem) and i.kind == "ready"][-1]
             assert ready.data["resumed"] and s.info.session_id == sid
             assert s.argv[-2:] == ["--resume", sid]
             assert await s.prompt("Second question")
@@ -73,7 +60,7 @@ async def test_resume_id_gives_dsh_the_old_session(tmp_path: Path) -> None:
             history = world.mock.main_requests()[-1]["body"]["messages"]
             assert any("First question" in str(m.get("content")) for m in history if m.get("role") == "user")
         finally:
-            await _close(s, task)
+            await run.close()
     finally:
         world.close()
 
@@ -82,10 +69,10 @@ async def test_a_dsh_session_resumed_from_the_list_is_not_judged_again(tmp_path:
     world = make_world("tool-loop", tmp_path / "w")
     settings = Settings(wrapper=WrapperSettings(recordings_dir=str(tmp_path / "rec")))
     try:
-        s, items, task = await _session(settings, world, "Read notes.txt.")
-        sid = s.info.session_id
-        assert any(isinstance(i, VerdictItem) for i in items), "the first session's calls were judged"
-        await _close(s, task)
+        first = await _session(settings, world, "Read notes.txt.")
+        sid = first.session.info.session_id
+        assert any(isinstance(i, VerdictItem) for i in first.items), "the first session's calls were judged"
+        await first.close()
         src = LiveSource(DSH_ARGV, settings, env=world.env, cwd=str(world.workspace))
         app = create_app(src, settings)
         async with app.run_test(size=(120, 40)) as pilot:
