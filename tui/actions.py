@@ -47,7 +47,7 @@ class Actions(App[int]):
         """A toast with agent text in it: inert, never parsed as markup."""
         self.notify(inert(text, keep_newlines=False), title=title, severity=severity, timeout=timeout, markup=False)
 
-    def refresh_view(self, panels: bool = True) -> None:
+    def refresh_view(self, panels: bool = True, stream: bool = True) -> None:
         """Repaint (the app's painting)."""
 
     def completing(self) -> bool:

@@ -61,6 +61,10 @@ from wrapper.settings import Settings, weakened
 
 EXIT_INTERNAL = 70
 PANEL_PERIOD_S = 0.2
+# Every frame makes a few hundred short-lived `Strip`s that Textual's caches tie into cycles; at
+# Python's default (700) they outlive the youngest generation and are freed by full collections,
+# 10-15 ms stalls three times a second under a fast stream. At this size they die young.
+GC_YOUNG = 10_000
 OUTPUT_BACKLOG_CHARS = 65536  # child output kept per frame; the pane shows the newest
 
 
@@ -95,11 +99,11 @@ class BreakerApp(FrontEnd, Actions):
         self._inbox: deque[tuple[Item, float]] = deque()
         self._inbox_posted = False
         self._last_paint = 0.0
+        self._gc_threshold: tuple[int, int, int] | None = None  # Python's, while the app runs with GC_YOUNG
         self._last_panels = 0.0
         self._out: deque[str] = deque()
         self._out_chars = 0
         self._out_skipped = 0
-        self._paint_due = False
         self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
         self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
         self._tabs_added: set[str] = set()
@@ -158,6 +162,7 @@ class BreakerApp(FrontEnd, Actions):
         self.w_banner, self.w_status, self.w_summary = w["banner"], w["status"], w["summary"]
         self.w_notice = w["notice"]
         self.w_plan, self.w_steps, self.w_complete = w["plan"], w["steps"], w["complete"]
+        main.before_frame = self._before_frame
         self._apply_colours()
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
@@ -170,10 +175,13 @@ class BreakerApp(FrontEnd, Actions):
 
         A full collection walks every tracked object: tens of milliseconds for a started Textual app,
         a stall every delta waiting for the screen sits through. Frozen, only what the session made
-        since is walked. `on_unmount` gives them back, so a closed app can be collected.
+        since is walked. `on_unmount` gives them back, so a closed app can be collected. The youngest
+        generation is made larger while the app runs (`GC_YOUNG`).
         """
         gc.collect()
         gc.freeze()
+        self._gc_threshold = gc.get_threshold()
+        gc.set_threshold(GC_YOUNG, *self._gc_threshold[1:])
 
     @work(exclusive=True, group="source")
     async def drive(self) -> None:
@@ -216,11 +224,22 @@ class BreakerApp(FrontEnd, Actions):
                 self._on_item(item, at)
             except Exception as e:  # one bad item never takes the screen down
                 self.w_stream.line(Text(f"· could not show an item: {inert(repr(e))}", "bold"))
-        self._paint_due = True
-        with contextlib.suppress(NoMatches):  # the stream shows text as it arrives, not a frame later
+        with contextlib.suppress(NoMatches):
             if hasattr(self, "w_stream") and self.w_stream.is_attached:
-                self.w_stream.flush()
+                if self.main.frames_write:  # the next frame writes it: once a frame, however many batches
+                    self.w_stream.frame_due()
+                    self.main.draw_soon()
+                else:  # no frame of this screen is coming (a modal is on top): written as it arrives
+                    self.w_stream.flush()
         self._tick()
+
+    def _before_frame(self) -> None:
+        """The main screen is about to draw: the stream writes what arrived since the last frame."""
+        try:
+            if self.w_stream.is_attached:
+                self.w_stream.flush()
+        except Exception as e:  # one bad line never takes the screen down
+            self.w_stream.line(Text(f"· could not show the stream: {inert(repr(e))}", "bold"))
 
     def _tick(self) -> None:
         """Paint if something changed and a frame has passed since the last paint."""
@@ -230,7 +249,8 @@ class BreakerApp(FrontEnd, Actions):
         self._last_paint = now
         # the output pane paints every frame; the panels (scores, window, status) a few times a second
         with contextlib.suppress(NoMatches):  # the screen is being torn down while a timer fires
-            self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S)
+            # the stream is written by the main screen's frames when it has them (`_before_frame`)
+            self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S, stream=not self.main.frames_write)
 
     def _on_item(self, item: Item, at: float) -> None:
         stream = self.w_stream
@@ -360,11 +380,14 @@ class BreakerApp(FrontEnd, Actions):
         line.truncate(max(10, (self.w_notice.size.width or self.size.width) - 2), overflow="ellipsis")
         self.w_notice.update(line)
 
-    def refresh_view(self, panels: bool = True) -> None:
-        """Coalesced repaint: stream and output text; with `panels`, also scores, window, tabs and the status line."""
+    def refresh_view(self, panels: bool = True, stream: bool = True) -> None:
+        """Coalesced repaint: stream (unless not `stream`) and output text; with `panels`, also scores, window,
+        tabs and the status line.
+        """
         if not hasattr(self, "w_stream") or not self.w_stream.is_attached:
             return
-        self.w_stream.flush()
+        if stream:
+            self.w_stream.flush()
         self._flush_output()
         if panels:
             self._last_panels = time.perf_counter()
@@ -485,6 +508,8 @@ class BreakerApp(FrontEnd, Actions):
     async def on_unmount(self) -> None:
         """Leave nothing running; what `_freeze_startup` set aside can be collected again."""
         gc.unfreeze()
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
         await self.source.close()
 
     def exit_status(self) -> int:

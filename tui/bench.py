@@ -47,7 +47,9 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
         await asyncio.wait_for(_settled(app, pilot), 10)
         stream = app.query_one("#stream", StreamView)
         stream.lags.clear()
+        frames0, writes0 = app.main.frames, stream.writes
         start = time.perf_counter()
+        cpu0 = time.process_time()
         while (now := time.perf_counter()) - start < seconds:
             due = int((now - start) * rate)
             while sent < due:
@@ -73,6 +75,8 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
                 sent += 1
             await asyncio.sleep(0.002)
         t_end = time.perf_counter()
+        cpu = (time.process_time() - cpu0) / (t_end - start)
+        frames, writes = app.main.frames - frames0, stream.writes - writes0
         while stream.waiting or not src.more.empty():
             await pilot.pause()
             if time.perf_counter() - t_end > 10:
@@ -93,6 +97,9 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
             "lag_max_ms": max(lags) if lags else 0.0,
             "stream_lines": stream.lines_written,
             "backlog_after_s": time.perf_counter() - t_end,
+            "frames_per_s": frames / seconds,
+            "writes_per_s": writes / seconds,
+            "cpu_share": cpu,
             "load_1m": os.getloadavg()[0],
         }
 
@@ -114,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         f"max {r['lag_max_ms']:.1f} ms; {r['displayed']:,} of {r['deltas']:,} deltas displayed "
         f"({r['never_drawn']:,} never drawn, {r['lines_skipped']:,} lines skipped), backlog cleared "
         f"{r['backlog_after_s'] * 1000:.0f} ms after the stream stopped; load average {r['load_1m']:.2f}"
+    )
+    print(
+        f"frames   {r['frames_per_s']:.0f}/s, the log written {r['writes_per_s']:.0f} times/s; "
+        f"the process (app and feeder) used {r['cpu_share']:.0%} of a core"
     )
     return finish(r, a.out, a.json)
 

@@ -10,7 +10,7 @@ from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text
 from tui.app import BreakerApp
 from tui.widgets.stream import StreamView
-from tui.widgets.streamlog import StreamLog
+from tui.widgets.streamlog import BEHIND_SCREENS, StreamLog
 
 
 def _rows(app: BreakerApp) -> list[str]:
@@ -152,10 +152,10 @@ async def test_more_than_a_screenful_at_once_is_shown_a_screen_at_a_time_then_th
         assert log.scroll_y < log.max_scroll_y, "the rows no frame has drawn are not scrolled past"
         await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")
         assert log._tracked == deque() and log.unseen == 0, "every streamed row was on screen"
-        for n in range(height * 5):  # five screens at once: one screen behind at most, the rest skipped
+        for n in range(height * (BEHIND_SCREENS + 3)):  # more screens at once than the view may trail
             stream.delta("answer", scripts.SID, f"more {n}\n")
         stream.flush()
-        assert log.scroll_y >= log.max_scroll_y - height, "never more than a screenful behind the end"
+        assert log.scroll_y == log.max_scroll_y - BEHIND_SCREENS * height, "as far behind the end as allowed"
         await wait_until(lambda: stream.waiting == 0 and log.scroll_y == log.max_scroll_y, 10, "the end")
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
-from tui.widgets.wrap import GrowingLine, wrap_rows
+from tui.widgets.wrap import GrowingLine, _wrap_plain, wrap_rows
 
 CONSOLE = Console(width=200, color_system="truecolor", file=open("/dev/null", "w"))  # noqa: SIM115
 pieces = st.lists(
@@ -47,3 +47,25 @@ def test_only_the_last_row_is_wrapped_again_when_text_is_appended() -> None:
     assert line.update(Text("│ other", "bold"), CONSOLE, 20) == 0, "another style: wrapped whole"
     assert line.update(Text("│ other and more", "bold"), CONSOLE, 30) == 0, "another width: wrapped whole"
     assert line.update(None, CONSOLE, 30) == 0 and line.rows == []
+
+
+ascii_lines = st.text(alphabet=st.sampled_from("ab cd  efg-.,;:!?'\"()[]{}<>~*"), min_size=1, max_size=300)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_lines, st.integers(min_value=1, max_value=90), st.sampled_from(["", "italic #d7af5f", "bold"]))
+def test_the_plain_ascii_wrap_gives_rich_s_own_rows(plain: str, width: int, style: str) -> None:
+    text = Text(plain, style)
+    fast = _wrap_plain(text, CONSOLE, width)
+    assert fast is not None, "printable ASCII in one style takes the fast path"
+    options = CONSOLE.options.update(width=width, no_wrap=False, overflow="fold", height=None)
+    slow = [Strip(line) for line in CONSOLE.render_lines(Text(plain, style), options, pad=False)]
+    assert _rows(fast) == _rows(slow), f"{plain!r} at {width}"
+    assert [s.cell_length for s in fast] == [s.cell_length for s in slow]
+
+
+def test_other_lines_are_left_to_rich() -> None:
+    assert _wrap_plain(Text("tab\there"), CONSOLE, 20) is None
+    assert _wrap_plain(Text("caf\u00e9"), CONSOLE, 20) is None, "not ASCII: cells may differ from characters"
+    assert _wrap_plain(Text.assemble(("a", "bold"), " b"), CONSOLE, 20) is None, "more than one style"
+    assert _wrap_plain(Text(""), CONSOLE, 20) is None

@@ -10,6 +10,8 @@ prompt box, the notice line and the status line stay under either.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual import events, on
@@ -28,6 +30,15 @@ from tui.widgets.stream import StreamView
 from tui.widgets.window import WindowTable
 from wrapper.settings import Settings
 
+# Textual draws a screen from its update timer (`Screen._on_timer_update`, at most `TEXTUAL_FPS` times a
+# second, once something on it is dirty). What only matters to the next frame (writing the streamed
+# text) runs there, once a frame, rather than once per batch of items; without the hook (another
+# Textual), the app writes as items arrive.
+FRAME_HOOK = callable(getattr(Screen, "_on_timer_update", None))
+# Items arriving draw a frame at once when the last is this old (at most 120 a second), rather than
+# waiting for Textual's timer: a fast stream gets the frames it needs to show every row.
+FRAME_S = 1 / 120
+
 
 class MainScreen(Screen[None]):
     """The monitor's one screen; modals (approval, help) go on top of it."""
@@ -41,6 +52,27 @@ class MainScreen(Screen[None]):
         self.has_prompt = prompt
         self.placeholder = placeholder
         self.panels_toggled = False  # the person's choice overrides the automatic layout
+        self.before_frame: Callable[[], None] | None = None  # run just before each frame is drawn
+        self.last_frame = 0.0
+        self.frames = 0  # frames drawn
+
+    def _on_timer_update(self) -> None:
+        """A frame is due: what it must show is written first (`before_frame`), then Textual draws it."""
+        self.last_frame = time.perf_counter()
+        self.frames += 1
+        if self.before_frame is not None and self.is_current:
+            self.before_frame()
+        super()._on_timer_update()
+
+    def draw_soon(self) -> None:
+        """Draw a frame now if one is due (`FRAME_S` since the last), else leave it to Textual's timer."""
+        if time.perf_counter() - self.last_frame >= FRAME_S and self.frames_write and not self.app._batch_count:
+            self._on_timer_update()
+
+    @property
+    def frames_write(self) -> bool:
+        """Whether the next frame writes what arrived (this screen is drawn and has the hook)."""
+        return FRAME_HOOK and self.before_frame is not None and self.is_current
 
     def compose(self) -> ComposeResult:
         ui = self.settings.ui

@@ -18,6 +18,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Region
 
 from engine import events as ev
 from engine.breaker import Verdict
@@ -109,8 +110,14 @@ class StreamView(Vertical):
         self._history: deque[tuple[str, Text]] = deque(maxlen=max_lines)  # to fold and unfold
         self.skipped = 0  # lines dropped in a flood and not yet reported in the log
         self.skipped_total = 0  # every line ever dropped in a flood
-        self.arrivals: list[float] = []  # arrival times of text not yet written (for the lag benchmark)
+        # (arrival time, stream position after it) of text not yet written: each is timed to the
+        # frame that draws the line its text ends in (the lag benchmark)
+        self.arrivals: list[tuple[float, int]] = []
+        self._fed = 0  # characters of streamed text so far (`_buf` holds the last `_buf_chars` of them)
+        self._ends: dict[int, int] = {}  # id of a committed line not yet written -> stream position of its end
         self.lines_written = 0
+        self.frames_asked = 0  # batches that asked for a frame (`frame_due`)
+        self.writes = 0  # flushes that wrote to the log (once a frame at most, when frames write)
         self._budget = float(FRAME_CHARS)
         self._budget_at = time.perf_counter()
         self._log = StreamLog(max_lines, id="log")
@@ -139,11 +146,12 @@ class StreamView(Vertical):
         text = inert(text)
         self._buf.append(text)
         self._buf_chars += len(text)
+        self._fed += len(text)
         self._block_chars += len(text)
         self._open_changed = True
         if self._buf_chars > LONG_LINE:
             self._commit_text(final=False, force=True)
-        self.arrivals.append(arrived if arrived is not None else time.perf_counter())
+        self.arrivals.append((arrived if arrived is not None else time.perf_counter(), self._fed))
         if len(self.arrivals) > 100_000:  # nobody flushes (no screen): keep the timing buffer bounded
             del self.arrivals[:-50_000]
 
@@ -198,13 +206,25 @@ class StreamView(Vertical):
         self._buf_chars = len(rest)
         self._open_changed = True
         style = f"italic {self.palette.reasoning}" if self._kind == "reasoning" else ""
-        lines = [piece for ln in done.split("\n") for piece in _pieces(ln)]
+        lines: list[tuple[str, int]] = []  # (piece, stream position of its end, its newline included)
+        pos = self._fed - len(text)
+        split = done.split("\n")
+        for n, ln in enumerate(split):
+            end = pos
+            for piece in _pieces(ln):
+                end += len(piece)
+                lines.append((piece, end))
+            if lines and (n < len(split) - 1 or not (final or force)):  # a newline follows this line
+                lines[-1] = (lines[-1][0], lines[-1][1] + 1)
+            pos += len(ln) + 1
         if len(lines) > self.max_lines:
             self._skip(len(lines) - self.max_lines)
             lines = lines[-self.max_lines :]
         kind = "r" if self._kind == "reasoning" else ""
-        for ln in lines:
-            self._add(Text("│ " + ln, style), kind)
+        for ln, end in lines:
+            line = Text("│ " + ln, style)
+            self._ends[id(line)] = end
+            self._add(line, kind)
 
     def _open_line(self) -> Text | None:
         """The line still streaming, as the log's last rows (folded reasoning: how much of it)."""
@@ -216,6 +236,12 @@ class StreamView(Vertical):
         if not tail:
             return None
         return Text("│ " + tail, f"italic {self.palette.reasoning}" if self._kind == "reasoning" else "")
+
+    def frame_due(self) -> None:
+        """Something arrived: ask for a frame, which writes it (`flush`) just before it is drawn."""
+        if self._pending or self._open_changed or self.arrivals or self.skipped:
+            self.frames_asked += 1
+            self._log.refresh(Region(0, 0, 1, 1))  # any dirty row brings a frame
 
     def flush(self) -> None:
         """Write what arrived since the last call: the committed lines in one go, then the open line.
@@ -237,18 +263,40 @@ class StreamView(Vertical):
             skipped = Text(f"… {self.skipped:,} lines skipped (the stream outran the screen)", "italic")
             self._pending.insert(0, ("", skipped))
             self.skipped = 0
+        written: list[Text] = []
+        if self._pending or self._open_changed:
+            self.writes += 1
         if self._pending:
             self._budget -= sum(len(t) for _, t in self._pending)
             self._history.extend(self._pending)
-            self._log.write([t for k, t in self._pending if self._visible(k)])
+            written = [t for k, t in self._pending if self._visible(k)]
+            self._log.write(written)
             self.lines_written += len(self._pending)
             self._pending.clear()
         if self._open_changed:
             self._open_changed = False
             self._log.set_open(self._open_line())
         if self.arrivals:
-            self._log.track(self.arrivals)
-            self.arrivals = []
+            self._track(written)
+        self._ends.clear()
+
+    def _track(self, written: list[Text]) -> None:
+        """Hand the arrivals to the log, each with the line its text ends in (the newest row if none)."""
+        ends = [(n, self._ends[id(t)]) for n, t in enumerate(written) if id(t) in self._ends]
+        k, line = 0, None
+        batch: list[float] = []
+        for arrived, pos in self.arrivals:
+            while k < len(ends) and ends[k][1] < pos:
+                k += 1
+            at = len(written) - ends[k][0] if k < len(ends) else None  # committed lines from the end
+            if at != line and batch:
+                self._log.track(batch, line)
+                batch = []
+            line = at
+            batch.append(arrived)
+        if batch:
+            self._log.track(batch, line)
+        self.arrivals = []
 
     def _refill(self) -> float:
         """The text a flush may write: `FRAME_CHARS` per frame (at `FRAME_HZ`), saved up to one frame."""
@@ -353,6 +401,7 @@ class StreamView(Vertical):
         self._buf.clear()
         self._buf_chars = 0
         self._pending.clear()
+        self._ends.clear()
         self._kind = None
         self._block_chars = 0
         self._open_changed = False

@@ -8,7 +8,7 @@ when text is appended (`tui.widgets.wrap`), and only the rows that changed are r
 width re-counts the newest lines, as many as fill `max_rows`.
 
 The log follows the end while it is scrolled to the end, but never scrolls past a row no frame has
-drawn (at most a screenful behind: `_to_end`); once the person scrolls up it stays where they are
+drawn (at most `BEHIND_SCREENS` behind: `_to_end`); once the person scrolls up it stays where they are
 (even while old rows are dropped from the top) until they scroll back down.
 
 Arrival times handed to `track()` are timed when a frame actually draws the row that shows them:
@@ -40,6 +40,12 @@ MIN_WIDTH = 20  # narrower than this, lines are wrapped at this width and croppe
 # Caches hold about a screen: every cached row is several `Strip`s the garbage collector walks.
 ROW_CACHE_SCREENS = 2  # drawn rows kept, in screens
 MIN_CACHE = 32
+# While the log follows a stream its thumb creeps every frame; drawing the scrollbar costs as much as
+# a third of the log, so it is redrawn at most this often then (at once when the person scrolls).
+BAR_PERIOD_S = 0.1
+# Following a stream that outruns the frames, the view may trail the end by this many screens, so a
+# stall (a collection, a slow frame) is caught up with rather than skipped; further behind, rows skip.
+BEHIND_SCREENS = 3
 LAG_KEEP = 20000  # the newest lags kept for the benchmark
 TRACK_KEEP = 100_000  # arrival times waiting for a frame (nobody paints: no screen)
 
@@ -86,6 +92,9 @@ class StreamLog(ScrollView, can_focus=True):
         self._cache: LRUCache[int, Strip] = LRUCache(MIN_CACHE)  # row id -> cropped, styled row
         self._base = Style()
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
+        self._bar_at = 0.0  # when the scrollbar was last redrawn
+        self._bar_later = False  # a redraw is scheduled
+        self.bar_redraws = 0
         self._follow = True  # scrolled to the end: new rows scroll into view
         self._catching_up = False  # following, but a screenful behind: see `_to_end`
         self._scrolling = False  # `_to_end` is scrolling (not the person)
@@ -164,9 +173,14 @@ class StreamLog(ScrollView, can_focus=True):
         """Forget every line."""
         self.replace((), None)
 
-    def track(self, arrivals: list[float]) -> None:
-        """Time these arrivals (shown by the log's newest row) to the frame that draws that row."""
+    def track(self, arrivals: list[float], line: int | None = None) -> None:
+        """Time these arrivals to the frame that draws the row showing them: the last row of the
+        `line`-th committed line from the end (1: the last one), or the log's newest row.
+        """
         row = self._first + max(0, self.row_count - 1)
+        if line is not None and 0 < line <= len(self._counts):
+            k = len(self._counts) - line
+            row = self._starts[k] + self._counts[k] - 1
         self._tracked.extend((row, a) for a in arrivals)
         while len(self._tracked) > TRACK_KEEP:
             self._tracked.popleft()
@@ -258,13 +272,13 @@ class StreamLog(ScrollView, can_focus=True):
         When more than a screenful arrives between two frames, the view stops with the oldest
         undrawn row at the top; each frame then moves it on (`_painted`), so every row of streamed
         text is on screen for at least one frame, and the view catches up with the end. It is never
-        more than a screenful behind: a stream that outruns that skips rows (the lag stays bounded).
+        more than `BEHIND_SCREENS` behind: a stream that outruns that skips rows (the lag stays bounded).
         """
         end = self.max_scroll_y
         y = end
         if self._fresh is not None:
             top = max(0, self.scroll_offset.y - dropped)  # the row at the top now (`dropped` left above it)
-            behind = end - self.scrollable_content_region.height  # at most a screenful behind the end
+            behind = end - BEHIND_SCREENS * self.scrollable_content_region.height
             y = min(end, max(top, self._fresh - self._first, behind))
         self._catching_up = y < end
         self._scrolling = True
@@ -314,11 +328,43 @@ class StreamLog(ScrollView, can_focus=True):
 
     # -- drawing -------------------------------------------------------------------------------
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Draw the visible rows; arrivals shown by them are timed here."""
+        """Draw the visible rows; arrivals shown by them are timed here.
+
+        A following log is redrawn whole every frame (it scrolled). Its rows are already cropped and
+        styled (`render_line`), so when the box adds nothing (no border, padding, outline, tint or
+        opacity: the default) they go out as they are, with the app's line filters; Textual's
+        styles cache would copy each row into a new `Strip` for nothing, every frame.
+        """
         self._base = self.rich_style  # once per frame: it walks the ancestors
-        strips = super().render_lines(crop)
+        if self._bare():
+            base_background, background = self.background_colors
+            inner = Style(bgcolor=(base_background + background).rich_color)  # as the styles cache pads
+            width = self.content_region.width  # the rows, then blank under the scrollbar
+            strips = [self.render_line(y).adjust_cell_length(width, inner) for y in crop.line_range]
+            filters = self.get_line_filters()
+            if filters:
+                for line_filter in filters:
+                    strips = [strip.apply_filter(line_filter, background) for strip in strips]
+            x1, x2 = crop.column_span
+            if (x1, x2) != (0, self.size.width):
+                strips = [strip.crop(x1, x2) for strip in strips]
+        else:
+            strips = super().render_lines(crop)
         self._painted(self._first + self.scroll_offset.y + crop.y, crop.height)
         return strips
+
+    def _bare(self) -> bool:
+        """Whether the box draws nothing around or over the rows (what `_styles_cache` would add)."""
+        st = self.styles
+        return (
+            st.gutter.totals == (0, 0)
+            and not any(kind for kind, _ in st.outline)
+            and not st.tint.a
+            and self.opacity == 1.0
+            and st.text_opacity == 1.0
+            and not (st.has_rule("hatch") and st.hatch != "none")
+            and self.content_region.size == self.size
+        )
 
     def _painted(self, top: int, height: int) -> None:
         if self._fresh is not None and self._fresh < top + height:
@@ -361,13 +407,17 @@ class StreamLog(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Scrolling repaints the log; the scrollbar only if its thumb moved. At the end: follow it."""
-        if not self._scrolling:  # the person scrolled: follow only from the end
+        person = not self._scrolling
+        if person:  # the person scrolled: follow only from the end
             self._follow = new_value >= self.max_scroll_y
         if round(old_value) != round(new_value):
             self.refresh(self.size.region)
-        self._sync_bar()
+        self._sync_bar(now=person)
 
-    def _sync_bar(self) -> None:
+    def _sync_bar(self, now: bool = False) -> None:
+        """Give the scrollbar the log's sizes; redraw it if its thumb moved (at most every `BAR_PERIOD_S`
+        while following, unless `now`).
+        """
         if not self.show_vertical_scrollbar:
             return
         bar = self.vertical_scrollbar
@@ -376,6 +426,18 @@ class StreamLog(ScrollView, can_focus=True):
         bar.set_reactive(ScrollBar.window_size, window)
         bar.set_reactive(ScrollBar.position, self.scroll_y)
         key = (bar.size.height, *_thumb(bar.size.height, virtual, window, self.scroll_y))
-        if key != self._bar_key:
+        if key == self._bar_key:
+            return
+        wait = self._bar_at + BAR_PERIOD_S - time.perf_counter()
+        if now or not self._follow or wait <= 0:
             self._bar_key = key
+            self._bar_at = time.perf_counter()
+            self.bar_redraws += 1
             bar.refresh()
+        elif not self._bar_later:
+            self._bar_later = True
+            self.set_timer(wait, self._bar_due)
+
+    def _bar_due(self) -> None:
+        self._bar_later = False
+        self._sync_bar(now=True)

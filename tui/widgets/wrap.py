@@ -16,6 +16,8 @@ indent) put back in front of every row, by both the whole-text and the growing w
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rich._wrap import divide_line  # the breaks Rich's own `Text.wrap` uses
 from rich.cells import cell_len
 from rich.console import Console
@@ -48,8 +50,34 @@ def gutter(plain: str) -> tuple[int, str]:
 
 
 def _wrap(text: Text, console: Console, width: int) -> list[Strip]:
+    fast = _wrap_plain(text, console, width)
+    if fast is not None:
+        return fast
     options = console.options.update(width=width, no_wrap=False, overflow="fold", height=None)
     return [Strip(line) for line in console.render_lines(text, options, pad=False)]
+
+
+def _wrap_plain(text: Text, console: Console, width: int) -> list[Strip] | None:
+    """Rich's wrap of one line of printable ASCII in one style, without Rich's renderer (None: not such
+    a line). Streamed text is mostly that; a row is one character a cell, so the breaks Rich's
+    `divide_line` finds are the rows, each with the whitespace past the width cut (`rstrip_end`).
+    A property test holds it to Rich's own output.
+    """
+    plain = text.plain
+    if text.spans or not plain or not plain.isascii() or not plain.isprintable() or width < 1:
+        return None
+    if text.justify not in (None, "default") or text.overflow not in (None, "fold") or text.no_wrap:
+        return None
+    style = console.get_style(text.style) if text.style else None
+    bounds = [0, *divide_line(plain, width, fold=True), len(plain)]
+    rows: list[Strip] = []
+    for start, end in pairwise(bounds):
+        piece = plain[start:end]
+        if len(piece) > width:  # only whitespace can run past the width: cut as much of it as runs over
+            stripped = piece.rstrip()
+            piece = piece[: max(width, len(stripped))]
+        rows.append(Strip([Segment(piece, style)] if piece else [], len(piece)))
+    return rows
 
 
 class _Gutter:

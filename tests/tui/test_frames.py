@@ -1,0 +1,148 @@
+"""Frames: the stream is written once a frame (not once a batch), timed per line, its scrollbar
+redrawn at a bounded rate, its rows sent without a copy, and the collector tuned while the app runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from typing import Any
+
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widget import Widget
+
+from tests.conftest import wait_until
+from tests.tui import scripts
+from tests.tui.conftest import make, settle, stream_text
+from tui.app import GC_YOUNG, BreakerApp
+from tui.screens.main import MainScreen
+from tui.widgets.streamlog import BAR_PERIOD_S, StreamLog
+
+
+def _delta(seq: int, text: str) -> dict[str, Any]:
+    chunk = {"type": "reasoning-delta", "index": 0, "text": text}
+    data = {"turn": 1, "step": 1, "chunk": chunk}
+    return {
+        "t": "event",
+        "sessionId": scripts.SID,
+        "event": {"type": "assistant/chunk", "seq": seq, "time": 0, "data": data},
+    }
+
+
+async def _started(pilot: Any) -> tuple[BreakerApp, Any]:
+    app: BreakerApp = pilot.app
+    return app, app.w_stream
+
+
+async def test_batches_arriving_between_frames_are_written_by_the_frame_once() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.w_stream
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.frames_write
+        asked, writes, frames = stream.frames_asked, stream.writes, main.frames
+        for n in range(40):  # one item per batch: each is drained on its own
+            src.feed(_delta(n, f"piece{n} "))
+            await asyncio.sleep(0)
+        await wait_until(lambda: "piece39" in stream_text(app), 10, "the last piece on screen")
+        batches = stream.frames_asked - asked
+        assert batches >= 20, "the items came in many batches"
+        assert stream.writes - writes <= main.frames - frames + 1, "the log is written once a frame at most"
+
+
+async def test_with_another_screen_on_top_what_arrives_is_still_written() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        main = app.main
+        await pilot.press("f1")  # a modal: the main screen is drawn beneath it, its frames still write
+        await wait_until(lambda: not isinstance(app.screen, MainScreen), 10, "the help screen")
+        src.feed(_delta(1, "under the help "))
+        await wait_until(lambda: "under the help" in stream_text(app), 10, "written under the modal")
+        app.pop_screen()
+        await wait_until(lambda: app.screen is main, 10, "the help closed")
+        await app.push_screen(Screen())  # the screen below the top one is still drawn (Textual) ...
+        await app.push_screen(Screen())  # ... two whole screens on top: the main one is not
+        await wait_until(lambda: not main.is_current, 10, "the main screen hidden")
+        assert not main.frames_write
+        src.feed(_delta(2, "behind a screen "))
+        await wait_until(lambda: "behind a screen" in stream_text(app), 10, "written as it arrives")
+
+
+async def test_arrivals_are_timed_to_the_line_their_text_ends_in() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.w_stream
+        log = stream._log
+        log._tracked.clear()
+        for text in ("alpha ", "one\n", "beta\n", "gamma"):  # three lines in one write
+            stream.delta("reasoning", scripts.SID, text)
+        stream.flush()
+        rows = [row for row, _ in log._tracked]
+        lines = log.lines
+        assert len(rows) == 4
+        assert "alpha one" in lines[rows[0] - log._first].text, "the first two end in the first line"
+        assert rows[0] == rows[1]
+        assert "beta" in lines[rows[2] - log._first].text, "the third in the second"
+        assert rows[3] == log._first + log.row_count - 1 and rows[2] < rows[3], "the last on the open line"
+
+
+async def test_a_following_log_redraws_its_scrollbar_at_a_bounded_rate_and_ends_right() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.w_stream
+        log = stream._log
+        for n in range(200):  # a scrollbar from the start
+            stream.line(f"line {n}")
+        stream.flush()
+        await pilot.pause()
+        before = log.bar_redraws
+        start = time.perf_counter()
+        for n in range(60):  # sixty writes, each growing the log: the thumb moves every time
+            for k in range(5):
+                stream.line(f"more {n}.{k}")
+            stream.flush()
+        spent = time.perf_counter() - start
+        allowed = 2 + int(spent / BAR_PERIOD_S)
+        assert log.bar_redraws - before <= allowed, (log.bar_redraws - before, spent)
+        bar = log.vertical_scrollbar
+        await wait_until(
+            lambda: bar.window_virtual_size == log.virtual_size.height and bar.position == log.scroll_y,
+            5,
+            "the scrollbar in step with the log",
+        )
+        await wait_until(lambda: not log._bar_later, 5, "the last redraw done")
+
+
+async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them() -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, src, pilot)
+        log = app.query_one("#stream #log", StreamLog)
+        assert log._bare(), "the default box adds nothing: the fast path is the one taken"
+        for focused in (False, True):  # the focus tints the background
+            if focused:
+                log.focus()
+                await wait_until(lambda: log.has_focus, 5, "the log focused")
+            log.refresh()
+            crop = Region(0, 0, log.size.width, log.size.height)
+            ours = [list(s) for s in log.render_lines(crop)]
+            log._styles_cache.clear()
+            textual = [list(s) for s in Widget.render_lines(log, crop)]
+            assert ours == textual
+            part = Region(3, 2, 10, 4)
+            assert [list(s) for s in log.render_lines(part)] == [list(s) for s in Widget.render_lines(log, part)]
+
+
+async def test_the_youngest_generation_is_larger_while_the_app_runs() -> None:
+    before = gc.get_threshold()
+    app, src = make([scripts.ready()])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        await wait_until(lambda: gc.get_threshold()[0] == GC_YOUNG, 5, "the threshold set at startup")
+    assert gc.get_threshold() == before, "given back when the app closes"
