@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 
 from tests.conftest import wait_until
@@ -146,3 +147,31 @@ async def test_the_youngest_generation_is_larger_while_the_app_runs() -> None:
         await settle(app, src, pilot)
         await wait_until(lambda: gc.get_threshold()[0] == GC_YOUNG, 5, "the threshold set at startup")
     assert gc.get_threshold() == before, "given back when the app closes"
+
+
+async def test_rows_a_stream_scrolls_past_are_freed_without_the_collector() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.w_stream
+        log = stream._log
+        gc.collect()
+        gc.disable()  # what reference counting does not free stays until the collection below, which keeps it
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            for n in range(60):  # 60 frames of streamed text (long lines, as a model thinks), a screen each
+                for k in range(32):
+                    text = f"step {n}.{k}: thinking about case {k * 31 % 7919} of the adapter"
+                    stream.delta("reasoning", scripts.SID, text + ("\n" if k % 8 == 7 else " "))
+                stream.flush()
+                drawn = app.main.frames
+                await wait_until(lambda d=drawn: app.main.frames > d and not log._catching_up, 10, "a frame")
+            gc.collect()
+            # the log's rows (the scrollbar's own strips are Textual's, redrawn ten times a second)
+            bar = log.scrollbar_size_vertical
+            garbage = sum(1 for o in gc.garbage if isinstance(o, Strip) and o.cell_length > bar)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert garbage < 20, f"{garbage} strips of about 1,800 streamed rows were left for the collector"

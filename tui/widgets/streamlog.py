@@ -27,13 +27,13 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
+from tui.widgets.rowcache import RowCache, uncycle, uncycle_rows
 from tui.widgets.wrap import GrowingLine, wrap_rows
 
 MIN_WIDTH = 20  # narrower than this, lines are wrapped at this width and cropped
@@ -88,8 +88,9 @@ class StreamLog(ScrollView, can_focus=True):
         self._open: Text | None = None
         self._open_line = GrowingLine()  # its rows: wrapped again from the last row as it grows
         self._wrap_width = 0
-        self._wrapped: LRUCache[int, list[Strip]] = LRUCache(MIN_CACHE)  # first row id -> the line's rows
-        self._cache: LRUCache[int, Strip] = LRUCache(MIN_CACHE)  # row id -> cropped, styled row
+        # first row id -> the line's rows; row id -> cropped, styled row (what they drop is freed at once)
+        self._wrapped: RowCache[int, list[Strip]] = RowCache(MIN_CACHE, uncycle_rows)
+        self._cache: RowCache[int, Strip] = RowCache(MIN_CACHE, uncycle)
         self._base = Style()
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
         self._bar_at = 0.0  # when the scrollbar was last redrawn

@@ -25,6 +25,8 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.strip import Strip
 
+from tui.widgets.rowcache import uncycle_rows
+
 MIN_BODY = 10  # a row narrower than this after its gutter is wrapped without one
 MAX_INDENT = 8
 
@@ -149,6 +151,7 @@ class GrowingLine:
         if text is None or not text.plain:
             self.reset()
             return 0
+        old = self.rows
         gut, body, body_width = self._split(text, console, width)
         if gut is not self._gutter:
             self._body.reset()
@@ -158,6 +161,8 @@ class GrowingLine:
             self.rows = self._body.rows
         else:
             self.rows = self.rows[:first] + gut.put_back(self._body.rows[first:], first)
+        kept = {id(row) for row in self.rows}
+        uncycle_rows(row for row in old[first:] if id(row) not in kept)  # drawn rows replaced: freed at once
         return first
 
     def reset(self) -> None:
