@@ -102,6 +102,7 @@ class BreakerApp(FrontEnd, Actions):
         self._inbox_posted = False
         self._last_paint = 0.0
         self._gc_threshold: tuple[int, int, int] | None = None  # Python's, while the app runs with GC_YOUNG
+        self._frame_error = ""  # the last error writing the stream before a frame (shown once)
         self._last_panels = 0.0
         self._out: deque[str] = deque()
         self._out_chars = 0
@@ -231,7 +232,7 @@ class BreakerApp(FrontEnd, Actions):
                 if self.main.frames_write:  # the next frame writes it: once a frame, however many batches
                     self.w_stream.frame_due()
                     self.main.draw_soon()
-                else:  # no frame of this screen is coming (a modal is on top): written as it arrives
+                else:  # whole screens over the main one: none of its frames is coming, written as it arrives
                     self.w_stream.flush()
         self._tick()
 
@@ -240,8 +241,10 @@ class BreakerApp(FrontEnd, Actions):
         try:
             if self.w_stream.is_attached:
                 self.w_stream.flush()
-        except Exception as e:  # one bad line never takes the screen down
-            self.w_stream.line(Text(f"· could not show the stream: {inert(repr(e))}", "bold"))
+        except Exception as e:  # one bad line never takes the screen down; said once, not every frame
+            if repr(e) != self._frame_error:
+                self._frame_error = repr(e)
+                self.w_stream.line(Text(f"· could not show the stream: {inert(repr(e))}", "bold"))
 
     def _tick(self) -> None:
         """Paint if something changed and a frame has passed since the last paint."""

@@ -175,3 +175,25 @@ async def test_rows_a_stream_scrolls_past_are_freed_without_the_collector() -> N
             gc.garbage.clear()
             gc.enable()
         assert garbage < 20, f"{garbage} strips of about 1,800 streamed rows were left for the collector"
+
+
+async def test_a_stream_that_cannot_be_written_is_said_once_not_every_frame() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        stream = app.w_stream
+        real = stream.flush
+        calls = {"n": 0}
+
+        def broken() -> None:
+            calls["n"] += 1
+            raise ValueError("bad row")
+
+        stream.flush = broken  # type: ignore[method-assign]
+        for n in range(5):
+            drawn = app.main.frames
+            src.feed(_delta(n, f"x{n} "))
+            await wait_until(lambda d=drawn, k=n: app.main.frames > d and calls["n"] > k, 10, "a frame that fails")
+        stream.flush = real  # type: ignore[method-assign]
+        real()
+        assert stream_text(app).count("could not show the stream: ValueError('bad row')") == 1
