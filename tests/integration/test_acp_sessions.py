@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import ROOT, wait_until
 from tests.integration.acp_helpers import AGENTS, acp_run, need
 from tests.integration.pumped import started
-from tests.tui.conftest import stream_text
+from tests.tui.conftest import session_list, stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen
 from tui.sources import LiveSource
@@ -93,9 +93,7 @@ async def test_a_session_resumed_from_the_list_shows_its_history_and_none_of_it_
         app = create_app(src, settings)
         async with app.run_test(size=(120, 40)) as pilot:
             assert await src.session.wait_ready(120)
-            await pilot.press("ctrl+l")
-            await wait_until(lambda: isinstance(app.screen, SessionsScreen), 30, "the session list")
-            screen = app.screen
+            screen = await session_list(app, pilot, 30)
             assert isinstance(screen, SessionsScreen)
             # the first session, once; the live one is not listed (nobody prompted it: nothing to resume)
             assert [s.session_id for s in screen.sessions] == [sid]

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import wait_until
 from tests.integration.conftest import DSH_ARGV
 from tests.integration.pumped import Pumped, started
-from tests.tui.conftest import stream_text
+from tests.tui.conftest import session_list, stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen
 from tui.sources import LiveSource
@@ -77,9 +77,7 @@ async def test_a_dsh_session_resumed_from_the_list_is_not_judged_again(tmp_path:
         app = create_app(src, settings)
         async with app.run_test(size=(120, 40)) as pilot:
             assert await src.session.wait_ready(60)
-            await pilot.press("ctrl+l")
-            await wait_until(lambda: isinstance(app.screen, SessionsScreen), 30, "the session list")
-            screen = app.screen
+            screen = await session_list(app, pilot, 30)
             assert isinstance(screen, SessionsScreen)
             ids = [p.session_id for p in screen.sessions]
             assert sid in ids and screen.sessions[ids.index(sid)].title == "Read notes.txt.", ids

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
 
 from tui.app import BreakerApp, create_app
 from tui.sources import ScriptedSource
@@ -19,8 +21,12 @@ def make(
     return create_app(src, s, theme=theme), src
 
 
-async def settle(app: BreakerApp, src: ScriptedSource, pilot: Any) -> None:
-    """Wait (bounded) until the script is played, then paint once."""
+class _Scripted(Protocol):
+    drained: asyncio.Event
+
+
+async def settle(app: BreakerApp, src: _Scripted, pilot: Any) -> None:
+    """Wait (bounded) until the script (bridge or ACP frames) is played, then paint once."""
     await asyncio.wait_for(src.drained.wait(), 10)
     await pilot.pause()
     app.refresh_view()
@@ -36,6 +42,27 @@ async def approval_modal(app: BreakerApp, timeout: float = 10) -> Any:
         return isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#buttons Button"))
 
     await wait_until(ready, timeout, "the approval modal")
+    return app.screen
+
+
+@asynccontextmanager
+async def running(
+    messages: list[dict[str, Any]], size: tuple[int, int] = (100, 30)
+) -> AsyncIterator[tuple[BreakerApp, ScriptedSource, Any]]:
+    """The app on a scripted source at `size`, the script played: (app, source, pilot)."""
+    app, src = make(messages)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, src, pilot)
+        yield app, src, pilot
+
+
+async def session_list(app: BreakerApp, pilot: Any, timeout: float = 10) -> Any:
+    """Open the session list (ctrl+l), wait (bounded) until it is on top; return it."""
+    from tests.conftest import wait_until
+    from tui.screens.sessions import SessionsScreen
+
+    await pilot.press("ctrl+l")
+    await wait_until(lambda: isinstance(app.screen, SessionsScreen), timeout, "the session list")
     return app.screen
 
 

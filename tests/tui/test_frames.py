@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from typing import Any
 
 from textual.geometry import Region
 from textual.screen import Screen
@@ -16,37 +15,20 @@ from textual.widget import Widget
 
 from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle, stream_text
-from tui.app import GC_YOUNG, BreakerApp
+from tests.tui.conftest import running, stream_text
+from tui.app import GC_YOUNG
 from tui.screens.main import MainScreen
 from tui.widgets.streamlog import BAR_PERIOD_S, StreamLog
 
 
-def _delta(seq: int, text: str) -> dict[str, Any]:
-    chunk = {"type": "reasoning-delta", "index": 0, "text": text}
-    data = {"turn": 1, "step": 1, "chunk": chunk}
-    return {
-        "t": "event",
-        "sessionId": scripts.SID,
-        "event": {"type": "assistant/chunk", "seq": seq, "time": 0, "data": data},
-    }
-
-
-async def _started(pilot: Any) -> tuple[BreakerApp, Any]:
-    app: BreakerApp = pilot.app
-    return app, app.w_stream
-
-
 async def test_batches_arriving_between_frames_are_written_by_the_frame_once() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (100, 30)) as (app, src, _pilot):
         stream = app.w_stream
         main = app.screen
         assert isinstance(main, MainScreen) and main.frames_write
         asked, writes, frames = stream.frames_asked, stream.writes, main.frames
         for n in range(40):  # one item per batch: each is drained on its own
-            src.feed(_delta(n, f"piece{n} "))
+            src.feed(scripts.reasoning(f"piece{n} "))
             await asyncio.sleep(0)
         await wait_until(lambda: "piece39" in stream_text(app), 10, "the last piece on screen")
         batches = stream.frames_asked - asked
@@ -55,13 +37,11 @@ async def test_batches_arriving_between_frames_are_written_by_the_frame_once() -
 
 
 async def test_with_another_screen_on_top_what_arrives_is_still_written() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (100, 30)) as (app, src, pilot):
         main = app.main
         await pilot.press("f1")  # a modal: the main screen is drawn beneath it, its frames still write
         await wait_until(lambda: not isinstance(app.screen, MainScreen), 10, "the help screen")
-        src.feed(_delta(1, "under the help "))
+        src.feed(scripts.reasoning("under the help "))
         await wait_until(lambda: "under the help" in stream_text(app), 10, "written under the modal")
         app.pop_screen()
         await wait_until(lambda: app.screen is main, 10, "the help closed")
@@ -69,14 +49,12 @@ async def test_with_another_screen_on_top_what_arrives_is_still_written() -> Non
         await app.push_screen(Screen())  # ... two whole screens on top: the main one is not
         await wait_until(lambda: not main.is_current, 10, "the main screen hidden")
         assert not main.frames_write
-        src.feed(_delta(2, "behind a screen "))
+        src.feed(scripts.reasoning("behind a screen "))
         await wait_until(lambda: "behind a screen" in stream_text(app), 10, "written as it arrives")
 
 
 async def test_arrivals_are_timed_to_the_line_their_text_ends_in() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (100, 30)) as (app, _src, _pilot):
         stream = app.w_stream
         log = stream._log
         log._tracked.clear()
@@ -93,9 +71,7 @@ async def test_arrivals_are_timed_to_the_line_their_text_ends_in() -> None:
 
 
 async def test_a_following_log_redraws_its_scrollbar_at_a_bounded_rate_and_ends_right() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (80, 24)) as (app, _src, pilot):
         stream = app.w_stream
         log = stream._log
         for n in range(200):  # a scrollbar from the start
@@ -121,9 +97,7 @@ async def test_a_following_log_redraws_its_scrollbar_at_a_bounded_rate_and_ends_
 
 
 async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them() -> None:
-    app, src = make(scripts.tool_loop())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, src, pilot)
+    async with running(scripts.tool_loop(), (120, 40)) as (app, _src, _pilot):
         log = app.query_one("#stream #log", StreamLog)
         assert log._bare(), "the default box adds nothing: the fast path is the one taken"
         for focused in (False, True):  # the focus tints the background
@@ -142,17 +116,13 @@ async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them() -
 
 async def test_the_youngest_generation_is_larger_while_the_app_runs() -> None:
     before = gc.get_threshold()
-    app, src = make([scripts.ready()])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready()], (80, 24)) as (_app, _src, _pilot):
         await wait_until(lambda: gc.get_threshold()[0] == GC_YOUNG, 5, "the threshold set at startup")
     assert gc.get_threshold() == before, "given back when the app closes"
 
 
 async def test_rows_a_stream_scrolls_past_are_freed_without_the_collector() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (100, 30)) as (app, _src, _pilot):
         stream = app.w_stream
         log = stream._log
         gc.collect()
@@ -178,9 +148,7 @@ async def test_rows_a_stream_scrolls_past_are_freed_without_the_collector() -> N
 
 
 async def test_a_stream_that_cannot_be_written_is_said_once_not_every_frame() -> None:
-    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, src, pilot)
+    async with running([scripts.ready(), *scripts.turn(1, "go")], (100, 30)) as (app, src, _pilot):
         stream = app.w_stream
         real = stream.flush
         calls = {"n": 0}
@@ -192,7 +160,7 @@ async def test_a_stream_that_cannot_be_written_is_said_once_not_every_frame() ->
         stream.flush = broken  # type: ignore[method-assign]
         for n in range(5):
             drawn = app.main.frames
-            src.feed(_delta(n, f"x{n} "))
+            src.feed(scripts.reasoning(f"x{n} "))
             await wait_until(lambda d=drawn, k=n: app.main.frames > d and calls["n"] > k, 10, "a frame that fails")
         stream.flush = real  # type: ignore[method-assign]
         real()

@@ -7,13 +7,12 @@ recordings the `Recorder` wrote into the run's recordings folder.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual.widgets import OptionList
 
 from tests.conftest import wait_until
 from tests.tui import acp_scripts
-from tests.tui.conftest import text_of
+from tests.tui.conftest import session_list, settle, text_of
 from tui.app import BreakerApp, create_app
 from tui.screens.call import ConfirmScreen
 from tui.screens.sessions import SessionsScreen
@@ -37,13 +36,6 @@ def _record(d: Path, name: str, cwd: Path, sid: str, prompt: str) -> None:
     rec.close()
 
 
-async def _ready(app: BreakerApp, src: AcpScriptedSource, pilot: Any) -> None:
-    await wait_until(src.drained.is_set, 10, "the scripted frames")
-    await pilot.pause()
-    app.refresh_view()
-    await pilot.pause()
-
-
 async def test_ctrl_l_lists_the_sessions_of_this_folder_and_enter_resumes_one(tmp_path: Path) -> None:
     app, src, ws = _app(tmp_path)
     d = tmp_path / "rec"
@@ -51,18 +43,15 @@ async def test_ctrl_l_lists_the_sessions_of_this_folder_and_enter_resumes_one(tm
     _record(d, "20261201-110000-session.jsonl", ws, "sess-new", "Read notes.txt.")
     _record(d, "20261201-120000-session.jsonl", tmp_path, "sess-elsewhere", "not this folder")
     async with app.run_test(size=(100, 30)) as pilot:
-        await _ready(app, src, pilot)
-        await pilot.press("ctrl+l")
-        await wait_until(lambda: isinstance(app.screen, SessionsScreen), 10, "the session list")
-        box = app.screen.query_one("#sessions-list", OptionList)
+        await settle(app, src, pilot)
+        box = (await session_list(app, pilot)).query_one("#sessions-list", OptionList)
         await wait_until(lambda: box.option_count == 2, 5, "two sessions of this folder")
         rows = [str(box.get_option_at_index(i).prompt) for i in range(2)]
         assert "Read notes.txt." in rows[0] and "Fix the flaky test." in rows[1], rows
         await pilot.press("down", "enter")
         await wait_until(lambda: "resume:sess-old" in src.actions, 5, "the older session resumed")
         assert not isinstance(app.screen, SessionsScreen)
-        await pilot.press("ctrl+l")
-        await wait_until(lambda: isinstance(app.screen, SessionsScreen), 10, "the list again")
+        await session_list(app, pilot)
         await pilot.press("escape")
         await wait_until(lambda: not isinstance(app.screen, SessionsScreen), 5, "closed")
         assert src.actions.count("resume:sess-old") == 1 and not any("sess-new" in a for a in src.actions)
@@ -71,17 +60,15 @@ async def test_ctrl_l_lists_the_sessions_of_this_folder_and_enter_resumes_one(tm
 async def test_the_list_says_when_the_agent_cannot_load_a_session(tmp_path: Path) -> None:
     app, src, _ = _app(tmp_path, can_load=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _ready(app, src, pilot)
-        await pilot.press("ctrl+l")
-        await wait_until(lambda: isinstance(app.screen, SessionsScreen), 10, "the session list")
-        head = text_of(app.screen.query_one("#sessions-head"))
+        await settle(app, src, pilot)
+        head = text_of((await session_list(app, pilot)).query_one("#sessions-head"))
         assert "does not advertise loadSession" in head and "no past sessions here" in head
 
 
 async def test_shift_tab_cycles_the_modes_that_ask_and_never_lands_on_a_silent_one(tmp_path: Path) -> None:
     app, src, _ = _app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _ready(app, src, pilot)
+        await settle(app, src, pilot)
         assert app.w_prompt.has_focus
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert "The agent's next mode (those that ask; the palette has the others)" in titles
@@ -101,7 +88,7 @@ async def test_at_completes_files_of_the_folder_and_tab_takes_one(tmp_path: Path
     (ws / "src" / "notes.txt").write_text("x\n")
     (ws / "README.md").write_text("x\n")
     async with app.run_test(size=(120, 40)) as pilot:
-        await _ready(app, src, pilot)
+        await settle(app, src, pilot)
         await pilot.press(*"look at @sr")
         await wait_until(lambda: app.w_complete.display, 5, "the path list")
         await pilot.press("tab")
