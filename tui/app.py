@@ -36,6 +36,7 @@ from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
 from tui.sources import Source
 from tui.terminal import TerminalDriver, TerminalGone
+from tui.widgets.line import Fitted
 from tui.widgets.scores import summary
 from tui.widgets.stream import cap_text, clip, short_id
 from wrapper.items import (
@@ -166,6 +167,7 @@ class BreakerApp(FrontEnd, Actions):
         self.w_notice = w["notice"]
         self.w_plan, self.w_steps, self.w_complete = w["plan"], w["steps"], w["complete"]
         main.before_frame = self._before_frame
+        self._clear_banner()  # the title
         self._apply_colours()
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
@@ -348,8 +350,13 @@ class BreakerApp(FrontEnd, Actions):
             self._notify(item.text, "error", "error", 8)
 
     def _clear_banner(self) -> None:
+        """The banner row shows the title again."""
         self._last_trip = None
-        self.w_banner.update("")
+        self.w_banner.update(
+            Text.assemble(
+                self.title, (f" — {self.sub_title}" if self.sub_title else "", "dim"), justify="center", end=""
+            )
+        )
         self.w_banner.remove_class("tripped")
 
     def _show_trip(self, item: TripItem) -> None:
@@ -357,11 +364,12 @@ class BreakerApp(FrontEnd, Actions):
         t = item.trip
         what = f"{clip(t.rule, 30)} on {short_id(t.agent)}'s {t.stream} stream · {clip(item.sent, 50)}"
         hint = self._trip_keys() if self.mode == keys.LIVE else ""
-        self.w_banner.update(
-            Text.assemble(("⚡ TRIP ", "bold"), what, (hint, "bold"), no_wrap=True, overflow="ellipsis", end="")
-        )
+        self.w_banner.update(Fitted(Text("⚡ TRIP ", "bold"), Text(what), Text(hint, "bold")))
         self.w_banner.add_class("tripped")
-        self._notice(f"⚡ loop detected: {clip(t.rule, 30)} ({clip(t.evidence(), 60)}) → {clip(item.sent, 50)}")
+        # counted on the notice line; shown there only if it is showing already (the banner says it)
+        self._notice(
+            f"⚡ loop detected: {clip(t.rule, 30)} ({clip(t.evidence(), 60)}) → {clip(item.sent, 50)}", show=False
+        )
 
     def _trip_keys(self) -> str:
         """The keys the banner offers: only those this source has, as the keymap names them."""
@@ -372,13 +380,16 @@ class BreakerApp(FrontEnd, Actions):
         ]
         return "  " + " · ".join([*offered, "F1 keys"])
 
-    def _notice(self, text: str) -> None:
+    def _notice(self, text: str, show: bool = True) -> None:
         """One line over the prompt for the newest decision, with how many the turn has had.
 
         Decisions come in bursts during a loop; a toast each would stack over the stream and the
-        panels the person wants to read. The stream keeps every one of them.
+        panels the person wants to read. The stream keeps every one of them. Not `show`: counted, and
+        shown only if the line is showing already (making it appear is a layout pass).
         """
         self._notices += 1
+        if not (show or self.w_notice.display):
+            return
         count = f"{self._notices} this turn · " if self._notices > 1 else ""  # first: a long text is cut at its end
         self.w_notice.display = True
         line = Text.assemble((count, "bold"), text, no_wrap=True, overflow="ellipsis", end="")

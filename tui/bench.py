@@ -28,6 +28,20 @@ async def _settled(app: Any, pilot: Any) -> None:
         await pilot.pause(PANEL_PERIOD_S)
 
 
+def reference_loop_ms(n: int = 300_000) -> float:
+    """How fast this machine runs Python: ms for `n` additions in a loop, best of three. Lags scale
+    with it; the README gives the figure of the machine its lags were measured on.
+    """
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        total = 0
+        for i in range(n):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    return best * 1000
+
+
 async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) -> dict[str, float]:
     """Feed `rate` deltas/s for `seconds` into the real app (headless) and time arrival -> paint."""
     settings = Settings()
@@ -101,6 +115,7 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
             "writes_per_s": writes / seconds,
             "cpu_share": cpu,
             "load_1m": os.getloadavg()[0],
+            "reference_loop_ms": reference_loop_ms(),
         }
 
 
@@ -126,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         f"frames   {r['frames_per_s']:.0f}/s, the log written {r['writes_per_s']:.0f} times/s; "
         f"the process (app and feeder) used {r['cpu_share']:.0%} of a core"
     )
+    print(f"machine  a reference loop (300,000 Python additions) took {r['reference_loop_ms']:.1f} ms, best of 3")
     return finish(r, a.out, a.json)
 
 

@@ -47,11 +47,13 @@ async def approval_modal(app: BreakerApp, timeout: float = 10) -> Any:
 
 @asynccontextmanager
 async def running(
-    messages: list[dict[str, Any]], size: tuple[int, int] = (100, 30)
+    messages: list[dict[str, Any]], size: tuple[int, int] = (100, 30), notifications: bool = False
 ) -> AsyncIterator[tuple[BreakerApp, ScriptedSource, Any]]:
-    """The app on a scripted source at `size`, the script played: (app, source, pilot)."""
+    """The app on a scripted source at `size`, the script played: (app, source, pilot); toasts shown
+    only with `notifications` (Textual's tests hide them).
+    """
     app, src = make(messages)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         await settle(app, src, pilot)
         yield app, src, pilot
 

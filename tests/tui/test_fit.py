@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 from textual.widgets import DataTable
 
 from engine import events as ev
@@ -68,6 +69,30 @@ async def test_the_trip_banner_ends_with_its_turn() -> None:
         assert "esc cancel" in text_of(app.w_banner) and "ctrl+k kill" in text_of(app.w_banner)
         app._receive(EngineItem(ev.TurnEnd(scripts.SID, 1, "completed")))
         await wait_until(lambda: not app.w_banner.has_class("tripped"), 5, "the banner to go")
+
+
+@pytest.mark.parametrize("size", [(60, 20), (120, 40)])
+async def test_a_trip_moves_nothing_on_the_screen(size: tuple[int, int]) -> None:
+    """The trip's banner takes the title row: no row appears, so nothing is laid out again (a layout
+    pass of the whole screen stalled a fast stream for 40-90 ms on 2 cores) and the stream keeps its rows.
+    """
+    app, src = make([scripts.ready(), *scripts.turn(1, "Check the adapter")])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, src, pilot)
+        assert "breaker-tui" in text_of(app.w_banner), "the title row shows the title"
+        regions = {w.id: w.region for w in app.main.query("*") if w.id and w.display}
+        for msg in scripts.reasoning_loop()[2:]:
+            src.feed(msg)
+        await wait_until(lambda: app.w_banner.has_class("tripped"), 10, "the trip")
+        await settle(app, src, pilot)
+        assert "TRIP" in text_of(app.w_banner)
+        banner = app.w_banner
+        row = banner.render_lines(Region(0, 0, banner.size.width, 1))[0].text
+        assert "TRIP" in row and "esc cancel" in row and "ctrl+k kill" in row, f"the keys shown at {size}: {row!r}"
+        after = {w.id: w.region for w in app.main.query("*") if w.id and w.display}
+        assert after == regions, "no widget moved or appeared for the trip"
+        app._receive(EngineItem(ev.TurnEnd(scripts.SID, 1, "completed")))
+        await wait_until(lambda: "breaker-tui" in text_of(app.w_banner), 5, "the title back")
 
 
 async def test_wrapped_lines_keep_their_gutter() -> None:

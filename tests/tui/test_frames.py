@@ -5,9 +5,14 @@ redrawn at a bounded rate, its rows sent without a copy, and the collector tuned
 from __future__ import annotations
 
 import asyncio
+import copy
 import gc
+import random
+import re
 import time
+from typing import Any
 
+from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
@@ -18,6 +23,7 @@ from tests.tui import scripts
 from tests.tui.conftest import running, stream_text
 from tui.app import GC_YOUNG
 from tui.screens.main import MainScreen
+from tui.widgets.compositor import FrameCompositor
 from tui.widgets.streamlog import BAR_PERIOD_S, StreamLog
 
 
@@ -110,6 +116,9 @@ async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them() -
             log._styles_cache.clear()
             textual = [list(s) for s in Widget.render_lines(log, crop)]
             assert ours == textual
+            if not focused:  # a row is made once: the next frame sends the very strips (filtered) again
+                first, again = log.render_lines(crop), log.render_lines(crop)
+                assert all(a is b for a, b in zip(first, again, strict=True))
             part = Region(3, 2, 10, 4)
             assert [list(s) for s in log.render_lines(part)] == [list(s) for s in Widget.render_lines(log, part)]
 
@@ -137,7 +146,7 @@ async def test_rows_a_stream_scrolls_past_are_freed_without_the_collector() -> N
                 drawn = app.main.frames
                 await wait_until(lambda d=drawn: app.main.frames > d and not log._catching_up, 10, "a frame")
             gc.collect()
-            # the log's rows (the scrollbar's own strips are Textual's, redrawn ten times a second)
+            # the log's rows (the scrollbar's own strips are Textual's, redrawn four times a second)
             bar = log.scrollbar_size_vertical
             garbage = sum(1 for o in gc.garbage if isinstance(o, Strip) and o.cell_length > bar)
         finally:
@@ -165,3 +174,77 @@ async def test_a_stream_that_cannot_be_written_is_said_once_not_every_frame() ->
         stream.flush = real  # type: ignore[method-assign]
         real()
         assert stream_text(app).count("could not show the stream: ValueError('bad row')") == 1
+
+
+_CODE = re.compile(r"\x1b\[(\d+);(\d+)H|(\x1b\[[0-9;]*m)|(\n)|(.)", re.DOTALL)
+
+
+def _cells(frame: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """What a frame writes: each cell's character and style, by replaying its moves and colours (a
+    move followed by nothing, which Textual writes at the edge of a span, writes no cell).
+    """
+    cells: dict[tuple[int, int], tuple[str, str]] = {}
+    y = x = 0
+    style = ""
+    for move_y, move_x, sgr, newline, char in _CODE.findall(frame):
+        if move_y:
+            y, x = int(move_y), int(move_x)
+        elif sgr:
+            style = "" if sgr == "\x1b[0m" else sgr
+        elif newline:
+            continue
+        else:
+            cells[(y, x)] = (char, style)
+            x += 1
+    return cells
+
+
+def _frame(compositor: Compositor, crop: Region, console: Any) -> dict[tuple[int, int], tuple[str, str]]:
+    """The cells a partial frame of `crop` writes, drawn by `compositor` (as `render_partial_update`)."""
+    spans = list(Compositor._regions_to_spans([crop.intersection(Region(0, 0, *compositor.size))]))
+    rendered = {y for y, _, _ in spans}.__contains__
+    ends = [cuts[1:] for cuts in compositor.cuts]
+    return _cells(ChopsUpdate(compositor._render_chops(crop, rendered), spans, ends).render_segments(console))
+
+
+async def test_a_frame_from_the_widgets_it_changes_is_the_frame_textual_draws() -> None:
+    """`FrameCompositor` renders fewer widgets; what a frame writes to the terminal is the same."""
+    async with running(scripts.tool_loop(), (120, 40), notifications=True) as (app, src, pilot):
+        app.notify("a toast over the stream", timeout=30)  # a widget on a layer of its own, over the others
+        for n in range(30):
+            src.feed(scripts.reasoning(f"line {n} of the stream, long enough to wrap at this width " * 2 + "\n"))
+        await wait_until(lambda: "line 29" in stream_text(app), 10, "the stream written")
+        await wait_until(lambda: bool(app.screen.query("Toast")), 10, "the toast shown")
+        await pilot.pause()
+        ours = app.main._compositor
+        assert isinstance(ours, FrameCompositor)
+        textual: Compositor = copy.copy(ours)
+        textual.__class__ = Compositor  # the same map and cuts, drawn by Textual's own code
+        log, toast = app.query_one("#stream #log", StreamLog).region, app.screen.query_one("Toast").region
+        rng = random.Random(7)
+        crops = [log, log.union(app.w_status.region), app.w_window.region, toast, toast.union(log), app.screen.region]
+        crops += [
+            Region(rng.randrange(110), rng.randrange(36), rng.randint(1, 40), rng.randint(1, 12)) for _ in range(40)
+        ]
+        cells = 0
+        for crop in crops:
+            frame = _frame(ours, crop, app.console)
+            assert frame == _frame(textual, crop, app.console), f"the frame differs for {crop}"
+            cells += len(frame)
+        assert cells > 10_000, "the frames drew something"
+        screen = _frame(ours, app.screen.region, app.console)
+        rows = ["".join(screen.get((y, x), (" ", ""))[0] for x in range(1, 121)) for y in range(1, 41)]
+        assert any("a toast over the stream" in row for row in rows)
+        # a frame of the log alone draws the log and its scrollbar, not the screen and the log's ancestors
+        theirs, drawn = [r for r, _, _ in textual._get_renders(log)], [r for r, _, _ in ours._get_renders(log)]
+        assert len(drawn) <= 3 < 8 <= len(theirs), (drawn, theirs)
+
+
+async def test_the_display_benchmark_measures_a_stream_it_shows_whole() -> None:
+    """`python -m tui.bench` on a gentle stream: every delta is counted as displayed and timed."""
+    from tui.bench import measure
+
+    r = await measure(100, 0.6, (80, 24))  # gentle: a stall of half a second still skips nothing
+    assert r["deltas"] >= 50 and r["displayed"] == r["deltas"] == r["in_log"], r
+    assert r["never_drawn"] == 0 and 0 < r["lag_p50_ms"] <= r["lag_p99_ms"] <= r["lag_max_ms"], r
+    assert r["frames_per_s"] > 0 and r["reference_loop_ms"] > 0, r

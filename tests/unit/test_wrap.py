@@ -6,11 +6,12 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich._wrap import divide_line
 from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
-from tui.widgets.wrap import GrowingLine, _wrap_plain, wrap_rows
+from tui.widgets.wrap import GrowingLine, _wrap_plain, breaks, wrap_rows
 
 CONSOLE = Console(width=200, color_system="truecolor", file=open("/dev/null", "w"))  # noqa: SIM115
 pieces = st.lists(
@@ -69,3 +70,14 @@ def test_other_lines_are_left_to_rich() -> None:
     assert _wrap_plain(Text("caf\u00e9"), CONSOLE, 20) is None, "not ASCII: cells may differ from characters"
     assert _wrap_plain(Text.assemble(("a", "bold"), " b"), CONSOLE, 20) is None, "more than one style"
     assert _wrap_plain(Text(""), CONSOLE, 20) is None
+
+
+@settings(max_examples=1000, deadline=None)
+@given(ascii_lines, st.integers(min_value=1, max_value=90))
+def test_the_ascii_breaks_are_rich_s_own(plain: str, width: int) -> None:
+    assert breaks(plain, width) == divide_line(plain, width, fold=True), f"{plain!r} at {width}"
+
+
+def test_breaks_fall_back_to_rich_where_a_character_is_not_one_cell() -> None:
+    for plain in ("日本語のテキスト " * 5, "tab\there and there", "caf\u00e9 " * 9):
+        assert breaks(plain, 12) == divide_line(plain, 12, fold=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 from textual.widget import Widget
 
@@ -45,3 +45,26 @@ class Line(Widget):
 
     def render(self) -> RenderableType:
         return self._text
+
+
+class Fitted:
+    """One line: `head`, `body`, `tail`, with the body cut (an ellipsis) so the tail still shows.
+
+    The trip banner's keys are what the person needs at once; on a narrow terminal the description
+    gives way, not the keys.
+    """
+
+    def __init__(self, head: Text, body: Text, tail: Text) -> None:
+        self.head, self.body, self.tail = head, body, tail
+
+    @property
+    def plain(self) -> str:
+        """All of it, uncut."""
+        return self.head.plain + self.body.plain + self.tail.plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - self.head.cell_len - self.tail.cell_len
+        body = self.body.copy()
+        if body.cell_len > room:
+            body.truncate(max(1, room), overflow="ellipsis")
+        yield Text.assemble(self.head, body, self.tail, no_wrap=True, overflow="ellipsis", end="")

@@ -24,9 +24,12 @@ from collections.abc import Iterable
 from math import ceil
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
@@ -42,7 +45,7 @@ ROW_CACHE_SCREENS = 2  # drawn rows kept, in screens
 MIN_CACHE = 32
 # While the log follows a stream its thumb creeps every frame; drawing the scrollbar costs as much as
 # a third of the log, so it is redrawn at most this often then (at once when the person scrolls).
-BAR_PERIOD_S = 0.1
+BAR_PERIOD_S = 0.25
 # Following a stream that outruns the frames, the view may trail the end by this many screens, so a
 # stall (a collection, a slow frame) is caught up with rather than skipped; further behind, rows skip.
 BEHIND_SCREENS = 3
@@ -92,6 +95,7 @@ class StreamLog(ScrollView, can_focus=True):
         self._wrapped: RowCache[int, list[Strip]] = RowCache(MIN_CACHE, uncycle_rows)
         self._cache: RowCache[int, Strip] = RowCache(MIN_CACHE, uncycle)
         self._base = Style()
+        self._rows_key: tuple[tuple[LineFilter, ...], Color | None, Style] = ((), None, Style())
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
         self._bar_at = 0.0  # when the scrollbar was last redrawn
         self._bar_later = False  # a redraw is scheduled
@@ -331,21 +335,21 @@ class StreamLog(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         """Draw the visible rows; arrivals shown by them are timed here.
 
-        A following log is redrawn whole every frame (it scrolled). Its rows are already cropped and
-        styled (`render_line`), so when the box adds nothing (no border, padding, outline, tint or
-        opacity: the default) they go out as they are, with the app's line filters; Textual's
-        styles cache would copy each row into a new `Strip` for nothing, every frame.
+        A following log is redrawn whole every frame (it scrolled). When the box adds nothing (no
+        border, padding, outline, tint or opacity: the default) each row is made once, already as
+        wide as the box and on its background (`_bare_row`), and goes out as it is, with the app's
+        line filters applied as it is made: the strip a frame gets is the one the last frame got, so
+        what Textual derives from it (divided) is cached on it too. Textual's styles cache would copy each row
+        into a new `Strip` every frame.
         """
         self._base = self.rich_style  # once per frame: it walks the ancestors
         if self._bare():
             base_background, background = self.background_colors
             inner = Style(bgcolor=(base_background + background).rich_color)  # as the styles cache pads
-            width = self.content_region.width  # the rows, then blank under the scrollbar
-            strips = [self.render_line(y).adjust_cell_length(width, inner) for y in crop.line_range]
-            filters = self.get_line_filters()
-            if filters:
-                for line_filter in filters:
-                    strips = [strip.apply_filter(line_filter, background) for strip in strips]
+            rows_width, width = self.scrollable_content_region.width, self.content_region.width
+            top = self.scroll_offset.y
+            self._rows_for((tuple(self.get_line_filters()), background, inner))
+            strips = [self._bare_row(top + y, rows_width, width, inner) for y in crop.line_range]
             x1, x2 = crop.column_span
             if (x1, x2) != (0, self.size.width):
                 strips = [strip.crop(x1, x2) for strip in strips]
@@ -385,20 +389,53 @@ class StreamLog(ScrollView, can_focus=True):
             self.call_after_refresh(self._catch_up)
 
     def render_line(self, y: int) -> Strip:
-        """One visible row, cropped to the width and drawn on the log's background."""
-        index = self.scroll_offset.y + y
+        """One visible row, cropped to the width and drawn on the log's background (Textual's styles
+        cache adds the box and the line filters).
+        """
         width = self.scrollable_content_region.width
+        self._rows_for(((), None, self._base))
+        return self._bare_row(self.scroll_offset.y + y, width, width, self._base)
+
+    def _rows_for(self, key: tuple[tuple[LineFilter, ...], Color | None, Style]) -> None:
+        """Cached rows are made for these line filters, background and padding: others drop them."""
+        if key != self._rows_key:
+            self._cache.clear()
+            self._rows_key = key
+
+    def _raw_row(self, index: int) -> Strip | None:
+        """The wrapped row at `index` (from the top of the log), or None below the last."""
+        if index < self.committed_rows:
+            return self._row(self._first + index)
+        if index - self.committed_rows < len(self._open_rows):
+            return self._open_rows[index - self.committed_rows]
+        return None
+
+    def _bare_row(self, index: int, rows_width: int, width: int, pad: Style) -> Strip:
+        """The row at `index` on the log's style, `rows_width` wide, then blank in `pad` to `width`.
+
+        Made in one `Strip` (not cropped, extended and styled in three) and cached by row.
+        """
         row = self._first + index
         strip = self._cache.get(row)
-        if strip is None or strip.cell_length != width:
-            if index < self.committed_rows:
-                raw = self._row(row)
-            elif index - self.committed_rows < len(self._open_rows):
-                raw = self._open_rows[index - self.committed_rows]
-            else:
-                return Strip.blank(width, self._base)
-            strip = raw.crop_extend(0, width, self._base).apply_style(self._base)
-            self._cache.set(row, strip)
+        if strip is not None and strip.cell_length == width:
+            return strip
+        base = self._base
+        raw = self._raw_row(index)
+        if raw is None:
+            return Strip.blank(width, base)
+        if raw.cell_length > rows_width:
+            raw = raw.crop(0, rows_width)
+        segments = list(raw)
+        if raw.cell_length < rows_width:
+            segments.append(Segment(" " * (rows_width - raw.cell_length)))
+        segments = list(Segment.apply_style(segments, base))
+        if width > rows_width:
+            segments.append(Segment(" " * (width - rows_width), pad))
+        filters, background, _ = self._rows_key
+        for line_filter in filters:  # once a row, not once a frame (`Strip.apply_filter` per strip)
+            segments = line_filter.apply(segments, background or Color(0, 0, 0))
+        strip = Strip(segments, width)
+        self._cache.set(row, strip)
         return strip
 
     # -- the scrollbar: repainted only when its thumb moves --------------------------------------

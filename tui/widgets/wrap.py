@@ -16,6 +16,7 @@ indent) put back in front of every row, by both the whole-text and the growing w
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 from rich._wrap import divide_line  # the breaks Rich's own `Text.wrap` uses
@@ -51,6 +52,36 @@ def gutter(plain: str) -> tuple[int, str]:
     return g, " " * cell_len(plain[:g])
 
 
+_WORD = re.compile(r" *[^ ]+ *")  # Rich's word (`rich._wrap.re_word`) where the only whitespace is a space
+
+
+def breaks(plain: str, width: int) -> list[int]:
+    """Where Rich's `divide_line(plain, width, fold=True)` breaks a line. For printable ASCII (one
+    cell a character, no whitespace but spaces) it is computed here with lengths instead of Rich's
+    per-word cell measuring, three times as fast on a stream's lines; a property test holds the two
+    equal.
+    """
+    if not (plain.isascii() and plain.isprintable()) or width < 1:
+        return divide_line(plain, width, fold=True)
+    found: list[int] = []
+    offset = 0  # cells used on the current row
+    for word in _WORD.finditer(plain):
+        start, end = word.span()
+        length = len(word.group().rstrip())  # the word without the spaces after it
+        if width - offset >= length:
+            offset += end - start
+        elif length > width:  # longer than a row: folded, a row's width at a time
+            pieces = range(start, end, width)
+            for first in pieces:
+                if first:
+                    found.append(first)
+            offset = end - pieces[-1]
+        elif offset and start:
+            found.append(start)
+            offset = end - start
+    return found
+
+
 def _wrap(text: Text, console: Console, width: int) -> list[Strip]:
     fast = _wrap_plain(text, console, width)
     if fast is not None:
@@ -71,7 +102,7 @@ def _wrap_plain(text: Text, console: Console, width: int) -> list[Strip] | None:
     if text.justify not in (None, "default") or text.overflow not in (None, "fold") or text.no_wrap:
         return None
     style = console.get_style(text.style) if text.style else None
-    bounds = [0, *divide_line(plain, width, fold=True), len(plain)]
+    bounds = [0, *breaks(plain, width), len(plain)]
     rows: list[Strip] = []
     for start, end in pairwise(bounds):
         piece = plain[start:end]
@@ -204,12 +235,12 @@ class _Body:
             start = self._breaks[kept - 1] if kept else 0
             tail = text[start:]
             self.rows = self.rows[:kept] + _wrap(tail, console, width)
-            self._breaks = self._breaks[:kept] + [start + b for b in divide_line(tail.plain, width, fold=True)]
+            self._breaks = self._breaks[:kept] + [start + b for b in breaks(tail.plain, width)]
         else:
             kept = 0
             text.expand_tabs()
             self.rows = _wrap(text, console, width)
-            self._breaks = divide_line(text.plain, width, fold=True) if _plain_line(text) else []
+            self._breaks = breaks(text.plain, width) if _plain_line(text) else []
         self._width = width
         self._text = text if _plain_line(text) and len(self._breaks) + 1 == len(self.rows) else None
         return kept
