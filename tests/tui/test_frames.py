@@ -12,6 +12,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
@@ -102,8 +103,10 @@ async def test_a_following_log_redraws_its_scrollbar_at_a_bounded_rate_and_ends_
         await wait_until(lambda: not log._bar_later, 5, "the last redraw done")
 
 
-async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them() -> None:
-    async with running(scripts.tool_loop(), (120, 40)) as (app, _src, _pilot):
+@pytest.mark.parametrize("script", ["tool_loop", "short"])
+async def test_a_bare_log_sends_its_rows_as_the_styles_cache_would_draw_them(script: str) -> None:
+    messages = scripts.tool_loop() if script == "tool_loop" else [scripts.ready(), *scripts.turn(1, "hi")]
+    async with running(messages, (120, 40)) as (app, _src, _pilot):  # short: blank rows under the last
         log = app.query_one("#stream #log", StreamLog)
         assert log._bare(), "the default box adds nothing: the fast path is the one taken"
         for focused in (False, True):  # the focus tints the background

@@ -57,11 +57,6 @@ class Fitted:
     def __init__(self, head: Text, body: Text, tail: Text) -> None:
         self.head, self.body, self.tail = head, body, tail
 
-    @property
-    def plain(self) -> str:
-        """All of it, uncut."""
-        return self.head.plain + self.body.plain + self.tail.plain
-
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = options.max_width - self.head.cell_len - self.tail.cell_len
         body = self.body.copy()

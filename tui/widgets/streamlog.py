@@ -95,7 +95,11 @@ class StreamLog(ScrollView, can_focus=True):
         self._wrapped: RowCache[int, list[Strip]] = RowCache(MIN_CACHE, uncycle_rows)
         self._cache: RowCache[int, Strip] = RowCache(MIN_CACHE, uncycle)
         self._base = Style()
-        self._rows_key: tuple[tuple[LineFilter, ...], Color | None, Style] = ((), None, Style())
+        # what the cached rows were made for: line filters, the background they see, the padding
+        self._rows_key: tuple[object, ...] = ()
+        self._filters: tuple[LineFilter, ...] = ()  # applied to the rows as they are made
+        self._filter_background = Color(0, 0, 0)
+        self._blank: Strip | None = None  # the blank row under the last, as made for `_rows_key`
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
         self._bar_at = 0.0  # when the scrollbar was last redrawn
         self._bar_later = False  # a redraw is scheduled
@@ -330,6 +334,7 @@ class StreamLog(ScrollView, can_focus=True):
         """A theme changes the base style every row is drawn with."""
         super().notify_style_update()
         self._cache.clear()
+        self._blank = None
 
     # -- drawing -------------------------------------------------------------------------------
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -337,9 +342,9 @@ class StreamLog(ScrollView, can_focus=True):
 
         A following log is redrawn whole every frame (it scrolled). When the box adds nothing (no
         border, padding, outline, tint or opacity: the default) each row is made once, already as
-        wide as the box and on its background (`_bare_row`), and goes out as it is, with the app's
-        line filters applied as it is made: the strip a frame gets is the one the last frame got, so
-        what Textual derives from it (divided) is cached on it too. Textual's styles cache would copy each row
+        wide as the box and on its background, the app's line filters applied (`_bare_row`), and
+        goes out as it is: the strip a frame gets is the one the last frame got, so what Textual
+        derives from it (divided) is cached on it too. Textual's styles cache would copy each row
         into a new `Strip` every frame.
         """
         self._base = self.rich_style  # once per frame: it walks the ancestors
@@ -393,14 +398,19 @@ class StreamLog(ScrollView, can_focus=True):
         cache adds the box and the line filters).
         """
         width = self.scrollable_content_region.width
-        self._rows_for(((), None, self._base))
+        self._rows_for(((), Color(0, 0, 0), self._base))
         return self._bare_row(self.scroll_offset.y + y, width, width, self._base)
 
-    def _rows_for(self, key: tuple[tuple[LineFilter, ...], Color | None, Style]) -> None:
-        """Cached rows are made for these line filters, background and padding: others drop them."""
-        if key != self._rows_key:
+    def _rows_for(self, key: tuple[tuple[LineFilter, ...], Color, Style]) -> None:
+        """Cached rows are made for these line filters, background and padding, and the log's style
+        (`_base`): another of them drops them.
+        """
+        made_for = (*key, self._base)
+        if made_for != self._rows_key:
             self._cache.clear()
-            self._rows_key = key
+            self._blank = None
+            self._rows_key = made_for
+            self._filters, self._filter_background = key[0], key[1]
 
     def _raw_row(self, index: int) -> Strip | None:
         """The wrapped row at `index` (from the top of the log), or None below the last."""
@@ -413,29 +423,34 @@ class StreamLog(ScrollView, can_focus=True):
     def _bare_row(self, index: int, rows_width: int, width: int, pad: Style) -> Strip:
         """The row at `index` on the log's style, `rows_width` wide, then blank in `pad` to `width`.
 
-        Made in one `Strip` (not cropped, extended and styled in three) and cached by row.
+        Made in one `Strip` (not cropped, extended and styled in three) and cached by row; the
+        blank under the last row is made the same way, once (its rows come later).
         """
         row = self._first + index
         strip = self._cache.get(row)
         if strip is not None and strip.cell_length == width:
             return strip
-        base = self._base
         raw = self._raw_row(index)
+        blank = raw is None
         if raw is None:
-            return Strip.blank(width, base)
-        if raw.cell_length > rows_width:
+            if self._blank is not None and self._blank.cell_length == width:
+                return self._blank
+            raw = Strip([])
+        elif raw.cell_length > rows_width:
             raw = raw.crop(0, rows_width)
         segments = list(raw)
         if raw.cell_length < rows_width:
             segments.append(Segment(" " * (rows_width - raw.cell_length)))
-        segments = list(Segment.apply_style(segments, base))
+        segments = list(Segment.apply_style(segments, self._base))
         if width > rows_width:
             segments.append(Segment(" " * (width - rows_width), pad))
-        filters, background, _ = self._rows_key
-        for line_filter in filters:  # once a row, not once a frame (`Strip.apply_filter` per strip)
-            segments = line_filter.apply(segments, background or Color(0, 0, 0))
+        for line_filter in self._filters:  # once a row, not once a frame (`Strip.apply_filter` per strip)
+            segments = line_filter.apply(segments, self._filter_background)
         strip = Strip(segments, width)
-        self._cache.set(row, strip)
+        if blank:
+            self._blank = strip
+        else:
+            self._cache.set(row, strip)
         return strip
 
     # -- the scrollbar: repainted only when its thumb moves --------------------------------------
