@@ -95,10 +95,8 @@ class StreamLog(ScrollView, can_focus=True):
         self._wrapped: RowCache[int, list[Strip]] = RowCache(MIN_CACHE, uncycle_rows)
         self._cache: RowCache[int, Strip] = RowCache(MIN_CACHE, uncycle)
         self._base = Style()
-        # what the cached rows were made for: line filters, the background they see, the padding
-        self._rows_key: tuple[object, ...] = ()
-        self._filters: tuple[LineFilter, ...] = ()  # applied to the rows as they are made
-        self._filter_background = Color(0, 0, 0)
+        # what the cached rows were made for: line filters, the background they see, the padding, `_base`
+        self._rows_key: tuple[tuple[LineFilter, ...], Color, Style, Style] = ((), Color(0, 0, 0), Style(), Style())
         self._blank: Strip | None = None  # the blank row under the last, as made for `_rows_key`
         self._bar_key: tuple[int, int, int] = (0, 0, 0)
         self._bar_at = 0.0  # when the scrollbar was last redrawn
@@ -410,7 +408,6 @@ class StreamLog(ScrollView, can_focus=True):
             self._cache.clear()
             self._blank = None
             self._rows_key = made_for
-            self._filters, self._filter_background = key[0], key[1]
 
     def _raw_row(self, index: int) -> Strip | None:
         """The wrapped row at `index` (from the top of the log), or None below the last."""
@@ -444,8 +441,9 @@ class StreamLog(ScrollView, can_focus=True):
         segments = list(Segment.apply_style(segments, self._base))
         if width > rows_width:
             segments.append(Segment(" " * (width - rows_width), pad))
-        for line_filter in self._filters:  # once a row, not once a frame (`Strip.apply_filter` per strip)
-            segments = line_filter.apply(segments, self._filter_background)
+        filters, background, _, _ = self._rows_key
+        for line_filter in filters:  # once a row, not once a frame (`Strip.apply_filter` per strip)
+            segments = line_filter.apply(segments, background)
         strip = Strip(segments, width)
         if blank:
             self._blank = strip
