@@ -158,7 +158,12 @@ class Actions(App[int]):
             if self.mode == keys.REPLAY
             else f"Source: {self.caps.name}. Actions it cannot take are not offered."
         )
-        self.push_screen(HelpScreen(self.mode, keys.help_rows(self.mode, self.caps, self.settings.keys), about))
+        rows = keys.help_rows(self.mode, self.caps, self.settings.keys, self._offered)
+        self.push_screen(HelpScreen(self.mode, rows, about))
+
+    def _offered(self, key: keys.Key) -> bool:
+        """Whether the main screen offers `key` now (the help lists what the footer and palette offer)."""
+        return self.check_action(key.action.split("(", 1)[0], ()) is not False
 
     def _player(self) -> ReplaySource | None:
         return self.source if isinstance(self.source, ReplaySource) else None
@@ -208,8 +213,8 @@ class Actions(App[int]):
         for k in keys.KEYS:
             if k.id in ("help.char", "quit") or not keys.available(k, self.mode, self.caps):
                 continue
-            if k.id == "mode" and not self.has_modes():
-                continue  # the agent's modes are listed one by one below; nothing to cycle
+            if not self._offered(k):
+                continue  # e.g. no modes to cycle: the agent's modes are listed one by one below
             name, _, arg = k.action.partition("(")
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]

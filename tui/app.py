@@ -455,7 +455,8 @@ class BreakerApp(FrontEnd, Actions):
             *asks_off,
             (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
             (f" · {model}", "", 4),
-            (self.mode_status(), "", 4),
+            # the mode outlives the tokens: shift+tab's answer must be seen at 60 columns too
+            (self.mode_status(), "", 2),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
             (f" · child {i.child}{bridge}{busy}", "", 1),

@@ -13,6 +13,7 @@ Every binding has an id, so `[keys]` in the config file can remap it (`kill = "c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -118,13 +119,19 @@ def shown_key(key: Key, keymap: dict[str, str]) -> str:
     return " / ".join(names.get(part.strip(), part.strip()) for part in raw.split(","))
 
 
-def help_rows(mode: str, caps: Capabilities, keymap: dict[str, str]) -> list[tuple[str, str]]:
-    """(key, what it does) for every key of the current mode, in table order."""
+def help_rows(
+    mode: str, caps: Capabilities, keymap: dict[str, str], offered: Callable[[Key], bool] = lambda k: True
+) -> list[tuple[str, str]]:
+    """(key, what it does) for every key of the current mode, in table order.
+
+    `offered` is the app's own last word (its `check_action`: shift+tab only with an agent that has
+    modes), so the help never lists a key the footer and the palette do not offer.
+    """
     rows: list[tuple[str, str]] = []
     if mode == LIVE and caps.prompt:
         rows += list(PROMPT_KEYS)
     for k in KEYS:
-        if k.id == "help.char" or not available(k, mode, caps):
+        if k.id == "help.char" or not available(k, mode, caps) or not offered(k):
             continue
         rows.append((shown_key(k, keymap), k.help))
     rows.append(("ctrl+p", "command palette: every action by name"))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,22 @@ DSH_ARGV = ["dsh", "--profile", "dev"]
 def _dsh_installed() -> None:
     if find_dsh() is None:
         pytest.fail("dsh is not installed: run `make dsh` (breaker-tui setup-dsh) before the integration tests")
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A private TMPDIR, short enough for the run directory's paths (a test checks it is left empty)."""
+    d = Path(tempfile.mkdtemp(prefix="bt-", dir="/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def tmux() -> Iterator[list[str]]:
+    """A tmux server of this test's own (its own socket, no user config), killed at the end."""
+    cmd = ["tmux", "-L", f"bt-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    yield cmd
+    subprocess.run([*cmd, "kill-server"], capture_output=True, check=False)
 
 
 @pytest.fixture

@@ -19,9 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,22 +54,6 @@ def _descendants(pid: int) -> list[int]:
     return kids + [d for k in kids for d in _descendants(k)]
 
 
-@pytest.fixture
-def short_tmp() -> Iterator[Path]:
-    """A private TMPDIR, short enough for the run directory's paths, checked empty at the end."""
-    d = Path(tempfile.mkdtemp(prefix="bt-", dir="/tmp"))
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
-
-
-@pytest.fixture
-def tmux() -> Iterator[list[str]]:
-    """A tmux server of this test's own (its own socket, no user config), killed at the end."""
-    cmd = ["tmux", "-L", f"bt-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
-    yield cmd
-    subprocess.run([*cmd, "kill-server"], capture_output=True, check=False)
-
-
 @pytest.mark.parametrize("how", ["leader", "detached"])
 async def test_a_closed_terminal_ends_the_monitor_its_child_and_the_running_tool(
     world_factory: Any,
@@ -99,7 +81,10 @@ async def test_a_closed_terminal_ends_the_monitor_its_child_and_the_running_tool
         "TERM": "xterm-256color",
         "PYTHONPATH": str(ROOT),
     }
-    save_pid = f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))"
+    # Written beside and renamed: the file appears only with its number in it (a reader polling for it
+    # once found it created and still empty, CI run of stop 26).
+    part = str(pidfile) + ".part"
+    save_pid = f"open({part!r}, 'w').write(str(os.getpid())); os.replace({part!r}, {str(pidfile)!r})"
     code = f"import os, sys; {save_pid}; from tui.cli import main; sys.exit(main())"
     argv = [sys.executable, "-c", code, "--", "dsh", "--profile", "dev"]
     if how == "detached":

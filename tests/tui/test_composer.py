@@ -73,3 +73,25 @@ async def test_pageup_and_pagedown_scroll_the_stream_while_the_prompt_keeps_the_
         log.post_message(events.MouseScrollUp(log, 1, 1, 0, 0, 0, False, False, False))
         await wait_until(lambda: log.scroll_y < top, 5, "the wheel to scroll the stream")
         assert app.focused is app.w_prompt, "the wheel does not take the focus"
+
+
+async def test_a_key_dispatched_before_the_prompt_had_the_focus_lands_in_it() -> None:
+    """Textual gives a key read before the prompt was focused to the screen (the first second of a start):
+    it went nowhere. Posted to the screen as Textual does, it must reach the prompt, enter as a new line
+    (never a send); with the focus elsewhere, the person's own choice, it must not.
+    """
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        assert app.w_prompt.has_focus
+        for key, char in (("f", "f"), ("i", "i"), ("x", "x"), ("enter", "\r"), ("space", " ")):
+            app.screen.post_message(events.Key(key, char))
+        await wait_until(lambda: app.w_prompt.text == "fix\n ", 5, "the early keys in the prompt")
+        assert not any(a.startswith("prompt:") for a in src.actions), "an early enter never sends"
+        app.screen.query_one("#stream #log").focus()
+        await wait_until(lambda: not app.w_prompt.has_focus, 5, "the focus on the stream")
+        handled: list[bool] = []
+        app.screen.post_message(events.Key("q", "q"))
+        app.screen.call_later(handled.append, True)  # queued behind the key: the key was handled first
+        await wait_until(lambda: bool(handled), 5, "the screen to handle the key")
+        assert app.w_prompt.text == "fix\n ", "a key typed with the focus elsewhere is not the prompt's"

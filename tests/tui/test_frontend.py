@@ -153,5 +153,15 @@ async def test_modes_from_the_palette_and_a_silent_mode_only_after_a_warning() -
         await wait_until(lambda: "ASKS OFF" in text_of(app.w_status), 5, "the status line marks it")
 
 
+async def test_the_mode_is_on_the_status_line_at_60_columns() -> None:
+    """At 60x20 the status line dropped the mode with the model: shift+tab's effect could not be seen."""
+    app, src = make_acp(acp_scripts.session())
+    async with app.run_test(size=(60, 20)) as pilot:
+        await ready(app, src, pilot)
+        await wait_until(lambda: "mode Default" in text_of(app.w_status), 5, "the mode on a narrow status line")
+        status = text_of(app.w_status)
+        assert "ENFORCING" in status and "turn" in status, status
+
+
 def text_of_prompt(prompt: Any) -> str:
     return prompt.plain if hasattr(prompt, "plain") else str(prompt)

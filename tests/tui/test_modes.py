@@ -111,6 +111,7 @@ async def test_help_lists_the_keys_of_the_mode(how: str) -> None:
         text = text_of(app.screen.query_one("#help-keys"))
         assert "ctrl+k" in text and "ctrl+q" in text and "ctrl+p" in text
         assert ("cancel the agent's current turn" in text) == (how == "f1-focused")
+        assert "shift+tab" not in text, "dsh and a plain command have no modes: the help lists no mode key"
         assert "play / pause" not in text
         assert set(footer(app.screen)) == {"close"}, "the help has its own footer"
         await pilot.press("escape")

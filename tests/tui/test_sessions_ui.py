@@ -72,6 +72,11 @@ async def test_shift_tab_cycles_the_modes_that_ask_and_never_lands_on_a_silent_o
         assert app.w_prompt.has_focus
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert "The agent's next mode (those that ask; the palette has the others)" in titles
+        await pilot.press("f1")
+        await wait_until(lambda: bool(app.screen.query("#help-keys")), 5, "the help screen")
+        assert "shift+tab" in text_of(app.screen.query_one("#help-keys")), "an agent with modes: the help says so"
+        await pilot.press("escape")
+        await wait_until(lambda: app.w_prompt.has_focus, 5, "the help to close, the prompt focused again")
         await pilot.press("shift+tab")
         await wait_until(lambda: "session/set_config_option:mode=plan" in src.actions, 5, "default → plan")
         app.refresh_view()

@@ -57,6 +57,7 @@ class MainScreen(Screen[None]):
         self.before_frame: Callable[[], None] | None = None  # run just before each frame is drawn
         self.last_frame = 0.0
         self.frames = 0  # frames drawn
+        self._early: list[str] | None = []  # keys typed before the prompt first had the focus (`on_key`)
 
     def _on_timer_update(self) -> None:
         """A frame is due: what it must show is written first (`before_frame`), then Textual draws it."""
@@ -120,6 +121,7 @@ class MainScreen(Screen[None]):
             self.query_one("#stream #log").focus()
         else:
             prompt.focus()
+            self.call_after_refresh(self._take_early)
             self._hint()
         self.set_class(self.mode == keys.REPLAY, "replay")
         self._layout(self.size.width)
@@ -159,6 +161,37 @@ class MainScreen(Screen[None]):
     def _hint(self) -> None:
         """The row beside the box says how to send and add a line (and how many lines there are)."""
         self.query_one("#prompt-hint", Line).update(self.query_one("#prompt", Composer).hint())
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed before the prompt had the focus goes into the prompt, not nowhere.
+
+        What a person types while the monitor starts waits in the terminal, and Textual reads it the
+        moment it takes the terminal: before this screen is mounted and the prompt focused. Textual
+        then hands such a key to the screen, and the prompt never sees it (seen: the first second of
+        `breaker-tui demo` typed into nothing). Until the prompt has had the focus once, such keys are
+        kept and put in it then. After that, the rule that tells them apart: the prompt takes every
+        printable key, enter and ctrl+j itself, so none reaches the screen *from* it; one that reaches
+        the screen while the prompt has the focus was dispatched before it had it. An early enter adds
+        a line rather than sending: nothing goes to the agent that the person has not seen.
+        """
+        text = event.character if event.is_printable else "\n" if event.key in ("enter", "ctrl+j") else None
+        if not self.has_prompt or not text:
+            return
+        prompt = self.query_one("#prompt", Composer)
+        if prompt.has_focus:
+            prompt.insert(text)
+        elif self._early is not None:
+            self._early.append(text)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def _take_early(self) -> None:
+        """The prompt has the focus: what was typed before goes in, and keys go to it from now on."""
+        early, self._early = self._early, None
+        if early:
+            self.query_one("#prompt", Composer).insert("".join(early))
 
     @on(Composer.ScrollStream)
     def _scroll_stream(self, event: Composer.ScrollStream) -> None:

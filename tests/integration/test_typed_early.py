@@ -1,0 +1,87 @@
+"""What a person types while the monitor starts reaches the prompt: the TUI in a real tmux pane, real dsh.
+
+Before, the keys typed in the first second of `breaker-tui -- dsh --profile dev` (or of the demo)
+were lost: the terminal held them, Textual read them before the main screen was mounted and its
+prompt focused, and gave them to the screen, which dropped them. Here the pane's shell holds the
+monitor back until the keys are in the terminal, so they are surely typed before Textual starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, wait_until
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)"),
+]
+
+
+def _prompt_row(screen: str) -> str:
+    """The prompt box's row: the one with the send hint beside it."""
+    return next((row for row in screen.splitlines() if "⏎ send" in row), "")
+
+
+async def test_keys_typed_while_the_monitor_starts_land_in_the_prompt(
+    world_factory: Any, tmp_path: Path, short_tmp: Path, tmux: list[str]
+) -> None:
+    world = world_factory("tool-loop")
+    go = tmp_path / "go"
+    pidfile = tmp_path / "tui.pid"
+    env = {
+        **world.env,
+        "TMPDIR": str(short_tmp),
+        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "PYTHONPATH": str(ROOT),
+    }
+    part = str(pidfile) + ".part"
+    save_pid = f"open({part!r}, 'w').write(str(os.getpid())); os.replace({part!r}, {str(pidfile)!r})"
+    code = f"import os, sys; {save_pid}; from tui.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", code, "--", "dsh", "--profile", "dev"]
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier())
+    script = tmp_path / "pane.sh"
+    # the shell waits (reading nothing) until the test has typed: the keys wait in the terminal
+    script.write_text(
+        f"{exports}cd {shlex.quote(str(world.workspace))}\n"
+        f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.05; done\nexec {shlex.join(argv)}\n"
+    )
+    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {script}"], check=True)
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout
+
+    def ended() -> bool:
+        return subprocess.run([*tmux, "has-session", "-t", "t"], capture_output=True).returncode != 0
+
+    tui = 0
+    try:
+        subprocess.run([*tmux, "send-keys", "-t", "t", "-l", "fix the flaky test"], check=True)
+        await wait_until(lambda: "fix the flaky test" in screen(), 10, "the keys echoed by the waiting terminal")
+        go.touch()
+        await wait_until(pidfile.exists, 60, "the TUI to start")
+        tui = int(pidfile.read_text())
+        try:
+            await wait_until(lambda: "fix the flaky test" in _prompt_row(screen()), 60, "the early keys in the prompt")
+        except AssertionError:
+            raise AssertionError(f"the keys typed before the start were lost; the screen:\n{screen()}") from None
+        subprocess.run([*tmux, "send-keys", "-t", "t", "-l", " now"], check=True)
+        await wait_until(lambda: "fix the flaky test now" in _prompt_row(screen()), 30, "typing goes on after them")
+        subprocess.run([*tmux, "send-keys", "-t", "t", "C-q"], check=True)
+        await wait_until(ended, 60, "ctrl+q to end the monitor")
+    finally:
+        if tui and not ended():
+            with contextlib.suppress(OSError):
+                os.kill(tui, signal.SIGTERM)
+    assert list(short_tmp.iterdir()) == [], "nothing left in TMPDIR"
