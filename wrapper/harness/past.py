@@ -124,7 +124,8 @@ def _prompt_of(rec: dict[str, Any]) -> str:
 def _newest(directory: Path) -> list[tuple[Path, float]]:
     """The newest `MAX_FILES` recordings of the folder, by when they were last written.
 
-    By time, not by name: with `recordings_dir` set an ACP session names its file `session-PID-N.jsonl`.
+    By time, not by name: a name says when the file was opened, not when it was last written, and the
+    folder may hold files named by older builds (an ACP session's `session-PID-N.jsonl`).
     """
     out: list[tuple[Path, float]] = []
     try:

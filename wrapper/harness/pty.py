@@ -17,7 +17,6 @@ import contextlib
 import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from engine import events as ev
@@ -29,7 +28,7 @@ from wrapper.monitor import Info, Monitor
 from wrapper.process.child import Child, ExitInfo
 from wrapper.process.contain import MARKER_ENV, Containment, earlier_leftovers
 from wrapper.process.rundir import RunDir, clean_stale
-from wrapper.records.recorder import Recorder, prune
+from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
 from wrapper.toolchain import child_env
 
@@ -145,10 +144,7 @@ class PtySession(SessionControls):
         meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
         if label is None:
             label = self._default_label()
-        where = Path(w.recordings_dir) if w.recordings_dir else None
-        rec = Recorder(None, meta, self._recording_failed, label=label, directory=where)
-        prune(rec.path.parent, w.recordings_keep_days, w.recordings_keep, spare=rec.path)
-        return rec
+        return session_recording(w, meta, self._recording_failed, label)
 
     def _recording_failed(self, text: str) -> None:
         """A recording write failed: say so at once; the file stays without its end marker."""

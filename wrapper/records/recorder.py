@@ -27,6 +27,7 @@ from typing import Any
 
 from wrapper.paths import recordings_dir
 from wrapper.records import integrity
+from wrapper.settings import WrapperSettings
 
 FORMAT = "breaker-tui-recording"
 VERSION = 3  # 2: the file ends with an `end` record when it is complete; 3: every record carries the chain
@@ -75,6 +76,19 @@ def prune(
             removed.append(p)
         integrity.drop_entry(p)
     return removed
+
+
+def session_recording(
+    w: WrapperSettings, meta: dict[str, Any], on_error: Callable[[str], None] | None, label: str
+) -> Recorder:
+    """A session's recording in `[wrapper] recordings_dir` (or the default folder), which is pruned as the
+    config says once the new file exists. Every harness opens its recording here, so `recordings_keep`
+    and `recordings_keep_days` hold for every agent (an ACP session named its own file and never pruned).
+    """
+    where = Path(w.recordings_dir) if w.recordings_dir else None
+    rec = Recorder(None, meta, on_error, label=label, directory=where)
+    prune(rec.path.parent, w.recordings_keep_days, w.recordings_keep, spare=rec.path)
+    return rec
 
 
 class Recorder:

@@ -14,7 +14,6 @@ import shutil
 import signal
 import tempfile
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from wrapper.harness.acp.asking import OpenAsks, key_of
@@ -32,7 +31,7 @@ from wrapper.harness.base import Approver, answered_by
 from wrapper.items import ApprovalItem, StatusItem
 from wrapper.monitor import Info
 from wrapper.process.child import ExitInfo
-from wrapper.records.recorder import Recorder
+from wrapper.records.recorder import Recorder, session_recording
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 
@@ -76,7 +75,6 @@ class AcpSession(ItemStream):
         self.info.provider = name
         self.recorder = recorder
         if recorder is None and settings.wrapper.record:
-            d = settings.wrapper.recordings_dir
             meta = {
                 "argv": self.display_argv,
                 "cwd": self.cwd,
@@ -85,7 +83,7 @@ class AcpSession(ItemStream):
                 "config": settings.engine.model_dump(mode="json"),
                 "acp": settings.acp.model_dump(mode="json"),
             }
-            self.recorder = Recorder(Path(d) / f"session-{os.getpid()}-{id(self)}.jsonl" if d else None, meta)
+            self.recorder = session_recording(settings.wrapper, meta, self._recording_failed, name)
         self.proc: AgentProcess | None = None
         self.agent_caps: dict[str, Any] = {}
         self.generation = 0
@@ -104,6 +102,10 @@ class AcpSession(ItemStream):
         self._history = HistoryLog()  # what the agent replays after `session/load`: shown, never judged
         self.resume_id = resume  # `--resume ID`: the first launch loads this session
         self.chosen: dict[str, str] = {}  # the person's mode, re-applied after a restart or a resume
+
+    def _recording_failed(self, text: str) -> None:
+        """A recording write failed: said at once, as for dsh (the file stays without its end marker)."""
+        self._emit(StatusItem("error", f"{text}; the recording is incomplete", {"recording": "incomplete"}))
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -185,6 +187,8 @@ class AcpSession(ItemStream):
             self._show_history()
         self.info.bridge = "connected"
         self._emit_all(self.acp.session_started(opened.session_id, opened.model, opened.resumed))
+        if self.recorder is not None:
+            self.recorder.name_for(opened.session_id)  # as dsh's: the file says which session it holds
         self._emit_all(self.acp.shown.opened(opened.result, mode_for(self.preset, self.settings.acp.make_ask)))
         await self._reapply_chosen(gen)
         self._ready.set()
