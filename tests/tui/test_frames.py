@@ -100,7 +100,7 @@ async def test_a_following_log_redraws_its_scrollbar_at_a_bounded_rate_and_ends_
             5,
             "the scrollbar in step with the log",
         )
-        await wait_until(lambda: not log._bar_later, 5, "the last redraw done")
+        await wait_until(lambda: log.bar_current, 5, "the last redraw done, for the thumb the log has")
 
 
 @pytest.mark.parametrize("script", ["tool_loop", "short"])

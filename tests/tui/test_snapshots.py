@@ -46,6 +46,9 @@ def _before(app: Any, ready: Any) -> Any:
         await pilot.wait_for_scheduled_animations()
         # the footer recomposes a refresh after its keys change: picture the keys the screen has now
         await wait_until(lambda: _footer_settled(app), 10, "the footer's keys")
+        # the scrollbar is redrawn at most 4 times a second while following: picture it once it has
+        # caught up (on a loaded machine the snapshot was taken with the thumb a frame behind)
+        await wait_until(lambda: app.w_stream._log.bar_current, 10, "the scrollbar's deferred redraw")
         _steady_prompt(app)
         await pilot.pause()
         await pilot.pause()

@@ -489,6 +489,15 @@ class StreamLog(ScrollView, can_focus=True):
             self._bar_later = True
             self.set_timer(wait, self._bar_due)
 
+    @property
+    def bar_current(self) -> bool:
+        """The scrollbar has the log's sizes and no redraw of it is deferred (its thumb is where it should be)."""
+        if not self.show_vertical_scrollbar:
+            return True
+        bar = self.vertical_scrollbar
+        same = bar.window_virtual_size == self.virtual_size.height and bar.position == self.scroll_y
+        return same and not self._bar_later
+
     def _bar_due(self) -> None:
         self._bar_later = False
         self._sync_bar(now=True)
