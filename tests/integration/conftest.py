@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -14,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import wait_until
+from tests.conftest import ROOT, wait_until
 from wrapper.harness.dsh.provision import find_dsh
 from wrapper.harness.dsh.session import Session
 from wrapper.harness.dsh.world import make_world
@@ -46,6 +48,48 @@ def tmux() -> Iterator[list[str]]:
     cmd = ["tmux", "-L", f"bt-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
     yield cmd
     subprocess.run([*cmd, "kill-server"], capture_output=True, check=False)
+
+
+@dataclass(frozen=True)
+class Pane:
+    """The TUI in a tmux pane of its own: the script the pane runs and the file its pid appears in."""
+
+    script: Path
+    pidfile: Path
+
+
+def tui_pane(
+    tmp_path: Path,
+    world: World,
+    tmpdir: Path,
+    args: list[str],
+    wrap: tuple[str, ...] = (),
+    hold_until: Path | None = None,
+) -> Pane:
+    """A pane script running `breaker-tui ARGS` in `world`'s workspace, as a person's shell would.
+
+    Its state goes under `tmp_path/state`, its TMPDIR is `tmpdir`. `wrap` goes before the command
+    (`setsid -w`); with `hold_until`, the shell waits, reading nothing, until that file exists (what the
+    test types meanwhile waits in the terminal). The pid file is written beside and renamed, so it
+    appears only with its number in it (a reader polling for it once found it created and still empty).
+    """
+    env = {
+        **world.env,
+        "TMPDIR": str(tmpdir),
+        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "PYTHONPATH": str(ROOT),
+    }
+    pidfile = tmp_path / "tui.pid"
+    part = str(pidfile) + ".part"
+    save_pid = f"open({part!r}, 'w').write(str(os.getpid())); os.replace({part!r}, {str(pidfile)!r})"
+    code = f"import os, sys; {save_pid}; from tui.cli import main; sys.exit(main())"
+    argv = [*wrap, sys.executable, "-c", code, *args]
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier())
+    hold = f"while [ ! -e {shlex.quote(str(hold_until))} ]; do sleep 0.05; done\n" if hold_until else ""
+    script = tmp_path / "pane.sh"
+    script.write_text(f"{exports}cd {shlex.quote(str(world.workspace))}\n{hold}exec {shlex.join(argv)}\n")
+    return Pane(script, pidfile)
 
 
 @pytest.fixture

@@ -14,18 +14,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, wait_until
+from tests.conftest import wait_until
+from tests.integration.conftest import tui_pane
 from wrapper.mock import scenarios
 from wrapper.mock.scenarios import Reply, ToolCallSpec, Turn
 from wrapper.process import proc
@@ -73,26 +72,10 @@ async def test_a_closed_terminal_ends_the_monitor_its_child_and_the_running_tool
     monkeypatch.setitem(scenarios.SCENARIOS, "long-tool", (one_long_tool, "go", "test only"))
     world = world_factory("long-tool")
     state = tmp_path / "state"
-    pidfile = tmp_path / "tui.pid"
-    env = {
-        **world.env,
-        "TMPDIR": str(short_tmp),
-        "BREAKER_TUI_STATE_DIR": str(state),
-        "TERM": "xterm-256color",
-        "PYTHONPATH": str(ROOT),
-    }
-    # Written beside and renamed: the file appears only with its number in it (a reader polling for it
-    # once found it created and still empty, CI run of stop 26).
-    part = str(pidfile) + ".part"
-    save_pid = f"open({part!r}, 'w').write(str(os.getpid())); os.replace({part!r}, {str(pidfile)!r})"
-    code = f"import os, sys; {save_pid}; from tui.cli import main; sys.exit(main())"
-    argv = [sys.executable, "-c", code, "--", "dsh", "--profile", "dev"]
-    if how == "detached":
-        argv = ["setsid", "-w", *argv]
-    script = tmp_path / "pane.sh"
-    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier())
-    script.write_text(f"{exports}cd {shlex.quote(str(world.workspace))}\nexec {shlex.join(argv)}\n")
-    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {script}"], check=True)
+    wrap = ("setsid", "-w") if how == "detached" else ()
+    pane = tui_pane(tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], wrap)
+    pidfile = pane.pidfile
+    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {pane.script}"], check=True)
 
     def screen() -> str:
         return subprocess.run([*tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout

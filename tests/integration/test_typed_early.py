@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, wait_until
+from tests.conftest import wait_until
+from tests.integration.conftest import tui_pane
 
 pytestmark = [
     pytest.mark.integration,
@@ -38,26 +37,9 @@ async def test_keys_typed_while_the_monitor_starts_land_in_the_prompt(
 ) -> None:
     world = world_factory("tool-loop")
     go = tmp_path / "go"
-    pidfile = tmp_path / "tui.pid"
-    env = {
-        **world.env,
-        "TMPDIR": str(short_tmp),
-        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
-        "TERM": "xterm-256color",
-        "PYTHONPATH": str(ROOT),
-    }
-    part = str(pidfile) + ".part"
-    save_pid = f"open({part!r}, 'w').write(str(os.getpid())); os.replace({part!r}, {str(pidfile)!r})"
-    code = f"import os, sys; {save_pid}; from tui.cli import main; sys.exit(main())"
-    argv = [sys.executable, "-c", code, "--", "dsh", "--profile", "dev"]
-    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier())
-    script = tmp_path / "pane.sh"
-    # the shell waits (reading nothing) until the test has typed: the keys wait in the terminal
-    script.write_text(
-        f"{exports}cd {shlex.quote(str(world.workspace))}\n"
-        f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.05; done\nexec {shlex.join(argv)}\n"
-    )
-    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {script}"], check=True)
+    pane = tui_pane(tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], hold_until=go)
+    pidfile = pane.pidfile
+    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {pane.script}"], check=True)
 
     def screen() -> str:
         return subprocess.run([*tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout
