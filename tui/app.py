@@ -443,7 +443,8 @@ class BreakerApp(FrontEnd, Actions):
                 head = ("OBSERVING (config weakened)", f"bold {pal.warning}")
             else:
                 head = ("ENFORCING", f"bold {pal.ok}") if enforcing else ("OBSERVING ONLY", f"bold {pal.warning}")
-        busy = " · working…" if i.busy and i.child == "running" else ""
+        # a working agent's child is running: "working…" says both, and leaves the mode room at 60 columns
+        child = "working…" if i.busy and i.child == "running" else f"child {i.child}"
         model = inert(i.model, keep_newlines=False)[:24] or "—"
         # a bridge that went away with its child is a normal end, not news
         bridge = "" if i.bridge in ("connected", "none") or i.child != "running" else f" · bridge {i.bridge}"
@@ -459,7 +460,7 @@ class BreakerApp(FrontEnd, Actions):
             (self.mode_status(), "", 2),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
-            (f" · child {i.child}{bridge}{busy}", "", 1),
+            (f" · {child}{bridge}", "", 1),
         ]
         width = self.w_status.size.width or self.size.width
         while len(parts) > 1 and sum(len(t) for t, _, _ in parts) > width:

@@ -161,6 +161,10 @@ async def test_the_mode_is_on_the_status_line_at_60_columns() -> None:
         await wait_until(lambda: "mode Default" in text_of(app.w_status), 5, "the mode on a narrow status line")
         status = text_of(app.w_status)
         assert "ENFORCING" in status and "turn" in status, status
+        src.info.busy = True  # a turn runs: the child's part says so in fewer columns, the mode stays
+        app.refresh_view()
+        await wait_until(lambda: "working…" in text_of(app.w_status), 5, "the turn on the status line")
+        assert "mode Default" in text_of(app.w_status), text_of(app.w_status)
 
 
 def text_of_prompt(prompt: Any) -> str:
