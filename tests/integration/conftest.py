@@ -52,13 +52,19 @@ def tmux() -> Iterator[list[str]]:
 
 @dataclass(frozen=True)
 class Pane:
-    """The TUI in a tmux pane of its own: the script the pane runs and the file its pid appears in."""
+    """The TUI in tmux pane `t` of the test's own tmux server: where its pid and its state appear."""
 
-    script: Path
+    tmux: list[str]
     pidfile: Path
+    state: Path  # its BREAKER_TUI_STATE_DIR
+
+    def screen(self) -> str:
+        """What the pane shows now, as text."""
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout
 
 
 def tui_pane(
+    tmux: list[str],
     tmp_path: Path,
     world: World,
     tmpdir: Path,
@@ -66,17 +72,18 @@ def tui_pane(
     wrap: tuple[str, ...] = (),
     hold_until: Path | None = None,
 ) -> Pane:
-    """A pane script running `breaker-tui ARGS` in `world`'s workspace, as a person's shell would.
+    """Start `breaker-tui ARGS` in a 100x30 tmux pane, in `world`'s workspace, as a person's shell would.
 
     Its state goes under `tmp_path/state`, its TMPDIR is `tmpdir`. `wrap` goes before the command
     (`setsid -w`); with `hold_until`, the shell waits, reading nothing, until that file exists (what the
     test types meanwhile waits in the terminal). The pid file is written beside and renamed, so it
     appears only with its number in it (a reader polling for it once found it created and still empty).
     """
+    state = tmp_path / "state"
     env = {
         **world.env,
         "TMPDIR": str(tmpdir),
-        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
+        "BREAKER_TUI_STATE_DIR": str(state),
         "TERM": "xterm-256color",
         "PYTHONPATH": str(ROOT),
     }
@@ -89,7 +96,8 @@ def tui_pane(
     hold = f"while [ ! -e {shlex.quote(str(hold_until))} ]; do sleep 0.05; done\n" if hold_until else ""
     script = tmp_path / "pane.sh"
     script.write_text(f"{exports}cd {shlex.quote(str(world.workspace))}\n{hold}exec {shlex.join(argv)}\n")
-    return Pane(script, pidfile)
+    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {script}"], check=True)
+    return Pane(tmux, pidfile, state)
 
 
 @pytest.fixture

@@ -71,14 +71,9 @@ async def test_a_closed_terminal_ends_the_monitor_its_child_and_the_running_tool
 
     monkeypatch.setitem(scenarios.SCENARIOS, "long-tool", (one_long_tool, "go", "test only"))
     world = world_factory("long-tool")
-    state = tmp_path / "state"
     wrap = ("setsid", "-w") if how == "detached" else ()
-    pane = tui_pane(tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], wrap)
-    pidfile = pane.pidfile
-    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {pane.script}"], check=True)
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout
+    pane = tui_pane(tmux, tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], wrap)
+    pidfile, state, screen = pane.pidfile, pane.state, pane.screen
 
     def connected() -> bool:
         for r in state.glob("recordings/*.jsonl"):  # renamed once the session id is known: read what is there

@@ -37,12 +37,8 @@ async def test_keys_typed_while_the_monitor_starts_land_in_the_prompt(
 ) -> None:
     world = world_factory("tool-loop")
     go = tmp_path / "go"
-    pane = tui_pane(tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], hold_until=go)
-    pidfile = pane.pidfile
-    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"sh {pane.script}"], check=True)
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True).stdout
+    pane = tui_pane(tmux, tmp_path, world, short_tmp, ["--", "dsh", "--profile", "dev"], hold_until=go)
+    pidfile, screen = pane.pidfile, pane.screen
 
     def ended() -> bool:
         return subprocess.run([*tmux, "has-session", "-t", "t"], capture_output=True).returncode != 0
