@@ -58,7 +58,8 @@ from wrapper.items import (
     VerdictItem,
 )
 from wrapper.safetext import inert, markup_safe
-from wrapper.settings import Settings, weakened
+from wrapper.settings import Settings
+from wrapper.weakening import report, status_word
 
 EXIT_INTERNAL = 70
 PANEL_PERIOD_S = 0.2
@@ -96,7 +97,7 @@ class BreakerApp(FrontEnd, Actions):
         self.terminal_lost = ""  # why the terminal went away, once it has
         self._initial_theme = theme or settings.ui.theme
         self._observe = observe
-        self._weakened = bool(weakened(settings))
+        self._loosened = status_word(settings)  # "" unless the config enforces less than the defaults
         self._last_trip: TripItem | None = None
         self._notices = 0  # decisions shown on the notice line this turn
         self._inbox: deque[tuple[Item, float]] = deque()
@@ -169,6 +170,9 @@ class BreakerApp(FrontEnd, Actions):
         main.before_frame = self._before_frame
         self._clear_banner()  # the title
         self._apply_colours()
+        if self.mode == keys.LIVE and self._loosened.startswith("OBSERVING"):
+            # the stderr lines are hidden by the screen: the person reads them here too
+            self._notify(" · ".join(report(self.settings)), "config loosened", "warning", 30)
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
         self.set_interval(1 / self.settings.ui.refresh_hz, self._tick)
@@ -438,9 +442,9 @@ class BreakerApp(FrontEnd, Actions):
             state = "paused" if src.paused else ("at the end" if src.done else "playing")
             head: tuple[str, str] = (f"REPLAY {src.position}/{src.total} {state} ×{src.speed:g}", f"bold {pal.tool}")
         else:
-            # a config that switches enforcement or recording off is not ENFORCING (wrapper.settings.weakened)
-            if enforcing and self._weakened:
-                head = ("OBSERVING (config weakened)", f"bold {pal.warning}")
+            # a config that enforces less than the defaults is never full ENFORCING (wrapper.weakening)
+            if enforcing and self._loosened:
+                head = (self._loosened, f"bold {pal.warning}")
             else:
                 head = ("ENFORCING", f"bold {pal.ok}") if enforcing else ("OBSERVING ONLY", f"bold {pal.warning}")
         # a working agent's child is running: "working…" says both, and leaves the mode room at 60 columns

@@ -169,7 +169,9 @@ def _run(opts: list[str], command: list[str]) -> int:
         if bad := resume_problem(command, a.acp, a.resume):
             print(f"breaker-tui: --resume: {bad}", file=sys.stderr)
             return EXIT_USAGE
-    settings = load_settings(a.config)
+    from wrapper.weakening import hold_back_pruning
+
+    settings = hold_back_pruning(load_settings(a.config))
     if a.approvals:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
@@ -335,13 +337,15 @@ def _calibrate(args: list[str]) -> int:
 
 def _config(args: list[str]) -> int:
     p = argparse.ArgumentParser(prog="breaker-tui config")
-    p.add_argument("action", choices=["show", "path"])
+    p.add_argument("action", choices=["show", "path", "accept"])
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
     path = a.config or config_file()
     if a.action == "path":
         print(path)
         return EXIT_OK
+    if a.action == "accept":
+        return _accept_config(path)
     s = load_settings(a.config)
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
     for line in s.alias_notes():
@@ -369,6 +373,26 @@ def _config(args: list[str]) -> int:
                 print(f"# {_toml_key(key)} is not set    # {origin}")
             else:
                 print(f"{_toml_key(key)} = {_toml(value)}    # {origin}")
+    return EXIT_OK
+
+
+def _accept_config(path: Path) -> int:
+    """Record this exact file as accepted: its loosened keys are no longer named at each start."""
+    from wrapper.weakening import accept, loosened
+
+    s = load_settings(path)
+    found = loosened(s)
+    if not found:
+        print(f"breaker-tui: {path} loosens nothing; there is nothing to accept")
+        return EXIT_OK
+    for x in found:
+        print(f"accepting: {x}")
+    try:
+        digest = accept(path)
+    except OSError as e:
+        print(f"breaker-tui: cannot record the acceptance: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"accepted {path} (sha256 {digest[:16]}); any change to the file needs a new accept")
     return EXIT_OK
 
 

@@ -17,8 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.keys import _normalize_key_list
 
 from wrapper.harness.capabilities import Capabilities
+from wrapper.settings import APPROVAL_KEY_IDS
 
 LIVE, REPLAY = "live", "replay"
 
@@ -138,8 +140,17 @@ def help_rows(
     return rows
 
 
-# The approval modal's bindings (tui.screens.approval): remappable by the same `[keys]` table.
-APPROVAL_IDS = ("approve.arm", "approve.once", "approve.turn", "approve.deny", "approve.cancel", "approve.escape")
+# The approval modal's bindings (tui.screens.approval): remappable by the same `[keys]` table, and its
+# buttons are labelled with the keys these bindings have live, so a label never names another answer's key.
+APPROVAL_KEYS: tuple[Key, ...] = (
+    Key("approve.arm", "tab", "arm", "answer…", "arm the modal (the focus goes to deny)", footer=True),
+    Key("approve.once", "a", "answer('allow-once')", "this call", "allow this call only", footer=True),
+    Key("approve.turn", "t", "answer('allow-turn')", "turn", "allow these local repeats this turn", footer=True),
+    Key("approve.deny", "d", "answer('deny')", "deny", "deny this call", footer=True),
+    Key("approve.cancel", "c", "answer('cancel-turn')", "cancel turn", "deny and cancel the turn", footer=True),
+    Key("approve.escape", "escape", "answer('deny')", "deny", "deny this call"),
+)
+APPROVAL_IDS = APPROVAL_KEY_IDS
 MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 
 
@@ -156,10 +167,42 @@ def key_problem(spec: str) -> str:
 
 
 def validate_keymap(keymap: dict[str, str]) -> list[str]:
-    """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids) and bad key strings."""
+    """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids), bad key strings,
+    and an approval key that another answer also uses.
+    """
     known = {k.id for k in KEYS} | set(APPROVAL_IDS)
     out = [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]
     for name, spec in keymap.items():
         if name in known and (why := key_problem(str(spec))):
             out.append(f"{name}: {why}")
+    return out or approval_clashes(keymap)
+
+
+def approval_keys(keymap: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Each approval binding id -> the keys it answers to under `keymap` (Textual's long key names)."""
+    return {k.id: tuple(_normalize_key_list(keymap.get(k.id, k.key)).split(",")) for k in APPROVAL_KEYS}
+
+
+def approval_clashes(keymap: dict[str, str]) -> list[str]:
+    """An approval key that another answer has, live or by default: Textual would keep one of two
+    bindings on a key, and the button labelled with it would answer the other (`approve.once = "d"`
+    ran the call on the key labelled deny); and a person's hands know the built-in keys, so a remap
+    onto another answer's built-in key is refused as well. Each clash names both bindings.
+    """
+    by_id = {k.id: k for k in APPROVAL_KEYS}
+    built_in = approval_keys({})
+    live = approval_keys(keymap)
+    out: list[str] = []
+    for bid, keys_ in live.items():
+        if bid not in keymap:
+            continue
+        for key in keys_:
+            for other, theirs in (*live.items(), *built_in.items()):
+                if other == bid or by_id[other].action == by_id[bid].action or key not in theirs:
+                    continue
+                out.append(
+                    f'`{bid}` = "{keymap[bid]}" takes `{key}`, a key of `{other}` ({by_id[other].help}):'
+                    " one key for two answers makes a button's label lie; pick a key no other answer uses"
+                )
+                break
     return out

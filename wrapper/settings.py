@@ -102,6 +102,9 @@ class UiSettings(BaseModel):
     """Below this many columns the scores and window collapse to a one-line summary (ctrl+b shows them)."""
 
 
+# The approval modal's binding ids (its keys are remappable by `[keys]`, and every remap is named at start)
+APPROVAL_KEY_IDS = ("approve.arm", "approve.once", "approve.turn", "approve.deny", "approve.cancel", "approve.escape")
+
 KeyMap = dict[str, str]
 """`[keys]`: binding id -> key (`kill = "ctrl+x"`, several keys comma-separated); ids as in the help screen."""
 
@@ -203,68 +206,3 @@ def _keys(table: Any, where: str) -> KeyMap:
         if not isinstance(key, str) or not key.strip():
             raise ConfigError(f'{where}: [keys] `{name}` must be a key name such as "ctrl+x" (got {key!r})')
     return {str(k): str(v) for k, v in table.items()}
-
-
-# -- weakening: a config that switches the breaker off must say so ---------------------------------
-# A tool that could write the config file switched the next session off silently (report C4: caps
-# "off", thinking lens disabled, no recording, while the status line read ENFORCING). The file is
-# still honoured, but every key that switches something off, or loosens a limit past its default,
-# is named with its file at start, and the status line says OBSERVING.
-# (timeouts are not among them: a longer verdict, approval or result wait only waits longer, and
-# each of them ends failing closed or declining)
-_LOOSER_WHEN_LARGER = ("max", "limit", "threshold", "cap", "budget", "chars", "tokens")
-
-
-def _value(s: Settings, key: str) -> tuple[Any, Any] | None:
-    """(effective, default) of a `section.key` as the config writes it (`repeat.limits`, `wrapper.record`)."""
-    sec, _, name = key.partition(".")
-    defaults = Settings()
-    # `[acp]` weakens too: `deny = "observe"` lets a refused call run, `make_ask = false` lets every
-    # call run before it is judged; `[ui]` and `[keys]` change what is shown, never what is enforced
-    owners = {"repeat": "engine", "thinking": "engine", "engine": "engine", "wrapper": "wrapper", "acp": "acp"}
-    if sec not in owners:
-        return None
-    got, want = getattr(s, owners[sec]), getattr(defaults, owners[sec])
-    if sec != "engine" and owners[sec] == "engine":
-        got, want = getattr(got, sec), getattr(want, sec)
-    if sec == "engine":
-        got, want = got.engine if hasattr(got, "engine") else got, want.engine if hasattr(want, "engine") else want
-    if not hasattr(got, name):
-        return None
-    return getattr(got, name), getattr(want, name)
-
-
-_OFF_WORDS = ("off", "none", "allow", "observe")
-
-
-def _off(v: Any) -> bool:
-    return v is None or v is False or v == 0 or (isinstance(v, str) and v.lower() in _OFF_WORDS)
-
-
-def weakened(s: Settings) -> list[str]:
-    """Each key the config file set that switches enforcement or recording off or loosens a limit: 'file: key (why)'."""
-    out: list[str] = []
-    for key, where in sorted(s.origins.items()):
-        pair = _value(s, key)
-        if pair is None:
-            continue
-        got, want = pair
-        if isinstance(got, dict) and isinstance(want, dict):
-            for k, v in got.items():
-                d = want.get(k)
-                if _off(v) and not _off(d):
-                    out.append(f"{where}: {key}.{k} = {v!r} (default {d!r}: switched off)")
-                elif isinstance(v, int | float) and isinstance(d, int | float) and v > d:
-                    out.append(f"{where}: {key}.{k} = {v!r} (default {d!r}: looser)")
-            continue
-        if _off(got) and not _off(want):
-            out.append(f"{where}: {key} = {got!r} (default {want!r}: switched off)")
-        elif (
-            isinstance(got, int | float)
-            and isinstance(want, int | float)
-            and not isinstance(got, bool)
-            and got > want
-            and any(w in key for w in _LOOSER_WHEN_LARGER)
-        ):
-            out.append(f"{where}: {key} = {got!r} (default {want!r}: looser)")
-    return out

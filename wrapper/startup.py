@@ -1,9 +1,9 @@
-"""What a session says before it starts: a weakened config, and what changed since the last session.
+"""What a session says before it starts: a loosened config, and what changed since the last session.
 
 A tool that can write the config, the dsh profile or the dsh install could switch the next session
-off (report C4). None of that can be prevented by a same-user monitor; all of it can be said. So at
-start the config keys that switch enforcement or recording off (or loosen a limit past its default)
-are named with their file, and the config file, the profile (its package.json and patch layer) and
+off. None of that can be prevented by a same-user monitor; all of it can be said. So at every start
+the config keys that enforce less than their defaults are named with their file until the person
+accepts that exact file (`wrapper.weakening`), and the config file, the profile (its package.json and patch layer) and
 the dsh entry that will run are compared with what the last session saw, kept as sha256 digests in
 `<state dir>/last-session.json`. Never raises: a problem here is a line, not a failed start.
 """
@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 
 from wrapper.paths import state_dir
-from wrapper.settings import Settings, weakened
+from wrapper.settings import Settings
+from wrapper.weakening import report
 
 DIGESTS = "last-session.json"
 
@@ -65,8 +66,8 @@ def changes(files: dict[str, Path], store: Path | None = None) -> list[str]:
 
 
 def banner(settings: Settings, config: Path | None, harness_files: dict[str, Path]) -> list[str]:
-    """The start-up lines: the weakening keys, then the changes since the last session."""
-    lines = [f"the config weakens the breaker: {w}" for w in weakened(settings)]
+    """The start-up lines: the loosened keys, then the changes since the last session."""
+    lines = report(settings)
     with contextlib.suppress(Exception):  # never a failed start over a report
         lines += changes(watched(config, harness_files))
     return lines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.widgets import Button
+
 from tests.conftest import wait_until
 from tests.tui.conftest import settle
 from tests.tui.test_approval import asked, modal, poll, polls
@@ -34,3 +36,18 @@ async def test_the_palette_names_the_remapped_key() -> None:
         await settle(app, src, pilot)
         kill = next(c for c in app.get_system_commands(app.screen) if c.title.startswith("Kill the child"))
         assert kill.help == "key: ctrl+x"
+
+
+async def test_the_key_labelled_deny_denies_under_a_remapped_config() -> None:
+    """The buttons were labelled `d · deny` whatever `[keys]` said: a remap made the label lie."""
+    settings = Settings(keys={"approve.deny": "x", "approve.once": "y"})
+    app, src = _make(settings=settings, msgs=[*polls(), *asked(4, {"command": poll(4)})])
+    async with app.run_test(size=(100, 30)) as pilot:
+        m = await modal(app)
+        deny_label = str(m.query_one("#deny", Button).label)
+        once_label = str(m.query_one("#allow-once", Button).label)
+        assert deny_label.startswith("x · deny") and once_label.startswith("y · allow"), (deny_label, once_label)
+        await pilot.press("tab")
+        await wait_until(lambda: m.armed, 5, "tab arms the modal")
+        await pilot.press(deny_label.split(" · ", 1)[0])
+        await wait_until(lambda: src.answers == ["deny"], 5, "the key labelled deny denies")

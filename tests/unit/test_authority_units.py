@@ -188,7 +188,8 @@ def wait_until_sync(pred: Callable[[], bool], what: str, timeout: float = 10) ->
 
 
 def test_a_config_that_switches_the_breaker_off_is_named_key_by_key() -> None:
-    from wrapper.settings import from_mapping, weakened
+    from wrapper.settings import from_mapping
+    from wrapper.weakening import weakened
 
     s = from_mapping(
         {"wrapper": {"record": False}, "thinking": {"enabled": False}, "repeat": {"limits": {"cmd": "off"}}}, "c.toml"
@@ -201,7 +202,8 @@ def test_a_config_that_switches_the_breaker_off_is_named_key_by_key() -> None:
 
 def test_acp_keys_that_let_refused_or_unjudged_calls_run_are_named_and_timeouts_are_not() -> None:
     """`[acp] deny = "observe"` ran every refused ACP call while the status said ENFORCING (left open last stop)."""
-    from wrapper.settings import from_mapping, weakened
+    from wrapper.settings import from_mapping
+    from wrapper.weakening import weakened
 
     got = weakened(from_mapping({"acp": {"deny": "observe", "make_ask": False, "unasked": "observe"}}, "a.toml"))
     assert any("a.toml: acp.deny = 'observe'" in w for w in got), got

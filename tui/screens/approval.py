@@ -27,6 +27,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
+from tui.keys import APPROVAL_KEYS
 from tui.screens.argsview import call_view
 from wrapper.items import Answer, Question
 from wrapper.safetext import inert
@@ -36,12 +37,15 @@ LOCAL_NOTE = (
     "once; allowing the turn lets repeats of these same local resources run until the turn ends. "
     "Denying keeps local repeats blocked until your next message."
 )
-ANSWERS: tuple[tuple[Answer, str, str, str], ...] = (  # answer, key, label, variant
-    ("allow-once", "a", "allow this call only (the next repeat asks again)", "success"),
-    ("allow-turn", "t", "allow repeats of these same local resources for the rest of the turn", "primary"),
-    ("deny", "d", "deny this call (the agent is told it was blocked)", "error"),
-    ("cancel-turn", "c", "deny and cancel the turn", "warning"),
+ANSWERS: tuple[tuple[Answer, str, str, str], ...] = (  # answer, binding id (its key is looked up live), label, variant
+    ("allow-once", "approve.once", "allow this call only (the next repeat asks again)", "success"),
+    ("allow-turn", "approve.turn", "allow repeats of these same local resources for the rest of the turn", "primary"),
+    ("deny", "approve.deny", "deny this call (the agent is told it was blocked)", "error"),
+    ("cancel-turn", "approve.cancel", "deny and cancel the turn", "warning"),
 )
+
+
+_SHOWN = {"escape": "esc", "full_stop": ".", "comma": ",", "question_mark": "?", "plus": "+", "minus": "-"}
 
 
 def answers_for(q: Question) -> list[tuple[Answer, str, str, str]]:
@@ -53,14 +57,7 @@ class ApprovalScreen(ModalScreen[Answer]):
     """Ask the operator; dismisses with the answer (None: closed unanswered)."""
 
     AUTO_FOCUS = "#body"
-    BINDINGS = [
-        Binding("tab", "arm", "answer…", id="approve.arm"),
-        Binding("a", "answer('allow-once')", "this call", id="approve.once"),
-        Binding("t", "answer('allow-turn')", "turn", id="approve.turn"),
-        Binding("d", "answer('deny')", "deny", id="approve.deny"),
-        Binding("c", "answer('cancel-turn')", "cancel turn", id="approve.cancel"),
-        Binding("escape", "answer('deny')", "deny", show=False, id="approve.escape"),
-    ]
+    BINDINGS = [Binding(k.key, k.action, k.label, show=k.footer, id=k.id) for k in APPROVAL_KEYS]
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     ApprovalScreen > #dialog { width: 100%; max-width: 110; height: auto; max-height: 100%;
@@ -110,9 +107,21 @@ class ApprovalScreen(ModalScreen[Answer]):
                 elif q.reason:
                     yield Static(Text(inert(q.reason)), id="reason")
             with Vertical(id="buttons"):
-                for answer, key, label, variant in self.offered:
-                    yield Button(f"{key} · {label}", id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+                for answer, binding_id, label, variant in self.offered:
+                    caption = f"{self.live_key(binding_id)} · {label}"
+                    yield Button(caption, id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
         yield Footer(compact=True, show_command_palette=False)
+
+    def live_key(self, binding_id: str) -> str:
+        """The key that answers `binding_id` now: this screen's bindings with the app's keymap applied by
+        Textual's own rule, the one that dispatches the keys, so a label cannot disagree with a key.
+        """
+        bindings = self._bindings.copy()
+        keymap = getattr(self.app, "_keymap", {})  # Textual keeps the keymap it applies here
+        if keymap:
+            bindings.apply_keymap(keymap)
+        keys_ = [key for key, bs in bindings.key_to_bindings.items() if any(b.id == binding_id for b in bs)]
+        return " / ".join(_SHOWN.get(k, k) for k in keys_) or "(no key)"
 
     # -- state lines -------------------------------------------------------------------------
     def _state_text(self) -> Text:

@@ -31,6 +31,7 @@ from wrapper.process.rundir import RunDir, clean_stale
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
 from wrapper.toolchain import child_env
+from wrapper.weakening import record_note
 
 # what the bridge puts in the environment of the child and every tool it runs: never the socket or token
 SECRET_ENV = ("BREAKER_SOCKET", "BREAKER_TOKEN")
@@ -142,6 +143,7 @@ class PtySession(SessionControls):
     def _own_recorder(self, label: str | None) -> Recorder:
         w = self.settings.wrapper
         meta = {"argv": self.argv, "cwd": self.cwd, "config": self.settings.engine.model_dump(mode="json")}
+        meta.update(record_note(self.settings))  # a loosened config is named in the recording too
         if label is None:
             label = self._default_label()
         return session_recording(w, meta, self._recording_failed, label)

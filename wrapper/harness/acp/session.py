@@ -34,6 +34,7 @@ from wrapper.process.child import ExitInfo
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.safetext import inert
 from wrapper.settings import Settings
+from wrapper.weakening import record_note
 
 
 class AcpSession(ItemStream):
@@ -82,6 +83,7 @@ class AcpSession(ItemStream):
                 "agent": name,
                 "config": settings.engine.model_dump(mode="json"),
                 "acp": settings.acp.model_dump(mode="json"),
+                **record_note(settings),  # a loosened config is named in the recording too
             }
             self.recorder = session_recording(settings.wrapper, meta, self._recording_failed, name)
         self.proc: AgentProcess | None = None
