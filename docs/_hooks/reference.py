@@ -9,8 +9,11 @@ generators are plain functions, so `tests/unit/test_docs.py` checks them without
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import inspect
+import io
+import os
 import pkgutil
 import textwrap
 from collections.abc import Callable, Iterator
@@ -84,7 +87,14 @@ def config_reference() -> str:
     for section, model in config_sections().items():
         docs = field_docs(model)
         intro = (model.__doc__ or "").strip().split("\n\n")[0]
-        parts += [f"### `[{section}]`", "", " ".join(intro.split()), "", "| key | default | what it does |", "|---|---|---|"]
+        parts += [
+            f"### `[{section}]`",
+            "",
+            " ".join(intro.split()),
+            "",
+            "| key | default | what it does |",
+            "|---|---|---|",
+        ]
         for key, field in model.model_fields.items():
             parts.append(f"| `{key}` | {_cell(_default(field))} | {_cell(docs.get(key, ''))} |")
         parts.append("")
@@ -92,23 +102,18 @@ def config_reference() -> str:
 
 
 def _key(spec: str) -> str:
-    from tui.keys import shown_key
+    """A binding spec as the help shows it, each key in code (`escape,q` -> `esc` / `q`)."""
+    from tui.keys import Key, shown_key
 
-    return " / ".join(f"`{k}`" for k in shown_key_parts(spec, shown_key))
-
-
-def shown_key_parts(spec: str, shown: Callable[..., str]) -> list[str]:
-    """The keys of a binding spec as the help shows them (`escape,q` -> [`esc`, `q`])."""
-    from tui.keys import Key
-
-    return shown(Key("x", spec, "", "", ""), {}).split(" / ")
+    return " / ".join(f"`{k}`" for k in shown_key(Key("", spec, "", "", ""), {}).split(" / "))
 
 
 def _screens() -> Iterator[tuple[str, list[Any]]]:
     """(screen class name, its bindings) for every screen under `tui.screens` that declares bindings."""
-    import tui.screens
     from textual.binding import Binding
     from textual.screen import Screen
+
+    import tui.screens
 
     for info in pkgutil.iter_modules(tui.screens.__path__, "tui.screens."):
         module = importlib.import_module(info.name)
@@ -185,10 +190,42 @@ def dsh_row() -> str:
     )
 
 
+def _help_of(run: Callable[[list[str]], object]) -> str:
+    """What a command prints for `--help` (argparse prints, then exits), at 100 columns."""
+    out = io.StringIO()
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            run(["--help"])
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old
+    return _home(out.getvalue().rstrip())
+
+
+def _home(text: str) -> str:
+    """The builder's home folder spelled `~`, so the page says what every reader's help says."""
+    return text.replace(os.path.expanduser("~"), "~")
+
+
+def cli_reference() -> str:
+    """`breaker-tui --help` and every subcommand's `--help`, as the command line prints them."""
+    from tui.cli import COMMANDS, full_help
+
+    parts = ["## `breaker-tui`", "", "```text", _home(full_help().rstrip()), "```", ""]
+    for name, run in COMMANDS.items():
+        parts += [f"## `breaker-tui {name}`", "", "```text", _help_of(run), "```", ""]
+    return "\n".join(parts)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "config": config_reference,
     "keys": keys_reference,
     "agents": agents_reference,
+    "cli": cli_reference,
 }
 
 
