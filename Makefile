@@ -15,8 +15,9 @@ CSTAMP := $(CVENV)/.built-$(shell cat $(CSOURCES) 2>/dev/null | sha1sum | cut -c
 ENGINE_BUILD ?= compiled
 EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
 
-# Tests that need no dsh, network or compiler; `make test` runs the rest too.
-FAST := -m "not integration and not tui"
+# The tests `make check` runs: no dsh, network or compiler, and none of the `slow` property tests,
+# fuzzers, corpus figures and long recordings; `make test` runs the rest too.
+FAST := -m "not integration and not tui and not slow"
 
 .PHONY: setup compiled dsh agents demo check check-format check-lint check-imports check-types check-unit \
 	lint test unit bench conformance calibrate clean
@@ -102,6 +103,7 @@ bench: setup compiled
 	$(BIN)/python -m engine.bench --out bench-results/engine-plain.json
 	cd $(CVENV) && ./bin/python -m wrapper.bench --out $(CURDIR)/bench-results/wrapper.json
 	cd $(CVENV) && ./bin/python -m wrapper.bench.seed --out $(CURDIR)/bench-results/seed.json
+	cd $(CVENV) && ./bin/python -m wrapper.bench.recording --out $(CURDIR)/bench-results/recording.json
 	cd $(CVENV) && ./bin/python -m tui.bench --out $(CURDIR)/bench-results/tui.json
 
 clean:

@@ -12,15 +12,24 @@ install (`pip install -e .`) is never compiled, so an edited source is always th
 
 `BREAKER_TUI_BUILD` chooses: `auto` (the default: compiled when possible), `compiled` (fail when it
 cannot compile: for CI and release builds) or `pure` (never compile).
+
+The build never touches the checkout. hatch-mypyc compiles in place and hides `pyproject.toml` from
+setuptools by renaming it for the length of the compile, so an interrupted `pip install .` would leave a
+checkout without its `pyproject.toml` and with compiled modules that shadow its sources. Here mypyc runs
+in a temporary copy of the wheel's files that holds no `pyproject.toml` at all (nothing to hide), and the
+compiled modules go into the wheel from that copy, which is removed once the wheel is written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import shlex
 import shutil
 import sysconfig
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +56,23 @@ class CompiledEngineHook(MypycBuildHook):  # type: ignore[misc]  # hatch-mypyc s
 
     PLUGIN_NAME = "custom"
     mypy_config: str | None = None
+    compile_dir: Path | None = None  # the temporary copy of the wheel's files that mypyc compiles in, while it exists
+
+    @property
+    def root(self) -> str:
+        """The copy while compiling (hatch-mypyc finds, builds and cleans its files under `root`), else the project."""
+        return str(self.compile_dir) if self.compile_dir is not None else str(super().root)
 
     @property
     def config_mypy_args(self) -> list[str]:
         """hatch-mypyc's `mypy-args`, plus the project's mypy settings."""
         args: list[str] = list(super().config_mypy_args)
         return [*args, "--config-file", self.mypy_config] if self.mypy_config else args
+
+    @contextlib.contextmanager
+    def hide_project_file(self) -> Iterator[None]:
+        """Nothing to hide: the copy mypyc compiles in has no `pyproject.toml` for setuptools to read."""
+        yield
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Compile into `build_data` when this build should and can; otherwise leave the wheel plain."""
@@ -71,27 +91,55 @@ class CompiledEngineHook(MypycBuildHook):  # type: ignore[misc]  # hatch-mypyc s
             self.plain(missing)
             return
         try:
-            with tempfile.TemporaryDirectory(prefix="breaker-mypyc-") as tmp:
-                # hatch-mypyc hides pyproject.toml from setuptools while compiling; mypy reads its
-                # [tool.mypy] section (the pydantic plugin, the strict engine) from a copy instead.
-                self.mypy_config = str(shutil.copy(Path(self.root) / "pyproject.toml", Path(tmp) / "mypy.toml"))
-                super().initialize(version, build_data)
+            self.compile_in_copy(version, build_data)
         except Exception as e:
+            self.drop_copy()
             if mode == "compiled":
                 raise
-            self.clean([version])
             lines = [line for line in str(e).splitlines() if line.strip()]
             self.plain(f"mypyc failed: {lines[-1] if lines else type(e).__name__}")
             return
+        except BaseException:  # an interrupted build leaves no copy behind either
+            self.drop_copy()
+            raise
         self.app.display_info(f"breaker-tui: engine compiled with mypyc ({len(self.included_files)} modules)")
 
-    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
-        """Remove the compiled files from the source tree once they are in the wheel.
+    def compile_in_copy(self, version: str, build_data: dict[str, Any]) -> None:
+        """Copy the wheel's files to a temporary folder, compile there, and put the compiled modules in the wheel.
 
-        mypyc builds them in place; left there, they would shadow the sources of an editable install.
+        mypy reads the project's [tool.mypy] section (the pydantic plugin, the strict engine) from a copy of
+        `pyproject.toml` under another name, so setuptools, which mypyc runs in the same folder, finds none.
         """
-        if version != "editable":
-            self.clean([version])
+        project = Path(super().root)
+        self.compile_dir = Path(tempfile.mkdtemp(prefix="breaker-mypyc-"))
+        for f in self.build_config.builder.recurse_included_files():
+            if f.relative_path:
+                target = self.compile_dir / f.relative_path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f.path, target)
+        self.mypy_config = str(shutil.copy(project / "pyproject.toml", self.compile_dir / "mypy.toml"))
+        here = Path.cwd()
+        os.chdir(self.compile_dir)  # mypyc's setup.py compiles the paths it is given relative to the working folder
+        try:
+            super().initialize(version, build_data)
+        finally:
+            os.chdir(here)
+        # hatch-mypyc names its modules as artifacts under the project root; they were built in the copy
+        theirs = set(self.artifact_patterns)
+        build_data["artifacts"][:] = [a for a in build_data["artifacts"] if a not in theirs]
+        for pattern in self.artifact_globs:
+            for built in glob.glob(str(self.compile_dir / pattern)):
+                build_data["force_include"][built] = os.path.relpath(built, self.compile_dir)
+
+    def drop_copy(self) -> None:
+        """Remove the temporary copy (and the compiled modules in it)."""
+        if self.compile_dir is not None:
+            shutil.rmtree(self.compile_dir, ignore_errors=True)
+            self.compile_dir = None
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        """Remove the copy once the wheel holds its compiled modules."""
+        self.drop_copy()
 
     def plain(self, why: str) -> None:
         """The one line a plain-Python wheel prints."""

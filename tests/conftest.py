@@ -26,17 +26,24 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 TESTS = Path(__file__).resolve().parent
 
-# Tests in these folders carry the marker, so `make check` (`-m "not integration and not tui"`) skips them.
+# Tests in these folders carry the marker, so `make check` (`-m "not integration and not tui and not slow"`)
+# skips them.
 MARKED_FOLDERS = {"integration": "integration", "tui": "tui"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test under tests/integration and tests/tui by its folder."""
+    """Mark every test under tests/integration and tests/tui by its folder, and every property test `slow`.
+
+    A Hypothesis test runs its body for hundreds of examples: it belongs with the fuzzers in `make test`,
+    whoever writes the next one, so the marker comes from `@given` rather than from a line each author adds.
+    """
     for item in items:
         parts = item.path.resolve().relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
         marker = MARKED_FOLDERS.get(parts[0]) if parts else None
         if marker is not None:
             item.add_marker(marker)
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker("slow")
 
 
 @pytest.fixture(autouse=True)
@@ -47,13 +54,25 @@ def _hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(home / "state"))
 
 
+# A wait's own number says how soon its condition comes on a quiet machine. On a loaded one (CI, or a laptop
+# building something beside the tests) a stall of tens of seconds happens, so no wait gives up sooner than
+# this: a condition that comes true ends the wait at once, so the floor costs time only when a test fails.
+WAIT_FLOOR_S = 60.0
+
+
+def wait_limit(timeout: float) -> float:
+    """The seconds a wait asked to last `timeout` seconds really waits before it fails."""
+    return max(timeout, WAIT_FLOOR_S)
+
+
 async def wait_until(pred: Any, timeout: float = 30, what: str = "condition") -> None:
-    """Poll a condition with a hard timeout (every wait in the tests has one)."""
+    """Poll a condition with a hard timeout (every wait in the tests has one, of at least `WAIT_FLOOR_S`)."""
     import asyncio
 
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    limit = wait_limit(timeout)
+    deadline = loop.time() + limit
     while not pred():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            raise AssertionError(f"timed out after {limit:.0f}s waiting for {what}")
         await asyncio.sleep(0.02)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,16 +68,18 @@ class AcpRun:
         assert await self.session.prompt(prompt), f"the prompt was not accepted: {self.items[-5:]}"
         assert await self.session.wait_turn_end(before, timeout), f"turn for {prompt!r} did not end in {timeout}s"
 
-    async def cancel_hanging_turn(self) -> float:
-        """Start a turn whose reasoning never ends, cancel it once it streams; the seconds the cancel took."""
+    async def cancel_hanging_turn(self) -> None:
+        """Start a turn whose reasoning never ends, cancel it once it streams, and see the turn end.
+
+        The mock model never finishes that stream, so a turn that ends at all was ended by the cancel:
+        the proof needs no clock.
+        """
         s = self.session
         before = s.turns_done
         assert await s.prompt("Think hard.")
         await self.until(lambda: bool(self.events(ev.ReasoningDelta)), 60, "the hanging stream to start")
-        t0 = time.monotonic()
         assert await s.cancel()
-        assert await s.wait_turn_end(before, 30), "cancel did not end the turn"
-        return time.monotonic() - t0
+        assert await s.wait_turn_end(before, 60), "cancel did not end the turn"
 
 
 @contextlib.asynccontextmanager

@@ -51,7 +51,7 @@ async def test_local_address_repeat_opens_the_approval_and_each_answer_has_its_e
 async def test_cancel_kill_restart_and_no_orphans(agent: str, tmp_path: Path) -> None:
     async with acp_run(agent, "hang", tmp_path) as run:
         s = run.session
-        assert await run.cancel_hanging_turn() < 10
+        await run.cancel_hanging_turn()
         assert run.events(ev.TurnEnd)[-1].reason == "cancelled"
         await run.turn("Say hello.")  # the session takes prompts after a cancel
         assert "Hello from the mock model" in run.answer_text()

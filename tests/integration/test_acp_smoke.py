@@ -28,6 +28,6 @@ async def test_prompt_stream_and_a_refused_repeat(agent: str, tmp_path: Path) ->
 async def test_cancel_and_no_orphans(agent: str, tmp_path: Path) -> None:
     async with acp_run(agent, "hang", tmp_path) as run:
         s = run.session
-        assert await run.cancel_hanging_turn() < 10
+        await run.cancel_hanging_turn()
         pgid = s.proc.pgid if s.proc else None
     assert pgid is not None and group_gone(pgid)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_limit
 from wrapper.harness.dsh.layers import PatchLayers
 from wrapper.harness.dsh.pinned import resolve_dsh, verify, write_manifest
 from wrapper.harness.dsh.vetting import Ledger
@@ -177,7 +178,7 @@ def test_the_sweep_ends_a_setsid_grandchild_after_its_parent_exited() -> None:
 
 
 def wait_until_sync(pred: Callable[[], bool], what: str, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + wait_limit(timeout)
     while not pred():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")

@@ -8,6 +8,12 @@ this file against the compiled wheel too, with `BREAKER_TUI_EXPECT_BUILD` naming
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,3 +88,109 @@ def test_an_unknown_mode_is_an_error_naming_the_variable(monkeypatch: pytest.Mon
 def test_the_editable_install_is_never_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     build_data, lines = run_hook(monkeypatch, version="editable", BREAKER_TUI_BUILD="compiled")
     assert build_data == {"artifacts": [], "force_include": {}} and lines == []
+
+
+def no_toolchain() -> str | None:
+    """Why this machine cannot compile with the build hook, or None."""
+    try:
+        import hatch_build
+    except ImportError:  # the compiled wheel's own test run has no checkout on its path
+        return "the build hook is not importable here"
+    return hatch_build.missing_toolchain()
+
+
+needs_toolchain = pytest.mark.skipif(no_toolchain() is not None, reason=f"cannot compile here: {no_toolchain()}")
+
+# A project of one compiled module, built by this hook: a build takes seconds instead of the engine's minute.
+TINY_PYPROJECT = """
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "tiny"
+version = "0.1"
+
+[tool.hatch.build.targets.wheel]
+packages = ["tiny"]
+
+[tool.hatch.build.targets.wheel.hooks.custom]
+path = "hatch_build.py"
+include = ["/tiny/fast.py"]
+"""
+
+# The C compiler mypyc's setup.py calls, in the middle of the build: it notes what the checkout holds at
+# that moment, then compiles (or fails, as a machine whose compiler breaks would).
+SPY_CC = """#!/bin/sh
+{{ test -f "$TINY/pyproject.toml" && echo pyproject-present || echo pyproject-missing; }} >> "$SPY_LOG"
+find "$TINY" -name '*.so' >> "$SPY_LOG"
+{then}
+"""
+
+
+def tiny_project(tmp_path: Path) -> Path:
+    project = tmp_path / "tiny-project"
+    (project / "tiny").mkdir(parents=True)
+    (project / "tiny" / "__init__.py").write_text("")
+    (project / "tiny" / "fast.py").write_text("def double(n: int) -> int:\n    return 2 * n\n")
+    (project / "pyproject.toml").write_text(TINY_PYPROJECT)
+    shutil.copy(ROOT / "hatch_build.py", project)
+    return project
+
+
+def build(project: Path, tmp_path: Path, compiler_works: bool) -> subprocess.CompletedProcess[str]:
+    """`python -m build --wheel` of `project` in place, its compiler spied on; TMPDIR is tmp_path/tmp."""
+    cc = shutil.which(str(sysconfig.get_config_var("CC") or "cc").split()[0]) or "cc"
+    spy = tmp_path / "cc"
+    spy.write_text(SPY_CC.format(then=f'exec {cc} "$@"' if compiler_works else "exit 1"))
+    spy.chmod(0o755)
+    (tmp_path / "tmp").mkdir()
+    env = {
+        **os.environ,
+        "CC": str(spy),
+        "TINY": str(project),
+        "SPY_LOG": str(tmp_path / "spy.log"),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "BREAKER_TUI_BUILD": "auto",
+    }
+    out = tmp_path / "dist"
+    args = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(project)]
+    return subprocess.run(args, env=env, capture_output=True, text=True, timeout=600, check=False)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def wheel_names(tmp_path: Path) -> list[str]:
+    with zipfile.ZipFile(next((tmp_path / "dist").glob("tiny-*.whl"))) as wheel:
+        return wheel.namelist()
+
+
+@pytest.mark.slow
+@needs_toolchain
+def test_a_compiled_build_leaves_the_checkout_as_it_was_even_mid_build(tmp_path: Path) -> None:
+    project = tiny_project(tmp_path)
+    before = tree(project)
+    built = build(project, tmp_path, compiler_works=True)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    spied = (tmp_path / "spy.log").read_text().splitlines()
+    assert spied and set(spied) == {"pyproject-present"}, f"while compiling, the checkout had: {spied}"
+    assert tree(project) == before, "the build changed the checkout"
+    names = wheel_names(tmp_path)
+    assert any(n.startswith("tiny/fast.") and n.endswith(".so") for n in names), names
+    assert list((tmp_path / "tmp").iterdir()) == [], "the build left its copy behind"
+
+
+@pytest.mark.slow
+@needs_toolchain
+def test_a_compile_that_fails_falls_back_to_plain_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    project = tiny_project(tmp_path)
+    before = tree(project)
+    built = build(project, tmp_path, compiler_works=False)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "building a plain-Python wheel: mypyc failed" in built.stdout + built.stderr
+    assert set((tmp_path / "spy.log").read_text().splitlines()) == {"pyproject-present"}
+    assert tree(project) == before, "the failed build changed the checkout"
+    assert not [n for n in wheel_names(tmp_path) if n.endswith(".so")]
+    assert list((tmp_path / "tmp").iterdir()) == [], "the failed build left its copy behind"

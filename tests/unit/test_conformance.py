@@ -16,6 +16,7 @@ from tests.conftest import ROOT, SHARED
 VECTORS = SHARED / "conformance"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="../shared/conformance is not beside the checkout")
 def test_every_vector_file_passes() -> None:
     files = sorted(VECTORS.glob("*.jsonl"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any
 
+import pytest
+
 from engine.breaker import Breaker, Verdict
 from engine.config import BreakerConfig
 from engine.tools.progress import failed, fold, mutates, result_key
@@ -262,6 +264,7 @@ def test_deeply_nested_and_truncated_arguments_never_raise() -> None:
     assert big.blocked()[0] == 5  # cosmetic repeats of a huge call share their prefix
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_a_1000_call_session() -> None:
     # every per-turn table is capped, and so are the shared parse caches (2,048 commands): once they
     # are full, another 1,000 distinct calls add nothing that stays

@@ -9,6 +9,8 @@ import pytest
 
 from wrapper.records.evaluate import evaluate, main
 
+pytestmark = pytest.mark.slow  # corpus figures: `make test` runs them, `make check` does not
+
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection"
 
 

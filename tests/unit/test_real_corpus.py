@@ -14,6 +14,8 @@ import pytest
 
 from wrapper.records.evaluate import ModeReport, evaluate
 
+pytestmark = pytest.mark.slow  # corpus figures: `make test` runs them, `make check` does not
+
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "real"
 
 

@@ -25,12 +25,14 @@ def results() -> dict[str, dict[str, int]]:
     return {m: r.table() for m, r in evaluate(CORPUS).items()}
 
 
+@pytest.mark.slow
 def test_corpus_shape(results: dict[str, dict[str, int]]) -> None:
     t = results["default"]
     assert t["cases"] >= 30
     assert (t["legit"], t["loops"]) == (41, 28)
 
 
+@pytest.mark.slow
 def test_default_mode_blocks_no_legitimate_work_and_the_loops(results: dict[str, dict[str, int]]) -> None:
     t = results["default"]
     assert t["legit_blocked"] == 0 and t["legit_steered"] == 0
@@ -38,6 +40,7 @@ def test_default_mode_blocks_no_legitimate_work_and_the_loops(results: dict[str,
     assert t["median_block_calls"] == 5  # issue 20's target: within 6 calls of the loop's start
 
 
+@pytest.mark.slow
 def test_seed_mode_figures(results: dict[str, dict[str, int]]) -> None:
     t = results["seed"]
     assert (t["legit_blocked"], t["loops_blocked"]) == (21, 11)  # as measured: the seed is what the rules fix

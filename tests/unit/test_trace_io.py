@@ -188,6 +188,7 @@ def test_fuzz_the_reader_raises_only_trace_errors(tmp_path: Path, lines: list[st
         assert e.args and isinstance(e.args[0], str) and e.args[0]
 
 
+@pytest.mark.slow
 def test_reading_keeps_memory_flat(tmp_path: Path) -> None:
     """Reading 20,000 events holds no more than reading 2,000: events are produced one at a time."""
     import tracemalloc
