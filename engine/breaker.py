@@ -95,7 +95,7 @@ class Breaker:
                 return False
             self._turn(a, turn)
             self._fresh_streams(a)
-            hit = self.rules.monologue.start(agent, self.rules.epoch(agent))
+            hit = self.rules.monologue.start(agent, self.rules.progress(agent))
             if hit is not None:
                 a.pending_trip = {"rule": hit.rule, "steps": hit.steps, "sample": hit.sample, "block": 0}
             return self.thinking_off(agent)

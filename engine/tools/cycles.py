@@ -271,10 +271,13 @@ class Cycles:
         epoch: int,
         span: tuple[int, int] | None = None,
         answer: int | None = None,
+        brought: bool | None = None,
     ) -> None:
         """After a dispatched call: remember its pair, whether it repeats one, the page read, the epoch after it.
 
-        `answer` is the result compared for news (per-call ids folded too; `result` when not given).
+        `answer` is the result compared for news (per-call ids folded too; `result` when not given);
+        `brought` is whether the call brought something new (`novelty.Seen`), judged here on the
+        previous answer of the same call when not given.
         """
         if answer is None:
             answer = result
@@ -286,7 +289,7 @@ class Cycles:
         if len(a.last_result) >= _SEEN_CAP:
             a.last_result.clear()
         a.last_result[call] = answer
-        news = prev is not None and prev != answer  # the same call answered something new: progress
+        news = (prev is not None and prev != answer) if brought is None else brought  # new: progress
         if news and call in a.tally:
             # the backstop counts repeats that show nothing new: a changed result starts the count over
             del a.tally[call]

@@ -16,14 +16,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.tools import novelty
 from engine.tools.shell import is_generic_sink
 from engine.tools.shellfacts import analyze
 
 # shell tools by the names agent harnesses give them (dsh, Gemini CLI, Cline, OpenHands, Codex, ...)
-SHELL_TOOLS = frozenset(
-    {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
-     "exec_command", "execute_bash", "cmd_run", "local_shell"}
-)  # fmt: skip
+SHELL_TOOLS = novelty.SHELL_TOOLS
 SEARCH_VERBS = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
 _EXIT = re.compile(r"\[exit code: (-?\d+)\]\s*$")
 _EDIT_TOOL = re.compile(
@@ -44,66 +42,19 @@ _MUTATING_VERBS = frozenset(
 )  # fmt: skip
 _IN_PLACE = re.compile(r"(^|\s)(-i\S*|--in-place\S*)(\s|$)")
 
-# Volatile parts of outputs and error texts, folded before comparing two results.
-_VOLATILE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # dates, stamps
-    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # clock times
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b"  # durations
-    r"|\b\d+m\d+(?:\.\d+)?s\b"
-    r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # hex ids, hashes
-    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # uuids
-    r"|\b(?:pid|PID|pgid|PGID|process)[ =:]*\d+"  # pids, process groups (Qwen Code: "Process Group PGID: 7025")
-    r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # ports
-    r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+"  # temp paths
-)
-FOLD_CHARS = 16384  # outputs are compared on their first and last 8 KiB
+FOLD_CHARS = novelty.FOLD_CHARS
 
 
 def fold(text: str) -> str:
-    """The text with its volatile parts replaced by `#` (bounded: long texts keep their two ends)."""
-    if len(text) > FOLD_CHARS:
-        half = FOLD_CHARS // 2
-        text = text[:half] + "\n…\n" + text[-half:]
-    if not _DIGIT.search(text) and "/tmp/" not in text and "/var/folders/" not in text:
-        return text  # every other volatile part carries a digit
-    return _VOLATILE.sub("#", text)
+    """The text as every rule compares it, without the call's echo (`novelty.clean`)."""
+    return novelty.clean(text)
 
 
 def result_key(text: str, tool: str = "", args: Any = None) -> int:
-    """A hash of the folded result text: equal keys mean "the same answer again".
-
-    With the call given, the words of its arguments that carry a digit (`echo_words`) are folded too:
-    a result that differs only where it repeats its request (`curl -w 'code-3'` printing `code-3`)
-    is not a new answer. A shell result that restates its whole command (Qwen Code's `Command: ...`
-    header) is compared without it, so cosmetic variants of one command give the same key.
+    """A hash of the result as every rule compares it (`novelty.news_key`): equal keys mean "the same
+    answer again". With the call given, what the result echoes of the call's own spelling is folded too.
     """
-    text = strip_exit(text)
-    if tool in SHELL_TOOLS and args is not None:
-        cmd = _command(args)[:2000]
-        if len(cmd) >= 4 and cmd in text:
-            text = text.replace(cmd, "#")
-    folded = fold(text)
-    if args is not None and _DIGIT.search(folded):
-        for word in echo_words(tool, args):
-            if word in folded:
-                folded = folded.replace(word, "#")
-    return hash(folded)
-
-
-_DIGIT = re.compile(r"\d")
-_ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
-
-
-def echo_words(tool: str, args: Any) -> tuple[str, ...]:
-    """Words of the call's arguments that carry a digit (longest first, at most 16)."""
-    if tool in SHELL_TOOLS:
-        source = _command(args)[:2000]
-    elif isinstance(args, dict):
-        source = " ".join(str(v)[:200] for v in list(args.values())[:16] if isinstance(v, (str, int, float)))
-    else:
-        return ()
-    words = {w.strip(".:/-") for w in _ECHO_WORD.findall(source)}
-    return tuple(sorted((w for w in words if len(w) >= 2), key=len, reverse=True)[:16])
+    return novelty.news_key(text, tool, args)
 
 
 def strip_exit(text: str) -> str:

@@ -66,6 +66,20 @@ class AgentWindow:
                 else:
                     del tally[fp]
 
+    def restart(self, fps: tuple[str, ...]) -> None:
+        """These fingerprints brought something new (`novelty`): their earlier occurrences stop counting,
+        so each one's count starts over from here.
+        """
+        drop = {fp for fp in fps if fp in self.tally}
+        if not drop:
+            return
+        calls = self.calls
+        for i, e in enumerate(calls):
+            if not drop.isdisjoint(e):
+                calls[i] = tuple(fp for fp in e if fp not in drop)
+        for fp in drop:
+            del self.tally[fp]
+
     def forgive(self, entry: tuple[str, ...], keep: tuple[str, ...]) -> bool:
         """Replace a committed entry (found by identity) by the fingerprints that still count."""
         calls = self.calls

@@ -20,11 +20,12 @@ from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
 from engine.tools.messages import cause_message, failure_denial
+from engine.tools.novelty import Seen
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import cd_dir, exit_marker, failed, mutates, pure_wait, result_key, wait_seconds
 from engine.tools.repeat import AgentWindow
 from engine.tools.safeargs import bounded_args
-from engine.tools.sameresult import SameResultHit, SameResults, arg_numbers, result_of
+from engine.tools.sameresult import SameResultHit, SameResults, result_of
 from engine.tools.sameresult import shape as result_shape
 
 _LAST_CAP = 512
@@ -46,21 +47,28 @@ class _Pending:
 
 @dataclass(slots=True)
 class _Agent:
-    last: dict[str, tuple[int, int, str | None]] = field(default_factory=dict)  # fp -> (result key, epoch, cd dir)
+    seen: Seen = field(default_factory=Seen)  # fingerprint or call -> the results it returned since a change
+    cwd: dict[str, str | None] = field(default_factory=dict)  # fingerprint -> the `cd X &&` dir of its last call
+    marks: dict[str, int] = field(default_factory=dict)  # fingerprint -> `news` after its last call
+    news: int = 0  # calls this turn that brought something new (a changed workspace or an unseen result)
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
     longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
 
 
-def _progress(prev: tuple[int, int, str | None] | None, key: int, epoch: int, bad: bool, cwd: str | None) -> bool:
-    """A re-run after a change is progress; so is a success whose answer changed; a failure alone is not,
-    unless it ran in another directory (`cd A && make`, then `cd B && make`) and answered differently.
+def _progress(a: _Agent, fp: str, news: int, epoch: int, bad: bool, cwd: str | None) -> bool:
+    """Whether this call made progress for a fingerprint: a re-run after a change, a success whose
+    answer is new for it (`novelty.Seen`); a failure alone is not, unless it ran in another directory
+    (`cd A && make`, then `cd B && make`) and answered something new.
     """
-    if prev is None:
+    if not a.seen.known(fp):
         return False
-    if prev[1] != epoch or (not bad and prev[0] != key):
+    if a.seen.new(fp, news, epoch) and not bad:
         return True
-    return cwd is not None and prev[2] is not None and cwd != prev[2] and prev[0] != key
+    if a.seen.keys[fp][0] != epoch:
+        return True
+    prev = a.cwd.get(fp)
+    return cwd is not None and prev is not None and cwd != prev and a.seen.new(fp, news, epoch)
 
 
 def cycle_message(hit: CycleHit) -> str:
@@ -252,18 +260,29 @@ class DefaultRules:
             return outcome
         if p is not None:
             p.shape = result_shape(tool, args, p.body)
-            answer = result_of(text, arg_numbers(tool, args, p.body))
+            answer = result_of(text, tool, args)
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
-            last = a.last
-            if p.entry and window is not None and last:
-                keep = tuple(fp for fp in p.entry if not _progress(last.get(fp), news, before, bad, p.cwd))
+            brought = changed or a.seen.novel(news, before)  # the turn learned something
+            renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
+            if p.entry and window is not None:
+                keep = tuple(
+                    fp
+                    for fp in p.entry
+                    if not (_progress(a, fp, news, before, bad, p.cwd) or a.news > a.marks.get(fp, a.news))
+                )
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)
-            if len(a.last) >= _LAST_CAP:
-                a.last.clear()  # only recent occurrences matter: older ones have left the repeat window
-            for fp in p.entry or ():
-                a.last[fp] = (news, after, p.cwd)
-            self.cycles.record(agent, p.call, key, p.path, after, p.span, news)
+                    window.restart(tuple(fp for fp in p.entry if fp not in keep))
+            if brought:
+                a.news += 1
+            if len(a.cwd) >= _LAST_CAP:
+                a.cwd.clear()
+                a.marks.clear()
+            for fp in (*(p.entry or ()), p.call):
+                a.seen.add(fp, news, after)
+                a.cwd[fp] = p.cwd
+                a.marks[fp] = a.news
+            self.cycles.record(agent, p.call, key, p.path, after, p.span, news, renewed)
             self.same.record(agent, p.shape, answer, after, p.call)
         return outcome
 
@@ -277,6 +296,13 @@ class DefaultRules:
         """Successful workspace changes this turn."""
         return self.failures.epoch(agent)
 
+    def progress(self, agent: str) -> int:
+        """What moved this turn: workspace changes plus calls whose result was new (`novelty`). A plan
+        restated while this moves is work going on, not a loop.
+        """
+        a = self.agents.get(agent)
+        return self.failures.epoch(agent) + (a.news if a else 0)
+
     def reset_windows(self, agent: str) -> None:
         """The operator reset the windows: forget the cycle, paging and backstop history, last results and
         the causes counted across turns (the person's way to let a retry run after fixing its cause).
@@ -286,7 +312,7 @@ class DefaultRules:
         self.failures.causes.changed(agent)
         a = self.agents.get(agent)
         if a is not None:
-            a.last.clear()
+            a.seen.clear()
 
     def new_turn(self, agent: str) -> None:
         """A new turn (or a human message): forget everything about the agent."""

@@ -33,15 +33,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.tools import novelty
 from engine.tools.failures import fold_numbers
-from engine.tools.progress import SHELL_TOOLS, command_text, fold, strip_exit
+from engine.tools.progress import SHELL_TOOLS, command_text
 
 _CAP = 256
 _COMMENT = re.compile(r"(?:^|\s)#[^\n]*")
 _ECHO = re.compile(r"(?:^|(?<=[;&|]))\s*(?:echo|printf)\b[^;&|\n]*")
 _FILEISH = re.compile(r"^[\w./~-]*[\w-]\.[A-Za-z][A-Za-z0-9]{0,7}$|^[\w.~-]*/[\w./-]+$")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
-_ARG_NUMBER = re.compile(r"\d+")
 _PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "absolute_path", "filePath")
 # what a call says, not how it is spelled: a message `line 3` then `line 4` is two messages
 _SAYS_KEYS = ("text", "content", "message", "body", "prompt", "question", "query", "input")
@@ -123,12 +122,6 @@ def shape(tool: str, args: Any, body: str) -> str:
     return f"{tool}\x00{key}"
 
 
-def arg_numbers(tool: str, args: Any, body: str) -> frozenset[str]:
-    """The numbers the call's arguments carry (at most 32): echoed back, they are not a new answer."""
-    source = command_text(args) if tool in SHELL_TOOLS else body
-    return frozenset(_ARG_NUMBER.findall(source[:2000])[:32])
-
-
 # per-call ids a tool hands out (`run_3`, `om_12`, `sess-4`, `"messageId": "x9"`): never news
 _IDS = re.compile(
     r"\b[A-Za-z]{1,4}[_-]\d+\b"  # run_3, om_12, sess-4
@@ -138,14 +131,12 @@ _IDS = re.compile(
 )
 
 
-def result_of(text: str, numbers: frozenset[str]) -> int | None:
-    """The result key: the folded text (volatile parts, per-call ids), with the numbers the call
-    itself carries folded as well (None when it is under `RESULT_MIN` characters, spaces aside).
+def result_of(text: str, tool: str = "", args: Any = None) -> int | None:
+    """The result key: the result as every rule compares it (`novelty.news_text`), with the per-call ids
+    a tool hands out folded too (None when it is under `RESULT_MIN` characters, spaces aside).
     """
-    folded = _IDS.sub("#", fold(strip_exit(text)))
-    if numbers:
-        folded = _NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
-    if len(folded) < 4 * RESULT_MIN and len("".join(folded.split())) < RESULT_MIN:
+    folded = _IDS.sub("#", novelty.news_text(text, tool, args))
+    if len(folded) < 4 * RESULT_MIN and novelty.substance(folded) < RESULT_MIN:
         return None
     return hash(folded)
 

@@ -1,0 +1,233 @@
+"""What counts as "something new": one decision, used by every default rule.
+
+Each rule of the default mode counts something different (identical calls in a window, a cycle of
+pairs, pages of a file, a failure streak, a run of one answer, a restated plan), but they all ask the
+same question about a finished call: did it bring anything new? Before this module each rule folded
+results its own way, so a moving counter one rule ignored made another rule see progress. Here it is
+decided once:
+
+* the result is compared after removing what the *harness and the shell* add around what the tool
+  said (`clean`): ANSI sequences, CRLF, dsh's `[exit code: N]` framing, harness prefixes that hide a
+  line start (`Observation: `), shell prompts, bash's `line N:` counter, step and attempt counters,
+  timestamps (dates, clock times, epoch seconds and milliseconds), durations, pids (`pid 12`,
+  `[1] 12345`, `prog[12345]:`), ports, addresses, temporary names anywhere, whole dashed UUIDs and
+  long hex ids;
+* and after removing the call's own echo (`echoes`): the numbers its arguments carry (`try 3`
+  printed back), each URL and host exactly as the call spelled it (`Could not resolve host:
+  WWW.Example.COM`), and the whole command when the harness restates it;
+* a call brought something new when that cleaned result is not among the results the same call
+  (one of its keys: a fingerprint, the call itself) returned since the workspace last changed
+  (`Seen`) — or the workspace changed.
+
+A repeated thought while results keep bringing new things is progress; an identical result behind
+moving counters is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any
+
+SHELL_TOOLS = frozenset(
+    {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
+     "exec_command", "execute_bash", "cmd_run", "local_shell"}
+)  # fmt: skip
+FOLD_CHARS = 16384  # results are compared on their first and last 8 KiB
+RESULTS_PER_KEY = 32  # distinct results remembered per call key (the oldest go first)
+KEYS_CAP = 512  # call keys remembered per agent
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_EXIT_FRAME = re.compile(r"\[exit code: -?\d+\]")
+# a harness's label in front of what the tool said hides errors anchored at a line start
+_PREFIX = re.compile(
+    r"^[ \t]*(?:Observation|Output|Result|Tool output|Tool result|stdout|stderr|OBSERVATION)[ \t]*:[ \t]?", re.M
+)
+# prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
+_PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:bash-[\d.]*\$|[\w.-]+@[\w.-]+:[^\n$#]{0,200}[$#]|[$#>])[ \t]+", re.M)
+
+# Volatile parts, folded to `#`. Order matters: a whole UUID before its first hex group, a full stamp
+# before its date, epoch numbers before plain digits.
+_VOLATILE = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # dashed uuids, whole
+    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # dates, stamps
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # clock times
+    r"|\b1[4-9]\d{8}(?:\d{3}|\d{6}|\d{9})?(?:\.\d+)?\b"  # epoch seconds, ms, us, ns (2014-2033)
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b"  # durations
+    r"|\b\d+m\d+(?:\.\d+)?s\b"
+    r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # addresses, hex ids
+    r"|\b(?:pid|PID|pgid|PGID|process|Process|port|Port|PORT)[ =:#]*\d+"  # pids, process groups, ports
+    r"|^\[\d+\][+-]?[ \t]+\d+"  # a shell job's `[1] 12345`
+    r"|(?<=[\w.-])\[\d+\](?=:)"  # syslog style `prog[12345]:`
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}\b"  # IPv4 addresses
+    r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # host:port
+    r"|(?<=: )line \d+(?=: )"  # bash's own counter: `/bin/bash: line 13218: cd: ...`
+    r"|(?i:\b(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
+    r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"  # temp paths
+    r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",  # temp names anywhere
+    re.M,
+)
+_DIGIT = re.compile(r"\d")
+_URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s\"'\\<>`]+|\bwww\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)+(?=/)")
+_HOST = re.compile(r"(?i)^(?:[a-z][\w+.-]*://)?([^/?#:\s]+)")
+_ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+
+def _bounded(text: str) -> str:
+    if len(text) > FOLD_CHARS:
+        half = FOLD_CHARS // 2
+        return text[:half] + "\n…\n" + text[-half:]
+    return text
+
+
+def unframe(text: str) -> str:
+    """What the tool said without the harness around it: ANSI, CRLF, `[exit code: N]`, label prefixes, prompts."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "[exit code:" in text:
+        text = _EXIT_FRAME.sub("", text)
+    if ":" in text:
+        text = _PREFIX.sub("", text)
+    return _PROMPT.sub("", text)
+
+
+def clean(text: str) -> str:
+    """The result with the harness's framing and every volatile part folded to `#` (bounded: long
+    texts keep their two ends).
+    """
+    text = unframe(_bounded(text))
+    if not _DIGIT.search(text) and "/tmp/" not in text and "/var/" not in text and "tmp" not in text:
+        return text.strip()  # every other volatile part carries a digit
+    return _VOLATILE.sub("#", text).strip()
+
+
+def command_of(args: Any) -> str:
+    """A shell call's command line (a `command` string, or an argv list joined)."""
+    c = args.get("command") if isinstance(args, dict) else None
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list):
+        return " ".join(str(w) for w in c[:64])
+    return ""
+
+
+def _source(tool: str, args: Any) -> str:
+    if tool in SHELL_TOOLS:
+        return command_of(args)[:2000]
+    if isinstance(args, dict):
+        return " ".join(str(v)[:500] for v in list(args.values())[:16] if isinstance(v, (str, int, float)))
+    return str(args)[:2000] if isinstance(args, str) else ""
+
+
+def echoes(tool: str, args: Any) -> tuple[str, ...]:
+    """What a result may echo of its own call's spelling (longest first, at most 24): the whole
+    command, each URL and its host as spelled, and the argument words that carry a digit.
+    """
+    src = _source(tool, args)
+    if not src:
+        return ()
+    out: set[str] = set()
+    if tool in SHELL_TOOLS and len(src) >= 4:
+        out.add(src)
+    for m in _URL.finditer(src):
+        u = m.group().rstrip(".,;:!?)]}'\"")
+        if "." not in u:
+            continue
+        out.add(u)
+        h = _HOST.match(u)
+        if h and "." in h.group(1):
+            out.add(h.group(1))
+    out.update(w.strip(".:/-") for w in _ECHO_WORD.findall(src))
+    return tuple(sorted((w for w in out if len(w) >= 2), key=len, reverse=True)[:24])
+
+
+def _without(text: str, words: tuple[str, ...]) -> str:
+    low = text.lower()
+    for w in words:
+        lw = w.lower()
+        if lw in low:
+            text = re.sub(re.escape(w), "#", text, flags=re.I)
+            low = text.lower()
+    return text
+
+
+def news_text(text: str, tool: str = "", args: Any = None) -> str:
+    """The result as every rule compares it: `clean`, then the call's own echo folded (`echoes`),
+    then the numbers the call's arguments carry (`try 3` printed back is not news).
+    """
+    if args is not None:
+        # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
+        text = _without(unframe(_bounded(text)), echoes(tool, args))
+    folded = clean(text)
+    if args is not None and _DIGIT.search(folded):
+        numbers = frozenset(re.findall(r"\d+", _source(tool, args))[:32])
+        if numbers:
+            folded = _NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
+    return folded
+
+
+def news_key(text: str, tool: str = "", args: Any = None) -> int:
+    """A hash of `news_text`: equal keys mean "nothing new"."""
+    return hash(news_text(text, tool, args))
+
+
+def substance(folded: str) -> int:
+    """How many characters a folded result says, spaces aside (short ones say too little to compare)."""
+    return len("".join(folded.split()))
+
+
+class Seen:
+    """Per call key: the results it returned since the workspace last changed (bounded)."""
+
+    def __init__(self) -> None:
+        self.keys: OrderedDict[str, tuple[int, OrderedDict[int, None]]] = OrderedDict()
+        self.anywhere: tuple[int, OrderedDict[int, None]] = (0, OrderedDict())
+
+    def novel(self, result: int, epoch: int) -> bool:
+        """Whether no call at all returned this result since the workspace last changed (and remember it):
+        the turn learned something, whatever call brought it.
+        """
+        if self.anywhere[0] != epoch:
+            self.anywhere = (epoch, OrderedDict())
+        results = self.anywhere[1]
+        if result in results:
+            return False
+        results[result] = None
+        if len(results) > KEYS_CAP * 2:
+            results.popitem(last=False)
+        return True
+
+    def known(self, key: str) -> bool:
+        """Whether this call key returned anything before."""
+        return key in self.keys
+
+    def new(self, key: str, result: int, epoch: int) -> bool:
+        """Whether `result` is new for this key: never returned since the epoch (a change) — False for a
+        key never seen (a first call is not news about a repeat).
+        """
+        entry = self.keys.get(key)
+        if entry is None:
+            return False
+        return entry[0] != epoch or result not in entry[1]
+
+    def add(self, key: str, result: int, epoch: int) -> None:
+        """Remember that this key returned `result` at this epoch (a new epoch forgets older results)."""
+        entry = self.keys.get(key)
+        if entry is None or entry[0] != epoch:
+            if entry is None and len(self.keys) >= KEYS_CAP:
+                self.keys.popitem(last=False)
+            entry = (epoch, OrderedDict())
+            self.keys[key] = entry
+        results = entry[1]
+        results[result] = None
+        results.move_to_end(result)
+        while len(results) > RESULTS_PER_KEY:
+            results.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every key."""
+        self.keys.clear()
+        self.anywhere = (0, OrderedDict())
