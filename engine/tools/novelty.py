@@ -44,7 +44,9 @@ _PREFIX = re.compile(
     r"^[ \t]*(?:Observation|Output|Result|Tool output|Tool result|stdout|stderr|OBSERVATION)[ \t]*:[ \t]?", re.M
 )
 # prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
-_PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:bash-[\d.]*\$|[\w.-]+@[\w.-]+:[^\n$#]{0,200}[$#]|[$#>])[ \t]+", re.M)
+_PROMPT = re.compile(
+    r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:bash-[\d.]*\$|[\w.-]+@[\w.-]+:[^\n$#]{0,200}[$#]|[$#>])[ \t]+", re.M
+)
 
 # Volatile parts, folded to `#`. Order matters: a whole UUID before its first hex group, a full stamp
 # before its date, epoch numbers before plain digits.

@@ -7,8 +7,9 @@ decided the same way everywhere:
   (`grep`, `egrep`, `fgrep`, `rg`, `ag`, `git grep`) exiting 1 with no output, which means "no match";
 * mutating: an edit/write tool, or a shell command that writes a file (a non-generic output sink) or
   runs a known mutating verb (`sed -i`, `mv`, `git commit`, `pip install`, ...);
-* the result key: a hash of the output with volatile parts folded (durations, clock times, dates,
-  hex ids, pids, ports, temp paths) but not every digit, so `test_case_1` and `test_case_2` differ.
+* the result key: a hash of the output as every rule compares it (`novelty`: the harness's framing
+  and volatile parts folded, the call's own echo folded) but not every digit, so `test_case_1` and
+  `test_case_2` differ.
 """
 
 from __future__ import annotations
