@@ -10,8 +10,8 @@ says which build is running.
 
 from __future__ import annotations
 
-import importlib
 import importlib.machinery
+import importlib.util
 
 COMPILED = "compiled (mypyc)"
 PLAIN = "plain Python"
@@ -19,6 +19,7 @@ PLAIN = "plain Python"
 
 def build_info() -> str:
     """Which build of the engine runs: `COMPILED` when its hot modules are mypyc extensions, else `PLAIN`."""
-    breaker = importlib.import_module("engine.breaker")
-    path = getattr(breaker, "__file__", None) or ""
+    # found, not imported: `breaker-tui --version` answers before the engine is loaded
+    spec = importlib.util.find_spec("engine.breaker")
+    path = (spec.origin if spec else None) or ""
     return COMPILED if path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else PLAIN

@@ -1,18 +1,23 @@
-"""The `breaker-tui` command line: run a command under the monitor, replay, scan, demo and the helpers."""
+"""The `breaker-tui` command line: run a command under the monitor, replay, scan, demo and the helpers.
+
+A person judges a command first by how soon it answers, so this module imports only what parsing
+needs: `--version` and `--help` print before Textual, the engine or asyncio are loaded, and each
+command imports its own machinery when it runs (`python -m tui.benchstart` measures it).
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import sys
 from pathlib import Path
 
 from engine.errors import ConfigError
+from wrapper.exits import Exit, table
 from wrapper.paths import config_file
 
-EXIT_OK, EXIT_LOOP, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 70
+EXIT_OK, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = Exit.OK, Exit.USAGE, Exit.CANNOT_START, Exit.INTERNAL
 
 USAGE = """\
 breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
@@ -48,16 +53,14 @@ options (before `--`):
 
 keys: F1 on the screen lists the keys of the current mode; ctrl+q quits.
 
-exit status: the child's own status when it ended by itself (with --no-tui and an interactive
-profile: 0 when the last turn completed, 1 otherwise); 0 after quit, kill or restart;
-scan: 0 clean, 1 loop found; 2 bad usage, config or input; 3 nothing could be started
-(`breaker-tui doctor`); 70 internal error.
+exit status:
+{exits}
 """
 
 
 def full_help() -> str:
     """The usage, the run options, themes, exit codes and the config path."""
-    return USAGE + HELP_TAIL.format(config=config_file())
+    return USAGE + HELP_TAIL.format(config=config_file(), exits=table())
 
 
 def version() -> str:
@@ -72,6 +75,43 @@ def version() -> str:
     except PackageNotFoundError:
         number = "(not installed)"
     return f"breaker-tui {number} (engine: {engine.build_info()})"
+
+
+def screen_problem(instead: str = "use --no-tui for scripts") -> str | None:
+    """Why the screen cannot be drawn from here, or None.
+
+    Textual reads keys from stdin and draws on stderr: a script that forgot `--no-tui` would get
+    escape codes in its files and a screen nobody answers. A process outside the terminal's
+    foreground group (`&`, or under `timeout`) is stopped by SIGTTOU when it takes the terminal,
+    blank, for good. Both are refused before anything starts, so no child runs and no recording is made.
+    """
+    for name, stream in (("stdin", sys.__stdin__), ("stderr", sys.__stderr__)):
+        try:
+            tty = stream is not None and os.isatty(stream.fileno())
+        except (ValueError, OSError):  # closed
+            tty = False
+        if not tty:
+            return f"not a terminal ({name} is not one); {instead}"
+    try:
+        background = os.tcgetpgrp(sys.__stdin__.fileno()) != os.getpgrp()  # type: ignore[union-attr]
+    except OSError:
+        background = True
+    if background:
+        return (
+            "started in a background process group (with `&`, or under `timeout` without --foreground), "
+            f"where the screen would be stopped: run it in the foreground, or {instead}"
+        )
+    return None
+
+
+def refuse_screen(why: str) -> int:
+    """Say why the screen is refused (even from the background: SIGTTOU is ignored for the one line)."""
+    import signal
+
+    with contextlib.suppress(OSError, ValueError):
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    print(f"breaker-tui: {why}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -132,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"breaker-tui: bad config: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        return Exit.INTERRUPTED
     except BrokenPipeError:  # `breaker-tui scan f | head`: the reader left; nothing more to say
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
@@ -182,18 +222,19 @@ def _run(opts: list[str], command: list[str]) -> int:
     if why:
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_CANNOT_START
-    if a.no_tui and not a.prompt:
-        from wrapper.harness.registry import is_acp
-
-        if is_acp(command, a.acp):
-            print("breaker-tui: an ACP agent takes its task from --prompt TEXT with --no-tui", file=sys.stderr)
-            return EXIT_USAGE
+    if a.no_tui and (why := _prompt_problem(command, a.acp, bool(a.prompt))):
+        print(f"breaker-tui: {why}", file=sys.stderr)
+        return EXIT_USAGE
+    if not a.no_tui and (why := screen_problem()):
+        return refuse_screen(why)
     from wrapper.harness.registry import watched_files
     from wrapper.startup import banner
 
     for line in banner(settings, a.config or config_file(), watched_files(command)):
         print(f"breaker-tui: {line}", file=sys.stderr)
     if a.no_tui:
+        import asyncio
+
         from wrapper.headless import read_prompts, run
 
         prompts = read_prompts(a.prompt, sys.stdin)
@@ -201,6 +242,22 @@ def _run(opts: list[str], command: list[str]) -> int:
     from tui.run import run_app
 
     return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp, resume=a.resume)
+
+
+def _prompt_problem(command: list[str], acp: bool, prompted: bool) -> str:
+    """Why `--prompt` is missing or cannot be delivered to `command` with `--no-tui`, or ""."""
+    from wrapper.harness.dsh.launch import is_dsh
+    from wrapper.harness.registry import is_acp
+
+    if is_acp(command, acp):
+        return "" if prompted else "an ACP agent takes its task from --prompt TEXT with --no-tui"
+    if prompted and not is_dsh(command):
+        name = os.path.basename(command[0])
+        return (
+            f"--prompt: {name} is a plain command, which takes no prompts (only dsh and ACP agents do); "
+            f"give it input on stdin instead: printf 'TEXT\\n' | breaker-tui --no-tui -- {name}"
+        )
+    return ""
 
 
 def _load_source(path: Path):  # type: ignore[no-untyped-def]
@@ -224,6 +281,8 @@ def _replay(args: list[str]) -> int:
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
+    if why := screen_problem("for scripts: breaker-tui scan FILE"):
+        return refuse_screen(why)
     from tui.run import run_replay
 
     return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
@@ -271,6 +330,8 @@ def _demo(args: list[str]) -> int:
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
+    if not a.no_tui and (why := screen_problem()):
+        return refuse_screen(why)
     from tui.demo import run_demo
 
     return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme, agent=a.agent)

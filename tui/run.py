@@ -14,12 +14,13 @@ from typing import TextIO
 from tui.app import create_app
 from tui.player import ReplaySource
 from tui.sources import LiveSource
+from wrapper.exits import Exit
 from wrapper.harness.registry import cannot_start
 from wrapper.records.sources import Loaded
 from wrapper.safetext import inert
 from wrapper.settings import Settings
 
-EXIT_CANNOT_START = 3
+EXIT_CANNOT_START = Exit.CANNOT_START
 
 
 def say(text: str, stream: TextIO | None = None) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.trace import Intervention, TraceError, TraceEvent, simulate
+from wrapper.exits import Exit
 from wrapper.records import trace_io
 from wrapper.records.importers import IMPORTERS, convert_lines, import_trace
 from wrapper.records.importers.detect import recognise
@@ -34,8 +35,9 @@ from wrapper.settings import Settings
 # which harness's replayer reads a recording: the harness registry's `replayer_for`, passed by the CLI
 ReplayerFor = Callable[[Loaded, Settings], Any]
 
-EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_INTERNAL = 0, 1, 2, 70
-EXIT_TAMPERED = 4  # a breaker-tui recording that is not the one breaker-tui wrote: edited or forged
+# a breaker-tui recording that is not the one breaker-tui wrote (edited or forged) is TAMPERED
+EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_INTERNAL = Exit.OK, Exit.FAILED, Exit.USAGE, Exit.INTERNAL
+EXIT_TAMPERED = Exit.TAMPERED
 MESSAGE_CHARS = 200
 # What replaying a malformed record can raise; anything else is a bug of ours (exit 70).
 _BAD_RECORD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)

@@ -1,0 +1,108 @@
+"""The command as a newcomer first meets it, in real processes: quick answers, no screen without a
+terminal, every exit status written down, a prompt nobody can receive refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.conftest import ROOT, SHARED
+from tui.cli import full_help
+from wrapper.exits import Exit
+
+CLI = [sys.executable, "-m", "tui"]
+HEAVY = ("textual", "asyncio", "pydantic", "engine.breaker", "engine.config", "wrapper.harness")
+
+
+def _modules_after(args: list[str]) -> tuple[str, list[str]]:
+    """What `breaker-tui ARGS` prints, and which heavy modules it had imported by then."""
+    probe = (
+        "import sys, json\n"
+        "from tui.cli import main\n"
+        f"code = main({args!r})\n"
+        f"heavy = sorted(m for m in sys.modules if m.startswith({HEAVY!r}))\n"
+        "print(json.dumps(heavy))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    *printed, last = p.stdout.splitlines()
+    return "\n".join(printed), json.loads(last)
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"]])
+def test_version_and_help_answer_before_the_app_or_the_engine_is_imported(args: list[str]) -> None:
+    printed, heavy = _modules_after(args)
+    assert printed.startswith(("breaker-tui ", "breaker-tui [OPTIONS]")), printed
+    assert heavy == [], f"{args[0]} imported {heavy} before answering"
+
+
+def test_every_exit_status_is_in_the_help_and_the_guide() -> None:
+    text = full_help()
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    section = guide.split("## Exit statuses", 1)[1].split("\n## ", 1)[0]
+    for code in Exit:
+        assert re.search(rf"^\s+{int(code)}\s", text, re.M), f"{int(code)} missing from --help"
+        assert re.search(rf"\b{int(code)}\b", section), f"{int(code)} missing from the guide's exit statuses"
+
+
+def _scratch_env(tmp_path: Path) -> dict[str, str]:
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("BREAKER_TUI_CONFIG", None)
+    return env
+
+
+@pytest.mark.parametrize("args", [["--", "true"], ["demo"], ["replay", "-"]])
+def test_the_screen_is_refused_without_a_terminal_and_nothing_is_written_to_the_files(
+    args: list[str], tmp_path: Path
+) -> None:
+    out, err = tmp_path / "o", tmp_path / "e"
+    if args[0] == "replay":  # a real session log, so only the terminal is wrong
+        args = ["replay", str(SHARED / "samples" / "dsh" / "session.raw.jsonl")]
+    with out.open("w") as o, err.open("w") as e:
+        p = subprocess.run(
+            [*CLI, *args], stdin=subprocess.DEVNULL, stdout=o, stderr=e, env=_scratch_env(tmp_path), timeout=60
+        )
+    said = err.read_text()
+    assert p.returncode == Exit.USAGE, said
+    assert "not a terminal" in said and ("--no-tui" in said or "scan" in said)
+    assert "\x1b" not in said + out.read_text(), "escape codes were written into a file"
+    assert not (tmp_path / "state").exists() or not list((tmp_path / "state").rglob("*.jsonl")), "a recording was made"
+
+
+def test_a_background_process_group_is_told_so_instead_of_being_stopped(tmp_path: Path) -> None:
+    # as `timeout 600 make demo` did: `timeout` puts its child in a process group of its own, which
+    # is not the terminal's foreground group (the shell's, here pexpect's `sh`, is)
+    child = pexpect.spawn(
+        "sh",
+        ["-c", " ".join(["timeout", "100", *CLI, "--", "true"])],
+        cwd=str(ROOT),
+        env=_scratch_env(tmp_path),
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=60,
+    )
+    try:
+        child.expect("background process group")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == Exit.USAGE
+
+
+def test_a_prompt_for_a_plain_command_is_refused_with_what_to_do_instead(tmp_path: Path) -> None:
+    p = subprocess.run(
+        [*CLI, "--no-tui", "--prompt", "hello", "--", "true"],
+        capture_output=True,
+        text=True,
+        env=_scratch_env(tmp_path),
+        timeout=60,
+    )
+    assert p.returncode == Exit.USAGE
+    assert "plain command, which takes no prompts" in p.stderr and "stdin" in p.stderr
