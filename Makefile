@@ -19,13 +19,14 @@ EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
 # fuzzers, corpus figures and long recordings; `make test` runs the rest too.
 FAST := -m "not integration and not tui and not slow"
 
-.PHONY: setup compiled dsh agents demo check check-format check-lint check-imports check-types check-unit \
+.PHONY: setup compiled dsh agents demo docs check check-format check-lint check-imports check-types check-unit \
 	lint test unit bench conformance calibrate clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	@echo "installing breaker-tui and its dev tools into $(VENV) (about 270 MB; minutes the first time): pip names each package"
+	$(BIN)/python -m pip install -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 setup: $(STAMP)
@@ -80,13 +81,17 @@ lint: check-format check-lint check-imports check-types
 # Everything: the checks, the conformance vectors and the unit tests against the compiled wheel
 # (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
 # whole suite (real dsh against the mock model, the TUI) from the checkout.
-test: dsh agents lint compiled
+test: dsh agents lint docs compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
 	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(FAST) $(CURDIR)/tests/unit
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
 	$(BIN)/pytest -q -n auto
+
+# The documentation site, built strictly (a broken link or a missing page fails) into site/.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
 
 unit: setup
 	$(BIN)/pytest -q -n auto $(FAST)
