@@ -1,4 +1,4 @@
-"""The documentation site holds every config key, key binding, agent and subcommand.
+"""The documentation site holds every config key, key binding, agent, subcommand and exit status.
 
 The reference tables are generated from the code by `docs/_hooks/reference.py` (an mkdocs hook), so
 these tests render the pages the way the build does, without building the site, and check that
@@ -18,6 +18,7 @@ from engine.keynames import aliases
 from tests.conftest import ROOT
 from tui.cli import COMMANDS
 from tui.keys import KEYS, validate_keymap
+from wrapper.exits import Exit
 from wrapper.harness.acp.presets import PRESETS
 from wrapper.settings import SECTIONS
 
@@ -100,6 +101,12 @@ def test_every_subcommand_has_its_help_on_the_cli_page() -> None:
     for name in COMMANDS:
         assert f"## `breaker-tui {name}`" in text
         assert f"usage: breaker-tui {name}" in text, f"`breaker-tui {name} --help` printed nothing"
+
+
+def test_every_exit_status_is_in_the_guide() -> None:
+    text = page("guide.md")
+    for code in Exit:
+        assert f"| `{int(code)}` |" in text, f"exit status {int(code)} ({code.name}) is not in the guide's table"
 
 
 def test_every_page_in_the_nav_exists_and_every_page_is_in_the_nav() -> None:
