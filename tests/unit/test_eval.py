@@ -1,15 +1,26 @@
-"""`breaker-tui eval` on the two public labelled corpora holds the detection figures."""
+"""`breaker-tui eval` on the shared labelled corpora holds the detection figures.
+
+The shared corpora live beside the checkout (`../shared/detection`); without them these tests skip
+and say so.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from wrapper.records.evaluate import evaluate, main
+from wrapper.records.evaluate import ModeReport, evaluate, main
 
-pytestmark = pytest.mark.slow  # corpus figures: `make test` runs them, `make check` does not
+pytestmark = [
+    pytest.mark.slow,  # corpus figures: `make test` runs them, `make check` does not
+    pytest.mark.skipif(
+        not (Path(__file__).resolve().parents[2] / ".." / "shared" / "detection").is_dir(),
+        reason="../shared/detection (the shared labelled corpora) is absent from this checkout",
+    ),
+]
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection"
 
@@ -64,3 +75,45 @@ def test_json_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     err = capsys.readouterr().err
     assert "line 2" in err and "needs `tool`" in err
     assert main([str(tmp_path / "nothing-here")]) == 2
+
+
+# ---- the public corpus of real trajectories (`real-public/`): recall on real loops ------------------
+
+REAL_PUBLIC = SHARED / "real-public"
+# What the build achieves (loops stopped of 64, legitimate sessions blocked of 136, the median number of
+# calls from a loop's first call to its block). A detector that blocks nothing scores 0 of 64 and fails.
+# Its 8 undecided trajectories carry no `expected` at all (labels.jsonl says `skip`): read, not scored.
+REAL_PUBLIC_FIGURES = {"loops": 64, "legit": 136, "skipped": 0, "min_loops_blocked": 49, "max_legit_blocked": 2}
+REAL_PUBLIC_MAX_MEDIAN = 5
+
+
+def check_real_public(t: dict[str, int]) -> None:
+    """The held figures of `real-public/` (a function, so a blocks-nothing table can be shown to fail it)."""
+    f = REAL_PUBLIC_FIGURES
+    assert (t["loops"], t["legit"], t["skipped"]) == (f["loops"], f["legit"], f["skipped"])
+    assert t["loops_blocked"] >= f["min_loops_blocked"], f"loops stopped {t['loops_blocked']}/64"
+    assert t["legit_blocked"] <= f["max_legit_blocked"], f"legitimate blocked {t['legit_blocked']}/136"
+    assert 0 < t["median_block_calls"] <= REAL_PUBLIC_MAX_MEDIAN
+
+
+@pytest.fixture(scope="module")
+def real_public() -> ModeReport:
+    return evaluate(REAL_PUBLIC, ("default",))["default"]
+
+
+def test_real_public_figures(real_public: ModeReport, capsys: pytest.CaptureFixture[str]) -> None:
+    t = real_public.table()
+    with capsys.disabled():
+        print(
+            f"\nreal-public: loops stopped {t['loops_blocked']}/{t['loops']}, legitimate blocked "
+            f"{t['legit_blocked']}/{t['legit']}, median {t['median_block_calls']} call(s) from loop start to block"
+        )
+    check_real_public(t)
+
+
+def test_real_public_fails_a_detector_that_blocks_nothing(real_public: ModeReport) -> None:
+    nothing = ModeReport(
+        "none", [replace(c, blocked=False, block_calls=0) for c in real_public.cases], real_public.skipped
+    )
+    with pytest.raises(AssertionError):
+        check_real_public(nothing.table())

@@ -69,3 +69,26 @@ def test_default_mode_figures(tables: dict[str, dict[str, int]], reports: dict[s
 def test_seed_mode_figures(tables: dict[str, dict[str, int]]) -> None:
     t = tables["seed"]
     assert (t["legit_blocked"], t["loops_blocked"], t["legit_steered"]) == (9, 2, 23)
+
+
+# ---- tests/data/loops: loops and look-alikes made from these sessions (`tests/data/loops/README.md`) ----
+
+LOOPS = CORPUS.parent / "loops"
+
+
+@pytest.fixture(scope="module")
+def loops_table() -> dict[str, int]:
+    return evaluate(LOOPS, ("default",))["default"].table()
+
+
+def test_loops_corpus_figures(loops_table: dict[str, int], capsys: pytest.CaptureFixture[str]) -> None:
+    t = loops_table
+    with capsys.disabled():
+        print(
+            f"\ntests/data/loops: loops stopped {t['loops_blocked']}/{t['loops']}, legitimate blocked "
+            f"{t['legit_blocked']}/{t['legit']}, median {t['median_block_calls']} call(s) from loop start to block"
+        )
+    assert (t["loops"], t["legit"]) == (63, 56)
+    # as measured: every loop stopped, no look-alike blocked, a median of 5 calls from the loop's first call
+    assert t["loops_blocked"] == 63 and t["legit_blocked"] == 0
+    assert 0 < t["median_block_calls"] <= 5

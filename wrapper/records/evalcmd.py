@@ -18,9 +18,11 @@ def parser() -> argparse.ArgumentParser:
         prog="breaker-tui eval",
         description="Replay every labelled trace (meta `expected`) in a folder and print, per engine mode, "
         "the confusion table (loops blocked / only steered / missed, legitimate work blocked / steered / clean) "
-        "and which rule fired first on each case. Exit 0 when done, 2 on bad input.",
+        "and which rule fired first on each case. A corpus with a `traces/` folder (e.g. ../shared/detection/"
+        "real-public) is read from there; traces labelled `skip` are read and counted, not scored. "
+        "Exit 0 when done, 2 on bad input.",
     )
-    p.add_argument("dir", help="a folder of labelled *.jsonl traces")
+    p.add_argument("dir", help="a folder of labelled *.jsonl traces (or a corpus folder holding them in traces/)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     p.add_argument("--mode", choices=MODES, default="both", help="which engine mode(s) to run (default: both)")
     return p

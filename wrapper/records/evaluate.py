@@ -4,7 +4,10 @@ Every `*.jsonl` trace in the folder (with a meta `expected`) is replayed through
 default mode and in `mode = "seed"`, the files in parallel worker processes (one per CPU, results in
 file order, a progress line on a terminal's stderr); a `loop` case agrees when the engine blocks (denies a call,
 refuses an ask, aborts a stream or cancels the turn) at or after its `judge_from`, a `no_loop` case
-when it does not block at all. A steer alone is not a block.
+when it does not block at all. A steer alone is not a block. A trace whose meta says
+`"expected": "skip"` (its labeller could not decide) is read and counted as skipped, never scored. A
+corpus folder holds its traces at its top, or in its `traces/` folder when it has one (beside a
+`labels.jsonl` and the native files, as the public corpus does).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from engine.config import BreakerConfig, EngineConfig
 from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, simulate
 from wrapper.records.parallel import PoolBroken, run_all
-from wrapper.records.trace_io import open_trace
+from wrapper.records.trace_io import open_trace, trace_error
 from wrapper.safetext import inert
 
 BLOCKS = ("deny", "ask", "abort", "cancel")
@@ -61,12 +64,20 @@ class CaseResult:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A trace labelled `skip`: read without error, not scored."""
+
+    file: str
+
+
 @dataclass(slots=True)
 class ModeReport:
     """The confusion table of one mode."""
 
     mode: str
     cases: list[CaseResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     def table(self) -> dict[str, int]:
         """Loops blocked / only steered / missed; legitimate work blocked / steered / clean; agreed."""
@@ -83,6 +94,7 @@ class ModeReport:
             "legit_clean": sum(not c.blocked and not c.steered for c in legit),
             "agreed": sum(c.agrees for c in self.cases),
             "cases": len(self.cases),
+            "skipped": len(self.skipped),
             # how late loops are stopped: the median of `block_calls` over blocked loops (0 when none)
             "median_block_calls": int(statistics.median(d))
             if (d := [c.block_calls for c in loops if c.blocked])
@@ -92,8 +104,14 @@ class ModeReport:
 
 def read_trace(path: Path) -> tuple[TraceMeta | None, list[TraceEvent]]:
     """Parse one trace file (the same bounded reader as `scan`); a bad line raises TraceError with its line."""
+    meta, events, _ = read_labelled(path)
+    return meta, events
+
+
+def read_labelled(path: Path) -> tuple[TraceMeta | None, list[TraceEvent], bool]:
+    """`read_trace` and whether its label is `skip` (the meta then carries no `expected`)."""
     with open_trace(path) as t:
-        return t.meta, list(t.events)
+        return t.meta, list(t.events), t.skipped
 
 
 def judge(
@@ -119,16 +137,18 @@ def judge(
     )
 
 
-def judge_path(job: tuple[str, tuple[str, ...]]) -> list[CaseResult] | str:
-    """One labelled trace in each mode (a worker's task): its results, [] when it has no label, or the
-    error text when it cannot be read (a string crosses the process boundary whole; an exception's
-    extra fields would not).
+def judge_path(job: tuple[str, tuple[str, ...]]) -> list[CaseResult] | Skipped | str:
+    """One labelled trace in each mode (a worker's task): its results, [] when it has no label, `Skipped`
+    when its label is `skip`, or the error text when it cannot be read (a string crosses the process
+    boundary whole; an exception's extra fields would not).
     """
     path, modes = Path(job[0]), job[1]
     try:
-        meta, events = read_trace(path)
+        meta, events, skipped = read_labelled(path)
     except (TraceError, OSError) as e:
         return f"{path}: {e}" if not str(e).startswith(str(path)) else str(e)
+    if skipped:
+        return Skipped(path.name)
     if meta is None or meta.expected is None:
         return []
     out = []
@@ -141,9 +161,7 @@ def judge_path(job: tuple[str, tuple[str, ...]]) -> list[CaseResult] | str:
 def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES, workers: int | None = None) -> dict[str, ModeReport]:
     """Replay every labelled trace of a folder in each mode, the files in parallel (`wrapper.records.parallel`)."""
     root = Path(folder)
-    files = sorted(root.glob("*.jsonl"))
-    if not files:
-        raise TraceError(f"{root}: no *.jsonl traces here — give a folder of labelled traces")
+    files = trace_files(root)
     reports = {m: ModeReport(m) for m in modes}
     try:
         results = run_all(judge_path, [(str(p), modes) for p in files], "evaluating", workers)
@@ -152,15 +170,31 @@ def evaluate(folder: str | Path, modes: tuple[str, ...] = MODES, workers: int | 
     for result in results:
         if isinstance(result, str):
             raise TraceError(result)
+        if isinstance(result, Skipped):
+            for rep in reports.values():
+                rep.skipped.append(result.file)
+            continue
         for m, case in zip(modes, result, strict=False):
             reports[m].cases.append(case)
     return reports
 
 
+def trace_files(root: Path) -> list[Path]:
+    """The traces of a corpus folder: `root/traces/*.jsonl` when that folder exists, else `root/*.jsonl`."""
+    if not root.is_dir():
+        raise trace_error(f"{root}: not a folder — give a folder of labelled *.jsonl traces")
+    folder = root / "traces" if (root / "traces").is_dir() else root
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise trace_error(f"{folder}: no *.jsonl traces here — give a folder of labelled traces")
+    return files
+
+
 def _print(reports: dict[str, ModeReport]) -> None:
     for m, rep in reports.items():
         t = rep.table()
-        print(f"mode {m}: agreed {t['agreed']}/{t['cases']}")
+        skipped = f" ({t['skipped']} labelled skip, not scored)" if t["skipped"] else ""
+        print(f"mode {m}: agreed {t['agreed']}/{t['cases']}{skipped}")
         print(
             f"  loops {t['loops']}: blocked {t['loops_blocked']}, only steered {t['loops_steered_only']}, "
             f"missed {t['loops_missed']}; median block {t['median_block_calls']} call(s) from the loop's start"

@@ -25,6 +25,9 @@ DEFAULT_MAX_LINE_BYTES = 8 << 20
 CHUNK = 1 << 16
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 TRACE_KINDS = frozenset({"meta", "user", "request", "think", "answer", "call"})
+# A labelled corpus keeps the sessions its labeller could not decide on, marked `"expected": "skip"`:
+# they are read (so a broken one is still reported) and replayed like unlabelled ones, never scored.
+SKIP = "skip"
 
 
 def trace_error(message: str, line: int | None = None) -> TraceError:
@@ -157,6 +160,7 @@ class Trace:
     path: Path
     meta: TraceMeta | None
     events: Iterator[TraceEvent]
+    skipped: bool = False  # the meta line says `"expected": "skip"`: read, but not to be scored
 
 
 def _events(first: TraceEvent | None, objects: Iterator[tuple[int, Any]]) -> Iterator[TraceEvent]:
@@ -196,9 +200,10 @@ def from_objects(path: Path, objects: Iterator[tuple[int, Any]]) -> Trace:
     if first is None:
         raise trace_error(f"{path}: empty file, no trace events in it")
     line, obj = first
-    head = _parse(obj, line, 0)
+    skipped = is_skip_meta(obj)
+    head = _parse({k: v for k, v in obj.items() if k != "expected"} if skipped else obj, line, 0)
     if isinstance(head, TraceMeta):
-        return Trace(path, head, _events(None, objects))
+        return Trace(path, head, _events(None, objects), skipped)
     return Trace(path, None, _events(head, objects))
 
 
@@ -215,6 +220,11 @@ def first_object(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> An
         for _, obj in objects_of(fh, max_line_bytes):
             return obj
     return None
+
+
+def is_skip_meta(obj: Any) -> bool:
+    """Whether a decoded first line is a meta line whose label is `skip` (undecided: not scored)."""
+    return isinstance(obj, dict) and obj.get("t") == "meta" and obj.get("expected") == SKIP
 
 
 def is_trace_line(obj: Any) -> bool:
