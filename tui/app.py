@@ -37,8 +37,10 @@ from tui.screens.main import MainScreen
 from tui.sources import Source
 from tui.terminal import TerminalDriver, TerminalGone
 from tui.widgets.line import Fitted
+from tui.widgets.pulse import Pulse
 from tui.widgets.scores import summary
 from tui.widgets.stream import cap_text, clip, short_id
+from wrapper.exits import Exit
 from wrapper.items import (
     Answer,
     ApprovalClosed,
@@ -61,7 +63,7 @@ from wrapper.safetext import inert, markup_safe
 from wrapper.settings import Settings
 from wrapper.weakening import report, status_word
 
-EXIT_INTERNAL = 70
+EXIT_INTERNAL = Exit.INTERNAL
 PANEL_PERIOD_S = 0.2
 # A fast stream allocates a few hundred thousand container objects a second; at Python's default
 # (700) the youngest generation is collected 250 times a second and whatever is alive then is
@@ -112,6 +114,8 @@ class BreakerApp(FrontEnd, Actions):
         self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
         self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
         self._tabs_added: set[str] = set()
+        # a live turn's clock on the status line; scripted sources (tests, snapshots) inject their own
+        self.pulse: Pulse | None = Pulse() if source.kind == "live" else None
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
         self.front_init()
@@ -265,6 +269,8 @@ class BreakerApp(FrontEnd, Actions):
 
     def _on_item(self, item: Item, at: float) -> None:
         stream = self.w_stream
+        if self.pulse is not None:
+            self.pulse.saw(item)
         if isinstance(item, EngineItem):
             e = item.event
             stream.event(e, at)
@@ -448,10 +454,14 @@ class BreakerApp(FrontEnd, Actions):
             else:
                 head = ("ENFORCING", f"bold {pal.ok}") if enforcing else ("OBSERVING ONLY", f"bold {pal.warning}")
         # a working agent's child is running: "working…" says both, and leaves the mode room at 60 columns
-        child = "working…" if i.busy and i.child == "running" else f"child {i.child}"
+        working = i.busy and i.child == "running"
+        child = "working…" if working else f"child {i.child}"
         model = inert(i.model, keep_newlines=False)[:24] or "—"
         # a bridge that went away with its child is a normal end, not news
         bridge = "" if i.bridge in ("connected", "none") or i.child != "running" else f" · bridge {i.bridge}"
+        life = self._pulse_parts(working, pal.warning)
+        if life:
+            life[0] = (life[0][0] + bridge, *life[0][1:])
         # (text, style, rank): on a narrow terminal the highest ranks go first, so the state, the
         # child and the turn stay readable at 60 columns
         asks_off = [(" · ASKS OFF", f"bold {pal.warning}", 1)] if self.asks_off() else []
@@ -464,12 +474,22 @@ class BreakerApp(FrontEnd, Actions):
             (self.mode_status(), "", 2),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
-            (f" · {child}{bridge}", "", 1),
+            *(life or [(f" · {child}{bridge}", "", 1)]),
         ]
         width = self.w_status.size.width or self.size.width
         while len(parts) > 1 and sum(len(t) for t, _, _ in parts) > width:
             parts.remove(max(parts, key=lambda p: p[2]))
         return Text.assemble(*((t, st) for t, st, _ in parts), no_wrap=True, overflow="ellipsis", end="")
+
+    def _pulse_parts(self, working: bool, warning: str) -> list[tuple[str, str, int]]:
+        """The turn's clock, streamed count and silence (`tui.widgets.pulse`) as status-line parts."""
+        if self.pulse is None:
+            return []
+        self.pulse.busy(working)
+        return [
+            (f" · {text}", f"bold {warning}" if warn else "", 1 if warn or n == 0 else 3)
+            for n, (text, warn) in enumerate(self.pulse.parts())
+        ]
 
     # -- approvals ---------------------------------------------------------------------------
     async def ask_operator(self, q: Question) -> Answer:

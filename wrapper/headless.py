@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from engine import events as ev
 from wrapper import signals
+from wrapper.exits import Exit
 from wrapper.harness.base import allow_all, deny_all, recording_line
 from wrapper.items import (
     ApprovalItem,
@@ -35,10 +36,8 @@ from wrapper.records.replay import finding
 from wrapper.safetext import inert, reveal
 from wrapper.settings import Settings
 
-EXIT_TURN_FAILED = 1
-EXIT_USAGE = 2
-EXIT_CANNOT_START = 3
-EXIT_INTERNAL = 70
+EXIT_TURN_FAILED, EXIT_USAGE = Exit.FAILED, Exit.USAGE
+EXIT_CANNOT_START, EXIT_INTERNAL = Exit.CANNOT_START, Exit.INTERNAL
 NO_PROMPT = (
     "this dsh profile is interactive and waits for prompts: give --prompt TEXT (repeatable), "
     "or --prompt - to read one from stdin"
