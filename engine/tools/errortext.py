@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from engine.tools.novelty import unframe
 from engine.tools.progress import SHELL_TOOLS
 
 _HEAD = 400  # the patterns read the start of a result (and the traceback its end)
@@ -31,6 +32,7 @@ _TOOL_ERROR = re.compile(
 # anywhere in a short result, for every tool: what no successful command prints
 _ANY = re.compile(
     r"(?:^|\n)[^\n]{0,200}: (?:command not found|not found)\s*$|"
+    r"(?:^|\n)[^\n]{0,200}: (?:syntax error\b|unexpected EOF while looking for matching\b)[^\n]*$|"
     r"^\s*no replacement was performed|^\s*<tool_use_error>|"
     r"^\s*usage: (?:edit|open|goto|create|submit|search_\w+|find_file|str_replace_editor)\b",
     re.I | re.M,
@@ -45,6 +47,7 @@ def reads_as_error(tool: str, text: str) -> bool:
     """Whether a result with no status reads as an error (see the module docstring)."""
     if not text:
         return False
+    text = unframe(text[:_HEAD] if len(text) <= 2 * _HEAD else text[:_HEAD] + "\n" + text[-2000:])
     head = text[:_HEAD]
     if _ANY.search(head) or _REJECTION.match(head):
         return True

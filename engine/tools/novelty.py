@@ -41,7 +41,9 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@
 _EXIT_FRAME = re.compile(r"\[exit code: -?\d+\]")
 # a harness's label in front of what the tool said hides errors anchored at a line start
 _PREFIX = re.compile(
-    r"^[ \t]*(?:Observation|Output|Result|Tool output|Tool result|stdout|stderr|OBSERVATION)[ \t]*:[ \t]?", re.M
+    r"^(?:[ \t]*(?:(?:Observation|Output|Result|Tool output|Tool result|stdout|stderr|OBSERVATION)[ \t]*:[ \t]?"
+    r"|The result of executing that last command is:\s*|Command [\w.-]{1,64} returned:[ \t]?))+",
+    re.M,
 )
 # prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
 _PROMPT = re.compile(
@@ -64,6 +66,7 @@ _VOLATILE = re.compile(
     r"|\b\d{1,3}(?:\.\d{1,3}){3}\b"  # IPv4 addresses
     r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # host:port
     r"|(?<=: )line \d+(?=: )"  # bash's own counter: `/bin/bash: line 13218: cd: ...`
+    r"|(?<=: )[^\s:]{1,200}(?=: command not found)"  # the word the shell could not run is the call's own
     r"|(?i:\b(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
     r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"  # temp paths
     r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",  # temp names anywhere

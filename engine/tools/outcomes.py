@@ -161,7 +161,8 @@ class _Agent:
     streak_tool: str = ""
     shapes: set[tuple[str, str]] = field(default_factory=set)  # kinds of change made (numbers aside)
     novel: int = 0  # how many changes of a new kind this turn
-    streak_error: int = 0
+    streak_errors: set[int] = field(default_factory=set)  # the errors of the tool's failure streak
+    streak_epoch: int = 0
     streak: int = 0
     applied: OrderedDict[tuple[tuple[str, str], int], None] = field(default_factory=OrderedDict)
     # command -> (result, epoch, n, failed): one command giving one result n times in a row, nothing changed
@@ -301,11 +302,22 @@ class ProgressFailures:
             s.epoch = st.epoch
         if self.error_limit:
             self._same(st, command_of(tool, args), error_key(text), True)
-        if st.streak_tool == tool and st.streak_error == key:
+        self._tool_streak(st, tool, key)
+        return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+
+    def _tool_streak(self, st: _Agent, tool: str, key: int) -> None:
+        """One more failure of this tool: it continues the streak when its error brought nothing new
+        (`novelty`: an error this streak already saw, nothing changed since), else the streak starts over
+        (the errors seen stay: a tool that alternates between two errors it already gave is still stuck).
+        """
+        if st.streak_tool != tool or st.streak_epoch != st.epoch:
+            st.streak_tool, st.streak_epoch, st.streak, st.streak_errors = tool, st.epoch, 1, {key}
+        elif key in st.streak_errors:
             st.streak += 1
         else:
-            st.streak_tool, st.streak_error, st.streak = tool, key, 1
-        return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+            st.streak = 1
+            if len(st.streak_errors) < 64:
+                st.streak_errors.add(key)
 
     def _same(self, st: _Agent, cmd: tuple[str, str], key: int | None, failed: bool) -> None:
         """Count one more result of this command: the same result again continues the run, else it restarts."""
