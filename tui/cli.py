@@ -304,7 +304,10 @@ def _eval(args: list[str]) -> int:
 def _demo(args: list[str]) -> int:
     from wrapper.mock.scenarios import SCENARIOS
 
-    p = argparse.ArgumentParser(prog="breaker-tui demo")
+    p = argparse.ArgumentParser(
+        prog="breaker-tui demo",
+        description="Run a scripted loop offline: a real dsh (or an ACP agent) against the built-in mock model.",
+    )
     p.add_argument(
         "scenario",
         nargs="?",
@@ -313,22 +316,20 @@ def _demo(args: list[str]) -> int:
     )
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
-    p.add_argument("--agent", help="run it with an installed ACP agent (opencode, claude) instead of dsh")
-    p.add_argument("--config", type=Path)
-    p.add_argument("--theme")
+    p.add_argument("--agent", help="run it with an installed ACP agent (claude, opencode, codex, ...) instead of dsh")
+    p.add_argument("--config", type=Path, help="config file (default: the platform path)")
+    p.add_argument("--theme", help="breaker-dark, breaker-light, or any Textual theme")
     a = p.parse_args(args)
-    if a.list:
-        for name, (_, prompt, desc) in SCENARIOS.items():
-            print(f"{name:22} {desc}   (prompt: {prompt!r})")
-        from wrapper.harness.acp.presets import PRESETS, installed
+    from tui.demo import demo_problem, scenario_list
 
-        ready = [n for n in ("opencode", "claude") if installed(PRESETS[n])]
-        if ready:
-            agents = " | ".join(ready)
-            print(f"\nwith an ACP agent instead of dsh: --agent {agents}  (e.g. demo read-loop --agent {ready[0]})")
+    if a.list:
+        print(scenario_list())
         return EXIT_OK
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
+        return EXIT_USAGE
+    if why := demo_problem(a.scenario, a.agent):
+        print(f"breaker-tui demo: {why}", file=sys.stderr)
         return EXIT_USAGE
     if not a.no_tui and (why := screen_problem()):
         return refuse_screen(why)

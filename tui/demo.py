@@ -14,6 +14,50 @@ from wrapper.toolchain import ProvisionError
 DEMO_ARGV = ["dsh", "--profile", "dev"]
 
 
+def installed_agents() -> list[str]:
+    """The ACP agents `--agent` can run here (installed by `setup-agent` or found on PATH)."""
+    from wrapper.harness.acp.presets import PRESETS, installed
+
+    return [name for name, preset in PRESETS.items() if installed(preset)]
+
+
+def scenario_list() -> str:
+    """`demo --list`: each scenario, what it shows, its prompt, and which kind of agent it needs."""
+    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH
+
+    rows = []
+    for name, (_, prompt, desc) in SCENARIOS.items():
+        mark = " [needs --agent]" if name in NEEDS_ACP else " [dsh only]" if name in NEEDS_DSH else ""
+        rows.append(f"{name:22} {desc}{mark}   (prompt: {prompt!r})")
+    ready = installed_agents()
+    if ready:
+        example = f"demo plan-and-edit --agent {ready[0]}"
+        rows.append(f"\nwith an ACP agent instead of dsh: --agent {' | '.join(ready)}  (e.g. {example})")
+    else:
+        rows.append("\n[needs --agent]: install one first, e.g. breaker-tui setup-agent claude")
+    return "\n".join(rows)
+
+
+def demo_problem(scenario: str, agent: str | None) -> str:
+    """Why `scenario` cannot run as asked (with what to run instead), or ""."""
+    from wrapper.harness.acp.presets import PRESETS
+    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH
+
+    if agent is not None and agent not in PRESETS:
+        return f"unknown agent {agent!r}; the known ones: {', '.join(PRESETS)} (see `breaker-tui agents`)"
+    if agent is None and scenario in NEEDS_ACP:
+        ready = installed_agents()
+        how = (
+            f"run it with one: breaker-tui demo {scenario} --agent {ready[0]}"
+            if ready
+            else "install one first (breaker-tui setup-agent claude), then add --agent claude"
+        )
+        return f"{scenario} needs {NEEDS_ACP[scenario]}; {how}"
+    if agent is not None and scenario in NEEDS_DSH:
+        return f"{scenario} needs {NEEDS_DSH[scenario]}; run it without --agent"
+    return ""
+
+
 def ensure_dsh() -> bool:
     """Install dsh on first use, printing progress; False (with the reason on stderr) when that fails."""
     if find_dsh() is not None:

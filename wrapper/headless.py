@@ -206,6 +206,20 @@ class Printer:
             self.answer.clear()
 
 
+def end_line(session: Any, text: str) -> dict[str, Any]:
+    """`--json`'s last line: the recording's path and final digest (None when nothing was kept) and the
+    end-of-run line the screen and plain `--no-tui` print.
+    """
+    rec = session.recorder
+    kept = rec is not None and rec.lines > 0 and not rec.tampered
+    return {
+        "kind": "end",
+        "recording": str(rec.path) if kept else None,
+        "digest": rec.digest if kept else None,
+        "text": inert(text, keep_newlines=False),
+    }
+
+
 def read_prompts(prompts: list[str], stdin: TextIO) -> list[str]:
     """`-` stands for the whole of stdin, as one prompt."""
     return [stdin.read().strip() if p == "-" else p for p in prompts]
@@ -288,7 +302,9 @@ async def run(
         await asyncio.wait_for(pump_task, 10)
         uninstall()
     line = recording_line(session)
-    if line and not as_json_lines:
+    if as_json_lines:  # the last line a script reads: where the record is and its digest, to keep
+        printer.out.write(json.dumps(end_line(session, line)) + "\n")
+    elif line:
         printer.err.write(inert(f"breaker-tui: {line}", keep_newlines=False) + "\n")
     if stopped:
         return stopped[0]

@@ -53,8 +53,8 @@ def test_every_exit_status_is_in_the_help_and_the_guide() -> None:
 
 
 def _scratch_env(tmp_path: Path) -> dict[str, str]:
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    env.pop("BREAKER_TUI_CONFIG", None)
+    env = {**os.environ, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state")}
+    env["BREAKER_TUI_CONFIG"] = str(tmp_path / "no-config.toml")
     return env
 
 
@@ -106,3 +106,41 @@ def test_a_prompt_for_a_plain_command_is_refused_with_what_to_do_instead(tmp_pat
     )
     assert p.returncode == Exit.USAGE
     assert "plain command, which takes no prompts" in p.stderr and "stdin" in p.stderr
+
+
+def test_json_lines_end_with_the_recording_and_its_digest(tmp_path: Path) -> None:
+    p = subprocess.run(
+        [*CLI, "--no-tui", "--json", "--", "sh", "-c", "echo hi"],
+        capture_output=True,
+        text=True,
+        env=_scratch_env(tmp_path),
+        timeout=60,
+    )
+    assert p.returncode == 0, p.stderr
+    end = json.loads(p.stdout.splitlines()[-1])
+    assert end["kind"] == "end" and Path(end["recording"]).is_file(), end
+    assert re.fullmatch(r"[0-9a-f]{16,}", end["digest"]) and end["digest"][:16] in end["text"], end
+
+
+def test_a_state_folder_that_cannot_be_written_ends_with_recording_not_kept(tmp_path: Path) -> None:
+    env = _scratch_env(tmp_path)
+    env["BREAKER_TUI_STATE_DIR"] = str(tmp_path / "a-file")  # a file where the folder is (root ignores modes)
+    (tmp_path / "a-file").write_text("")
+    p = subprocess.run([*CLI, "--no-tui", "--", "true"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0
+    assert p.stderr.splitlines()[-1].startswith("breaker-tui: recording NOT KEPT: cannot record to"), p.stderr
+
+
+def test_demo_list_marks_what_needs_an_acp_agent_and_demo_refuses_it_without_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tui.cli import main
+
+    assert main(["demo", "--list"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "[needs --agent]" in listed["plan-and-edit"] and "[needs --agent]" not in listed["tool-loop"]
+    assert main(["demo", "plan-and-edit"]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert "plan-and-edit needs an ACP agent's todo tool (todowrite)" in err and "--agent" in err
+    assert main(["demo", "tool-loop", "--agent", "nosuch"]) == Exit.USAGE
+    assert "unknown agent 'nosuch'" in capsys.readouterr().err

@@ -174,8 +174,10 @@ class SessionControls:
 def recording_line(session: HarnessSession) -> str:
     """The end-of-run line about the recording, the same with and without a screen ("" when nothing was kept)."""
     rec = session.recorder
-    if rec is None or not rec.lines:
+    if rec is None:
         return ""
+    if not rec.lines:  # it could not be opened (a read-only state folder): the end says so, not only the start
+        return f"recording NOT KEPT: {rec.error}" if rec.error else ""
     agents = session.breaker.snapshot().agents
     denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
     ran = sum(a.ran_tripped for a in agents)  # ran without asking, then tripped: not denied

@@ -469,5 +469,10 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "sleeper": (sleeper, "Run the long job.", "a command that forks a background child and keeps running (cancel)"),
 }
 
+# Scenarios that mean what they say with one kind of agent only, and why: `demo --list` marks them and
+# `demo` refuses the other kind with the reason rather than play a script the agent cannot follow.
+NEEDS_ACP: dict[str, str] = {"plan-and-edit": "an ACP agent's todo tool (todowrite), which dsh does not have"}
+NEEDS_DSH: dict[str, str] = {"code-mode-loop": "dsh's Code Mode (run_code), which ACP agents do not have"}
+
 # What a scenario needs from dsh's environment to mean what it says.
 SCENARIO_ENV: dict[str, dict[str, str]] = {"code-mode-loop": {"DSH_TOOLS_MODE": "code"}}
