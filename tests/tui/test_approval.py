@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, Static
 
 from tests.conftest import wait_until
 from tests.tui import scripts
@@ -200,3 +200,60 @@ async def test_the_modal_shows_the_difference_note_when_the_question_carries_ear
         app.push_screen(ApprovalScreen(q))
         m = await modal(app)
         assert "differs from the previous repeat" in text_of(m.query_one("#diff-note"))
+
+
+def _scroll_to_end(body: Any) -> Any:
+    """A person pressing End until the body stays at its end (the modal may measure it once more)."""
+
+    def at_end() -> bool:
+        if body.scroll_y != body.max_scroll_y:
+            body.scroll_end(animate=False)
+            return False
+        return True
+
+    return at_end
+
+
+def _in_view(widget: Any) -> bool:
+    r = widget.region
+    return bool(widget.display and r.width and r.height and r.y >= 0 and r.bottom <= 24 and r.right <= 80)
+
+
+async def test_a_call_longer_than_the_modal_says_what_is_out_of_view_and_allows_only_once_seen_at_80x24() -> None:
+    """300 harmless lines then the payload: the payload was below the fold and nothing said so."""
+    command = "\n".join(f": step {i}" for i in range(300)) + "\necho PWNED-LONG > pwned.txt"
+    app, src = make([*polls(), *asked(4, {"command": command})])
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        fold = m.query_one("#fold", Static)
+        await wait_until(lambda: "lines ·" in text_of(fold) and _in_view(fold), 10, "the fold line, in view")
+        assert "PWNED-LONG" not in app.export_screenshot()
+        shown = text_of(fold)
+        assert "characters below, out of view" in shown and "scroll the call to its end" in shown, shown
+        assert m.query_one("#allow-once", Button).disabled and not m.query_one("#deny", Button).disabled
+        await pilot.press("tab", "a")
+        await settle(app, src, pilot)
+        assert src.answers == [] and app.screen is m, "allow does not exist before the call was seen whole"
+        await wait_until(_scroll_to_end(m.query_one("#body")), 10, "scrolled to the end")
+        await wait_until(lambda: not m.query_one("#allow-once", Button).disabled, 5, "allow offered once seen")
+        assert "PWNED-LONG" in app.export_screenshot() and not fold.display
+        await pilot.press("a")
+        await wait_until(lambda: src.answers == ["allow-once"], 5, "allow, now that the call was seen")
+
+
+async def test_a_call_cut_for_its_size_can_only_be_denied_at_80x24() -> None:
+    """12,000 characters either side of the payload: its middle (the payload) was replaced out of view."""
+    command = "x" * 12_000 + "; echo PWNED-MID > pwned.txt; " + "x" * 12_000
+    app, src = make([*polls(), *asked(4, {"command": command})])
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        fold = m.query_one("#fold", Static)
+        await wait_until(lambda: "too long" in text_of(fold) and _in_view(fold), 10, "the fold line, in view")
+        await wait_until(_scroll_to_end(m.query_one("#body")), 10, "scrolled to the end")
+        await settle(app, src, pilot)
+        assert m.query_one("#allow-once", Button).disabled and _in_view(fold)
+        await pilot.press("tab", "a")
+        await settle(app, src, pilot)
+        assert src.answers == []
+        await pilot.press("d")
+        await wait_until(lambda: src.answers == ["deny"], 5, "deny")

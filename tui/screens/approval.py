@@ -11,7 +11,12 @@ is always deliberate, so an answer means the modal was seen.
 Each button says exactly what its answer allows. "allow turn" exists only for a local-address
 repeat, where it means repeats of these same local resources for the rest of the turn. The body
 scrolls; the buttons stay below it, always visible; the dialog is as tall as its content (at most
-the screen), so the stream that led to the question stays in view on a big terminal. When the
+the screen), so the stream that led to the question stays in view on a big terminal.
+
+What runs is seen whole before it can be allowed: while the call is longer than the body, a line
+above the buttons says how many lines and characters are out of view, and the allow answers do not
+exist until the body was scrolled to its end; a call cut for its size (its middle replaced by a
+mark) can only be denied here. When the
 bridge gives up, or the agent goes away (`close_unanswered`), the modal closes and later keys do
 nothing. `waiting` shows how many questions stand behind this one: one modal at a time.
 """
@@ -28,7 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
 from tui.keys import APPROVAL_KEYS
-from tui.screens.argsview import call_view
+from tui.screens.argsview import call_view, shown_whole
 from wrapper.items import Answer, Question
 from wrapper.safetext import inert
 
@@ -67,6 +72,7 @@ class ApprovalScreen(ModalScreen[Answer]):
     ApprovalScreen.armed #state { color: $success; text-style: bold; }
     ApprovalScreen #queue { color: $text-muted; }
     ApprovalScreen #body { height: auto; }
+    ApprovalScreen #fold { color: $warning; text-style: bold; display: none; }
     ApprovalScreen #buttons { height: auto; }
     ApprovalScreen Button { width: 100%; min-width: 0; margin: 0; text-align: left; content-align: left middle; }
     """
@@ -80,6 +86,12 @@ class ApprovalScreen(ModalScreen[Answer]):
         self.closed = False
         self.armed = False
         self.offered = answers_for(question)
+        # allow is offered only for a call the person could read whole: one cut for its size never,
+        # one longer than the body only once it was scrolled to its end (`_gate`)
+        self.whole = shown_whole(question.args)
+        self.seen_end = False
+        self._call = Text()
+        self._fold_shown = ""
 
     def compose(self) -> ComposeResult:
         q = self.question
@@ -89,6 +101,7 @@ class ApprovalScreen(ModalScreen[Answer]):
             yield Label(self._queue_text(), id="queue")
             with VerticalScroll(id="body"):
                 text, note = call_view(q.args, q.earlier)
+                self._call = text
                 yield Static(text, id="args")
                 yield Static(
                     Text(note or "(no earlier repeat to compare with)", "italic" if note else "dim italic"),
@@ -106,6 +119,7 @@ class ApprovalScreen(ModalScreen[Answer]):
                     yield Static(Text(LOCAL_NOTE, "italic"), id="local-note")
                 elif q.reason:
                     yield Static(Text(inert(q.reason)), id="reason")
+            yield Static("", id="fold")  # shown only while part of the call is out of view
             with Vertical(id="buttons"):
                 for answer, binding_id, label, variant in self.offered:
                     caption = f"{self.live_key(binding_id)} · {label}"
@@ -146,8 +160,60 @@ class ApprovalScreen(ModalScreen[Answer]):
         self.call_after_refresh(self._fit)  # the line may now wrap onto another row
 
     def on_mount(self) -> None:
-        """Fit the body to the terminal once the rest is laid out."""
+        """Fit the body to the terminal once the rest is laid out; follow its scrolling for the gate."""
+        self.watch(self.query_one("#body"), "scroll_y", self._scrolled, init=False)
         self.call_after_refresh(self._fit)
+
+    # -- what runs is seen whole before allow exists ---------------------------------------------
+    def allow_open(self) -> bool:
+        """Whether the allow answers exist now: the call is shown whole, and fits or was scrolled to its end."""
+        if not self.whole:
+            return False
+        bodies = self.query("#body")
+        return self.seen_end or not bodies or bodies.first(VerticalScroll).max_scroll_y == 0
+
+    def _scrolled(self, _: float = 0.0) -> None:
+        if self.closed or not self.query("#fold"):  # closing, or not composed yet
+            return
+        body = self.query_one("#body", VerticalScroll)
+        if body.max_scroll_y > 0 and body.scroll_y >= body.max_scroll_y:
+            self.seen_end = True  # scrolled over a body that overflows, to its end: seen
+        self._gate()
+
+    def _gate(self) -> None:
+        """Offer allow once the call was seen to its end; the fold line says what is still out of view."""
+        note = self._fold_note()
+        if note != self._fold_shown:  # its rows change the body's share of the screen: fit again
+            self._fold_shown = note
+            fold = self.query_one("#fold", Static)
+            fold.update(Text(note))
+            fold.display = bool(note)
+            self.call_after_refresh(self._fit)
+        for answer, *_ in self.offered:
+            if answer.startswith("allow"):
+                self.query_one(f"#{answer}", Button).disabled = not self.allow_open()
+        self.refresh_bindings()
+
+    def _fold_note(self) -> str:
+        if not self.whole:
+            return "⟨this call is too long to be shown whole: it can only be denied here⟩"
+        if self.allow_open():
+            return ""
+        lines, chars = self._below_fold()
+        return (
+            f"⟨{lines:,} lines · {chars:,} characters below, out of view⟩ scroll the call to its end"
+            " (pgdn / end) before allow is offered"
+        )
+
+    def _below_fold(self) -> tuple[int, int]:
+        """Rows of the call below the body's visible part, and the characters on them (as wrapped)."""
+        body, args = self.query_one("#body", VerticalScroll), self.query_one("#args", Static)
+        width = max(1, args.content_region.width or body.size.width or self.size.width)
+        rows = self._call.wrap(self.app.console, width)
+        # the call is the body's first part: its rows from the scroll offset plus the body's height are hidden
+        first_hidden = min(len(rows), int(body.scroll_y) + body.size.height)
+        hidden = rows[first_hidden:]
+        return len(hidden), sum(len(r.plain) for r in hidden)
 
     def on_resize(self, event: events.Resize) -> None:
         """The body takes what the buttons and the lines leave (it scrolls past that)."""
@@ -165,12 +231,15 @@ class ApprovalScreen(ModalScreen[Answer]):
         if body.styles.max_height is None or body.styles.max_height.value != rows:
             body.styles.max_height = rows
             self.call_after_refresh(self._fit)  # measured again once laid out: it settles when nothing changes
+            return
+        self._scrolled()  # laid out: what is out of view is known now
 
     # -- arming and answering --------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Unarmed, no key answers; armed, only the offered answers exist."""
         if action == "answer":
-            return self.armed and any(a[0] == parameters[0] for a in self.offered)
+            allowed = not str(parameters[0]).startswith("allow") or self.allow_open()
+            return self.armed and allowed and any(a[0] == parameters[0] for a in self.offered)
         if action == "arm":
             return not self.armed  # armed, `on_key` moves the focus on tab
         return True
@@ -219,8 +288,8 @@ class ApprovalScreen(ModalScreen[Answer]):
         self._show_state()
 
     def action_answer(self, answer: str) -> None:
-        """Answer and close (nothing once closed, or while unarmed)."""
-        if self.closed or not self.armed:
+        """Answer and close (nothing once closed, while unarmed, or allow before the call was seen whole)."""
+        if self.closed or not self.armed or (answer.startswith("allow") and not self.allow_open()):
             return
         self.closed = True
         self.dismiss(answer)  # type: ignore[arg-type]

@@ -50,6 +50,11 @@ def _bounded(text: str) -> str:
     return f"{text[:half]}\n⟨{missing:,} characters not shown: deny unless you can check them⟩\n{text[-half:]}"
 
 
+def shown_whole(args: Any) -> bool:
+    """Whether `call_view` shows every character of the call (a longer one has its middle replaced)."""
+    return len(call_text(args)) <= MAX_SHOWN
+
+
 def call_view(args: Any, earlier: tuple[Any, ...] = ()) -> tuple[Text, str]:
     """The call as a `Text` (differences from the newest earlier repeat highlighted) and a one-line note."""
     now = _bounded(call_text(args))
