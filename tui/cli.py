@@ -328,8 +328,8 @@ def _demo(args: list[str]) -> int:
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
-    if why := demo_problem(a.scenario, a.agent):
-        print(f"breaker-tui demo: {why}", file=sys.stderr)
+    if bad := demo_problem(a.scenario, a.agent):
+        print(f"breaker-tui demo: {bad}", file=sys.stderr)
         return EXIT_USAGE
     if not a.no_tui and (why := screen_problem()):
         return refuse_screen(why)
