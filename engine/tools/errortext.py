@@ -4,7 +4,8 @@ Many harnesses report no exit status (SWE-agent, pi/OpenClaw shells, Gemini CLI 
 their non-shell tools, so the failure rules would see only successes: SWE-agent answers a bad edit
 with `Usage: edit <start_line>:<end_line>`, its editor with "No replacement was performed", a
 shell with `bash: foo: command not found`, tools with an `Error: ...` first line, a CTF checker
-with `Wrong flag!`. `reads_as_error(tool, text)` is that judgement, one place for the live engine
+with `Wrong flag!`, a fetch with curl's `curl: (6) ...` or wget's `wget: unable to ...`.
+`reads_as_error(tool, text)` is that judgement, one place for the live engine
 and the importers; it is asked only when the caller gave no exit status and no error flag, and for
 shell tools only the patterns a successful command does not print (a `cat` of a log may start with
 `Error:`; no successful command prints `command not found` or ends in a traceback).
@@ -33,6 +34,7 @@ _TOOL_ERROR = re.compile(
 _ANY = re.compile(
     r"(?:^|\n)[^\n]{0,200}: (?:command not found|not found)\s*$|"
     r"(?:^|\n)[^\n]{0,200}: (?:syntax error\b|unexpected EOF while looking for matching\b)[^\n]*$|"
+    r"^\s*curl: \(\d+\) |^\s*wget: (?:unable to|cannot|failed|ERROR)\b|"
     r"^\s*no replacement was performed|^\s*<tool_use_error>|"
     r"^\s*usage: (?:edit|open|goto|create|submit|search_\w+|find_file|str_replace_editor)\b",
     re.I | re.M,

@@ -145,6 +145,7 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
         h = _HOST.match(u)
         if h and "." in h.group(1):
             out.add(h.group(1))
+            out.add(u[h.end() :])  # the path and query as spelled (a 404 page names them)
     out.update(w.strip(".:/-") for w in _ECHO_WORD.findall(src))
     return tuple(sorted((w for w in out if len(w) >= 2), key=len, reverse=True)[:24])
 

@@ -262,7 +262,8 @@ class DefaultRules:
             p.shape = result_shape(tool, args, p.body)
             answer = result_of(text, tool, args)
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
-            brought = changed or a.seen.novel(news, before)  # the turn learned something
+            # the turn learned something (a failure alone never is: a new error is not progress)
+            brought = changed or (not bad and a.seen.novel(news, before))
             renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
             if p.entry and window is not None:
                 keep = tuple(
