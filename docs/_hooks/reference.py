@@ -108,8 +108,8 @@ def _key(spec: str) -> str:
     return " / ".join(f"`{k}`" for k in shown_key(Key("", spec, "", "", ""), {}).split(" / "))
 
 
-def _screens() -> Iterator[tuple[str, list[Any]]]:
-    """(screen class name, its bindings) for every screen under `tui.screens` that declares bindings."""
+def _screens() -> Iterator[tuple[type, list[Any]]]:
+    """(screen class, its bindings) for every screen under `tui.screens` that declares bindings."""
     from textual.binding import Binding
     from textual.screen import Screen
 
@@ -122,7 +122,7 @@ def _screens() -> Iterator[tuple[str, list[Any]]]:
                 continue
             bindings = [b for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
             if bindings:
-                yield cls.__name__, bindings
+                yield cls, bindings
 
 
 def keys_reference() -> str:
@@ -130,16 +130,19 @@ def keys_reference() -> str:
     from tui.keys import KEYS, PROMPT_KEYS
 
     rows = ["### The main screen", "", "| key | `[keys]` id | where | what it does |", "|---|---|---|---|"]
-    rows += [f"| `{key}` | | live, with a prompt box | {_cell(what)} |" for key, what in PROMPT_KEYS]
+    for keys, what in PROMPT_KEYS:
+        shown = " / ".join(f"`{k}`" for k in keys.split(" / "))
+        rows.append(f"| {shown} | | live, with a prompt box | {_cell(what)} |")
     for k in KEYS:
         where = " and ".join(k.modes) + (f" (when the source can {k.needs.replace('_', ' ')})" if k.needs else "")
         rows.append(f"| {_key(k.key)} | `{k.id}` | {where} | {_cell(k.help)} |")
     rows.append("| `ctrl+p` | | everywhere | the command palette: every action by name |")
     main = {k.id for k in KEYS}
-    for name, bindings in sorted(_screens()):
+    for screen, bindings in sorted(_screens(), key=lambda s: s[0].__name__):
         if all(b.id in main for b in bindings):
             continue  # the main screen's own bindings, listed above
-        rows += ["", f"### {name}", "", "| key | `[keys]` id | what it does |", "|---|---|---|"]
+        about = (screen.__doc__ or "").strip().split("\n")[0]
+        rows += ["", f"### {screen.__name__}", "", about, "", "| key | `[keys]` id | what it does |", "|---|---|---|"]
         rows += [f"| {_key(b.key)} | {_id(b.id)} | {_cell(b.description or b.action)} |" for b in bindings]
     return "\n".join(rows) + "\n"
 
