@@ -10,6 +10,7 @@ from engine.breaker import StreamTrip
 from engine.tools.safeargs import MARKER
 from engine.verdicts import Verdict
 from wrapper.harness.dsh import protocol as P
+from wrapper.harness.dsh.model_errors import in_words
 from wrapper.harness.dsh.normalize import parse_args, to_engine, unpack
 from wrapper.harness.dsh.vetting import Ledger
 from wrapper.items import (
@@ -52,6 +53,8 @@ class BridgeMonitor(Monitor):
     def __init__(self, settings: Settings, info: Info | None = None) -> None:
         super().__init__(settings, info)
         self.ledger = Ledger()  # every verdict given, by call id: the check that nothing ran without one
+        self.endpoint = ""  # the model endpoint, named in a failed request's line (set by the session)
+        self._model_error = ""  # dsh's text of the last failed request: its echo as an agent error is not repeated
 
     def _alarm(self, r: Reaction, why: str | None) -> None:
         if why is not None:
@@ -164,7 +167,10 @@ class BridgeMonitor(Monitor):
         """Keep the engine's retry bookkeeping in step with dsh."""
         if msg.sessionId:
             self.breaker.request_error(msg.sessionId, msg.message, msg.code)
-        return [] if msg.ours else [StatusItem("warning", f"model request failed: {msg.code}: {msg.message}")]
+        if msg.ours:
+            return []
+        self._model_error = msg.message
+        return [StatusItem("warning", in_words(msg.code, msg.message, self.endpoint))]
 
     def lifecycle(self, msg: P.Inbound) -> list[Item]:
         """Ready / status / agent messages: update the status line."""
@@ -187,6 +193,9 @@ class BridgeMonitor(Monitor):
                     info.session_id = msg.sessionId
             return []
         if isinstance(msg, P.AgentError):
+            if self._model_error and self._model_error in msg.message:  # the failed request, said once already
+                self._model_error = ""
+                return []
             return [StatusItem("warning", f"agent error: {msg.message}")]
         if isinstance(msg, P.RunnerError):
             return [StatusItem("error", f"the bridge runner failed: {msg.message}")]

@@ -28,6 +28,7 @@ from wrapper.harness.dsh.launch import (
     with_resume,
 )
 from wrapper.harness.dsh.layers import PatchLayers
+from wrapper.harness.dsh.model_errors import endpoint_of
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.harness.dsh.pinned import resolve_dsh, verify
 from wrapper.harness.dsh.replay import describe_command
@@ -60,6 +61,7 @@ class Session(PtySession):
         self.channel: Channel | None = None
         self._launch_fds: tuple[Launch, int] | None = None  # this launch's pair end and overlay memfd
         self.layers = PatchLayers(dsh_home, profile_of(self.argv) or "default")
+        self.monitor.endpoint = endpoint_of(self.base_env)
         self.approvals = Approvals(self)
         self.guards = Guards(self)
 
