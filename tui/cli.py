@@ -383,7 +383,27 @@ def _doctor(args: list[str]) -> int:
         if not c.ok:
             bad += 1
             print(f"{'':8} {'':13} fix: {c.fix}")
+    print(f"\nnext: {next_step(os.environ)}")
     return EXIT_OK if not bad else EXIT_CANNOT_START
+
+
+def _dsh_home(env: dict[str, str] | os._Environ[str]) -> Path:
+    return Path(env.get("DSH_HOME", Path.home() / ".dsh"))
+
+
+def next_step(env: dict[str, str] | os._Environ[str]) -> str:
+    """What a newcomer does next to run their own dsh: a profile, then a key or the mock."""
+    profiles = _dsh_home(env) / "profiles"
+    names = sorted(p.name for p in profiles.glob("*") if p.is_dir()) if profiles.is_dir() else []
+    offline = "breaker-tui demo runs offline as it is"
+    if not names:
+        return f"no dsh profile yet: breaker-tui init-profile dev writes one ({offline})"
+    if not env.get("DEEPSEEK_API_KEY"):
+        return (
+            f"the {names[0]!r} profile needs a model: export DEEPSEEK_API_KEY=…, or try it offline against the mock "
+            f"(breaker-tui mock-llm prints the line to run); {offline}"
+        )
+    return f"breaker-tui -- dsh --profile {names[0]}   (or an ACP agent: breaker-tui -- claude)"
 
 
 def _calibrate(args: list[str]) -> int:
@@ -504,13 +524,17 @@ def _init_profile(args: list[str]) -> int:
     p.add_argument("name", nargs="?", default="dev", help="a plain name: letters, digits, - and _")
     p.add_argument("--force", action="store_true", help="replace an existing profile of that name")
     a = p.parse_args(args)
-    home = Path(os.environ.get("DSH_HOME", Path.home() / ".dsh"))
+    home = _dsh_home(os.environ)
     try:
         d = write_dev_profile(home, a.name, overwrite=a.force)
     except ProfileError as e:
         print(f"breaker-tui init-profile: {inert(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     print(f"wrote the dsh profile {a.name!r} at {d}\nrun it with: breaker-tui -- dsh --profile {a.name}")
+    print(
+        "it needs a model: export DEEPSEEK_API_KEY=… first, or try it offline against the mock "
+        "(breaker-tui mock-llm prints the line to run)"
+    )
     return EXIT_OK
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import engine
 from engine.errors import ConfigError
 from wrapper.harness.registry import harness_checks
-from wrapper.paths import config_file
+from wrapper.paths import config_file, recordings_dir
 from wrapper.settings import load
 from wrapper.toolchain import Check, node
 
@@ -25,6 +26,24 @@ def _config_check() -> Check:
     names = ", ".join(f"{alias} -> {key.split('.', 1)[1]}" for key, alias in s.aliases_used.items())
     more = f"; camelCase names, accepted as aliases: {names}" if names else ""
     return Check("config", True, f"{path}{more}")
+
+
+def _recordings_check() -> Check:
+    """Whether the recordings folder can be written (a read-only state folder would keep nothing)."""
+    from pathlib import Path
+
+    try:
+        folder = Path(load(config_file()).wrapper.recordings_dir or recordings_dir()).expanduser()
+    except ConfigError:
+        folder = recordings_dir()
+    probe = folder
+    while not probe.exists() and probe.parent != probe:  # the nearest folder that exists gets the new ones
+        probe = probe.parent
+    ok = probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
+    what = "read-only" if probe.is_dir() else "not a folder"
+    why = "writable" if ok else f"cannot be written ({probe} is {what})"
+    fix = "make it writable, or point [wrapper] recordings_dir (or BREAKER_TUI_STATE_DIR) at a writable folder"
+    return Check("recordings", ok, f"{folder}: {why}", fix)
 
 
 def doctor() -> list[Check]:
@@ -54,5 +73,6 @@ def doctor() -> list[Check]:
         )
     )
     out.append(_config_check())
+    out.append(_recordings_check())
     out.extend(harness_checks())
     return out

@@ -144,3 +144,27 @@ def test_demo_list_marks_what_needs_an_acp_agent_and_demo_refuses_it_without_one
     assert "plan-and-edit needs an ACP agent's todo tool (todowrite)" in err and "--agent" in err
     assert main(["demo", "tool-loop", "--agent", "nosuch"]) == Exit.USAGE
     assert "unknown agent 'nosuch'" in capsys.readouterr().err
+
+
+def test_doctor_finds_a_recordings_folder_that_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wrapper.doctor import _recordings_check
+
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "a-file" / "state"))
+    bad = _recordings_check()
+    assert not bad.ok and "cannot be written" in bad.detail and "recordings_dir" in bad.fix
+    monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "fresh" / "state"))
+    assert _recordings_check().ok, "a folder not made yet is fine when its parent can be written"
+
+
+def test_doctor_says_what_comes_next_a_profile_then_a_key_or_the_mock(tmp_path: Path) -> None:
+    from tui.cli import next_step
+
+    env = {"DSH_HOME": str(tmp_path / "dsh")}
+    assert "breaker-tui init-profile dev" in next_step(env)
+    (tmp_path / "dsh" / "profiles" / "dev").mkdir(parents=True)
+    without_key = next_step(env)
+    assert "DEEPSEEK_API_KEY" in without_key and "mock-llm" in without_key
+    assert next_step({**env, "DEEPSEEK_API_KEY": "sk-x"}).startswith("breaker-tui -- dsh --profile dev")
