@@ -57,9 +57,10 @@ agents: setup
 	$(BIN)/breaker-tui setup-agent qwen
 	$(BIN)/breaker-tui setup-agent kilo
 
-# Format, lint, import contracts, types and the unit tests, in parallel.
+# Format, lint, import contracts, types and the unit tests, all five at once (the unit tests, the longest,
+# first), and each to its end even when another fails, so one run shows every complaint.
 check: $(STAMP)
-	@$(MAKE) --no-print-directory -j4 --output-sync=target check-format check-lint check-imports check-types check-unit
+	@$(MAKE) --no-print-directory -k -j5 --output-sync=target check-unit check-format check-lint check-imports check-types
 
 check-format: $(STAMP)
 	$(BIN)/ruff format --check .
