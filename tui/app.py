@@ -447,6 +447,9 @@ class BreakerApp(FrontEnd, Actions):
         if isinstance(src, ReplaySource):
             state = "paused" if src.paused else ("at the end" if src.done else "playing")
             head: tuple[str, str] = (f"REPLAY {src.position}/{src.total} {state} ×{src.speed:g}", f"bold {pal.tool}")
+        elif (verdict_path := _verdict_path(i)) is not None:
+            # ENFORCING comes from the live channel only: a bridge that said hello and still answers
+            head = (verdict_path, f"bold {pal.error if i.unmonitored else pal.warning}")
         else:
             # a config that enforces less than the defaults is never full ENFORCING (wrapper.weakening)
             if enforcing and self._loosened:
@@ -556,13 +559,22 @@ class BreakerApp(FrontEnd, Actions):
 
     def exit_status(self) -> int:
         """0 after quit, kill or restart; the child's own status when it ended by itself; 3 / 70 on failure."""
-        if self.start_error:
-            return 3
+        if self.start_error or getattr(self.source.info, "unmonitored", ""):
+            return 3  # could not start, or the session was stopped as NOT MONITORED
         if self.source.signalled is not None:
             return 128 + int(self.source.signalled)
         if self.internal_error or self.return_code not in (None, 0, 3):
             return EXIT_INTERNAL
         return self.child_status or 0
+
+
+def _verdict_path(i: Any) -> str | None:
+    """What the status line says instead of ENFORCING while no live monitor vets the calls, or None."""
+    if i.unmonitored:
+        return "NOT MONITORED"
+    if i.child != "running" or i.bridge == "connected":
+        return None
+    return {"none": "OBSERVING (output only)", "waiting": "NOT MONITORED YET"}.get(i.bridge, "NOT MONITORED")
 
 
 def _denial_notice(item: VerdictItem) -> str:

@@ -274,9 +274,11 @@ async def run(
         await session.start()
     except FileNotFoundError as e:
         printer.err.write(inert(f"breaker-tui: {e}") + "\n")
+        await session.close()  # the run directory and the recording's end: nothing left behind
         return EXIT_CANNOT_START
     except OSError as e:
         printer.err.write(inert(f"breaker-tui: could not start {argv[0]}: {e}") + "\n")
+        await session.close()
         return EXIT_CANNOT_START
 
     async def pump() -> None:
@@ -308,6 +310,8 @@ async def run(
         printer.err.write(inert(f"breaker-tui: {line}", keep_newlines=False) + "\n")
     if stopped:
         return stopped[0]
+    if session.info.unmonitored:
+        return EXIT_CANNOT_START  # the monitored session could not be held: NOT MONITORED, the child was stopped
     if info is None:
         return EXIT_INTERNAL
     if session.info.runner:

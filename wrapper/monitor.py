@@ -47,11 +47,21 @@ class Info:
     reasoning_tokens: int = 0
     child: str = "starting"  # starting, running, exited
     bridge: str = "none"  # none, waiting, connected, lost
+    unmonitored: str = ""  # why no live monitor vetted the calls (the child was stopped): NOT MONITORED
     runner: bool = False
     dsh: bool = False
     exit: ExitInfo | None = None
     agents: list[str] = field(default_factory=list)
     busy: bool = False
+
+
+NOT_MONITORED = "NOT MONITORED"
+"""How every surface (stderr, the exit line, the recording, the status line) names a session no live monitor vetted."""
+
+
+def not_monitored_text(why: str) -> str:
+    """The one line a person reads when the verdict path was absent or broken and the child was stopped."""
+    return f"{NOT_MONITORED}: {why}. breaker-tui stopped the agent and its tools (fail closed)."
 
 
 class Monitor:

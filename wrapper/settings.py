@@ -56,8 +56,9 @@ class WrapperSettings(BaseModel):
     """A finished result waiting for the monitor is passed through unchanged after this many seconds."""
     kill_grace_s: float = Field(6.0, ge=0, le=120)
     """After SIGINT, how long the child gets before SIGKILL."""
-    bridge_connect_timeout_s: float = Field(45.0, gt=0, le=600)
-    """Warn when dsh's bridge has not connected after this many seconds."""
+    bridge_connect_timeout_s: float = Field(30.0, ge=0, le=600)
+    """dsh's bridge must say hello, and answer each liveness check, within this many seconds, or the child is
+    stopped (NOT MONITORED). dsh says hello 1-3 s after launch; 0 = never stop it (the status says OBSERVING)."""
     headless_approvals: Literal["deny", "allow"] = "deny"
     """With `--no-tui`, how approvals are answered (deny = fail closed)."""
     record: bool = True

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from engine.breaker import Breaker
 from wrapper.harness.capabilities import Capabilities
 from wrapper.items import Answer, Item, Question, StatusItem
-from wrapper.monitor import Info, Monitor
+from wrapper.monitor import NOT_MONITORED, Info, Monitor
 from wrapper.process.child import ExitInfo
 from wrapper.records.recorder import Recorder
 
@@ -183,4 +183,6 @@ def recording_line(session: HarnessSession) -> str:
     ran = sum(a.ran_tripped for a in agents)  # ran without asking, then tripped: not denied
     summary = f"{session.turns_done} turn(s), {denied} denied, " + (f"{ran} ran then tripped, " if ran else "")
     summary += f"{trips} trip(s)"
+    if session.info.unmonitored:  # the first thing the exit line says: this session was not vetted to its end
+        summary = f"{NOT_MONITORED}: {session.info.unmonitored}; {summary}"
     return rec.describe(summary)  # names the file only while it is still the one written

@@ -24,8 +24,9 @@ from engine.breaker import StreamTrip
 from wrapper.harness.base import Approver, SessionControls, deny_all
 from wrapper.harness.capabilities import PLAIN, Capabilities
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, TripItem
-from wrapper.monitor import Info, Monitor
+from wrapper.monitor import NOT_MONITORED, Info, Monitor, not_monitored_text
 from wrapper.process.child import Child, ExitInfo
+from wrapper.process.childenv import scrub
 from wrapper.process.contain import MARKER_ENV, Containment, earlier_leftovers
 from wrapper.process.rundir import RunDir, clean_stale
 from wrapper.records.recorder import Recorder, session_recording
@@ -174,7 +175,7 @@ class PtySession(SessionControls):
         self._exited.clear()
         self._ready.clear()
         assert self.rundir is not None and self.contain is not None
-        env = child_env({k: v for k, v in self.base_env.items() if k not in SECRET_ENV})
+        env = child_env(self._harness_env())
         if self.rundir.ensure():
             self._emit(
                 StatusItem("warning", f"the run directory {self.rundir.path} was gone or replaced; made it again")
@@ -200,6 +201,20 @@ class PtySession(SessionControls):
         self.info.child = "running"
         self._emit(StatusItem("started", f"started {' '.join(argv)}", {"pid": self.child.pid}))
         await self._after_launch(self.generation)
+
+    def _harness_env(self) -> dict[str, str]:
+        """The person's environment for the child: a harness with a verdict path never gets a loader or
+        multiplexer variable (`wrapper.process.childenv`); what was removed is said once, at the first launch.
+        """
+        env = {k: v for k, v in self.base_env.items() if k not in SECRET_ENV}
+        if self.capabilities is PLAIN:
+            return env
+        scrubbed = scrub(env)
+        line = scrubbed.describe()
+        if line and self.generation == 1:
+            self._record("note", {"what": "env-removed", "names": [n for n, _ in scrubbed.removed]})
+            self._emit(StatusItem("warning", line))
+        return scrubbed.env
 
     def _threadsafe(self, fn: Callable[..., Any], *args: Any) -> None:
         if self._loop is not None and not self._loop.is_closed():
@@ -287,6 +302,25 @@ class PtySession(SessionControls):
             shown = ", ".join(f"{p} ({c[:40] or '?'})" for p, c in killed[:5])
             more = f" and {len(killed) - 5} more" if len(killed) > 5 else ""
             self._emit(StatusItem("notice", f"{why}: ended {len(killed)} process(es) its tools left: {shown}{more}"))
+
+    def _not_monitored(self, why: str) -> None:
+        """The verdict path is absent or broken: stop the child's group at once (no grace for calls to run
+        in), and say so on every surface. The first reason is the one kept.
+        """
+        if self.info.unmonitored:
+            return
+        self.info.unmonitored = why
+        self.info.bridge = "lost" if self.info.bridge != "none" else "none"
+        self._record("note", {"what": "not-monitored", "why": why, "text": f"{NOT_MONITORED}: {why}"})
+        self._emit(StatusItem("error", not_monitored_text(why), {"not_monitored": why}))
+        self._closing = True
+        self._spawn(self._stop_unmonitored())
+
+    async def _stop_unmonitored(self) -> None:
+        if self.child is not None and self.child.running:
+            await asyncio.to_thread(self.child.stop, 0.0, signal.SIGKILL)
+            await self.wait_exit(10)
+        self._sweep("the session was not monitored")
 
     # -- actions ---------------------------------------------------------------------------------
     async def prompt(self, text: str, timeout: float = 60) -> bool:

@@ -22,6 +22,7 @@ from wrapper.harness.acp.reaction import Reaction
 from wrapper.harness.acp.rpc import AgentProcess
 from wrapper.harness.base import Approver
 from wrapper.items import Answer, ApprovalClosed, Item, Question, StatusItem
+from wrapper.process.multiplexer import answer_refusal, tree
 
 QUEUE_MAX = 32  # questions waiting for a person; more than this at once is a flood, refused by policy
 
@@ -111,6 +112,10 @@ class OpenAsks:
                 answer, by, why = "deny", "engine", "the approver failed"
             if self.open.pop(key, None) is not ask:
                 return  # answered `cancelled` meanwhile (the turn was cancelled, the agent exited)
+            pid = ask.proc.pid if by == "person" and answer in ("allow-once", "allow-turn") else None
+            if pid and (typed := answer_refusal(tree(pid))):
+                self.emit(StatusItem("error", typed))  # a process of the session drives the terminal's multiplexer
+                answer, by, why = "deny", "engine", typed
             self.record("note", {"what": "answer", "rid": ask.rid, "answer": answer, "by": by, "why": why})
             r = self.acp.answered(ask.params, ask.question, answer, by, why)
             await ask.proc.respond(ask.rid, r.reply)

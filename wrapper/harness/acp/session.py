@@ -29,8 +29,9 @@ from wrapper.harness.acp.stream import ItemStream
 from wrapper.harness.acp.view import set_request
 from wrapper.harness.base import Approver, answered_by
 from wrapper.items import ApprovalItem, StatusItem
-from wrapper.monitor import Info
+from wrapper.monitor import NOT_MONITORED, Info, not_monitored_text
 from wrapper.process.child import ExitInfo
+from wrapper.process.childenv import scrub
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.safetext import inert
 from wrapper.settings import Settings
@@ -161,8 +162,13 @@ class AcpSession(ItemStream):
             )
         except (RpcError, TimeoutError) as e:
             if gen == self.generation:
-                what = "did not answer in time" if isinstance(e, TimeoutError) else inert(str(e), keep_newlines=False)
-                self._emit(StatusItem("error", f"the agent did not start an ACP session: {what}"))
+                bound = self.settings.acp.startup_timeout_s
+                what = (
+                    f"did not complete `initialize` and `session/new` within {bound:g} s (`startup_timeout_s` in [acp])"
+                    if isinstance(e, TimeoutError)
+                    else f"refused the ACP handshake ({inert(str(e), keep_newlines=False)[:200]})"
+                )
+                self._not_monitored(f"{self.acp.agent_name} {what}")
             return
         if gen != self.generation:
             return
@@ -210,7 +216,11 @@ class AcpSession(ItemStream):
         The TMPDIR is the agent's alone (0700) and removed at close, so what it and its commands leave
         in a temp folder (Claude's task folders) goes with the session.
         """
-        env = dict(self.base_env)
+        scrubbed = scrub(self.base_env)  # no loader or multiplexer variable reaches the agent or its tools
+        env = scrubbed.env
+        if scrubbed.removed and self.generation == 1:
+            self._record("note", {"what": "env-removed", "names": [n for n, _ in scrubbed.removed]})
+            self._emit(StatusItem("warning", scrubbed.describe()))
         if self.tmpdir is None or not os.path.isdir(self.tmpdir):
             self.tmpdir = tempfile.mkdtemp(prefix="breaker-acp-")
         for k in ("TMPDIR", "TMP", "TEMP"):
@@ -226,12 +236,20 @@ class AcpSession(ItemStream):
         """The agent closed its stdout but lives on: nothing it does is seen any more, so it is stopped."""
         if gen != self.generation:
             return
-        why = (
-            f"{self.acp.agent_name} closed its output (the ACP channel) but kept running: its calls could no "
-            "longer be checked, so breaker-tui stopped it"
-        )
         self._record("note", {"what": "channel-closed"})
-        self._emit(StatusItem("error", why))
+        self._not_monitored(
+            f"{self.acp.agent_name} closed its output (the ACP channel) but kept running: its calls could no "
+            "longer be checked"
+        )
+
+    def _not_monitored(self, why: str) -> None:
+        """The ACP channel never opened or went away while the agent lives: stop it and say so everywhere."""
+        if self.info.unmonitored:
+            return
+        self.info.unmonitored = why
+        self.info.bridge = "lost"
+        self._record("note", {"what": "not-monitored", "why": why, "text": f"{NOT_MONITORED}: {why}"})
+        self._emit(StatusItem("error", not_monitored_text(why), {"not_monitored": why}))
         self._spawn(self.kill())
 
     def _set_loading(self, on: bool) -> None:

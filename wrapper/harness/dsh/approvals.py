@@ -27,8 +27,24 @@ from wrapper.harness.base import answered_by
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.owner import BridgeOwner
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Question, StatusItem
+from wrapper.process.multiplexer import answer_refusal, tree
 
 MAX_WAITING = 64  # questions open at once; past this a further request is declined by policy (a flood)
+
+
+def typed_by_session(s: BridgeOwner) -> str:
+    """Why a person's "allow" may have been typed by the agent (`wrapper.process.multiplexer`), raised as
+    an alarm; "" when nothing of the session can reach the terminal.
+    """
+    child, contain = s.child, s.contain
+    if child is None or child.pid is None:
+        return ""
+    # the whole session: dsh's tree, and the tools that left it (re-parented to the monitor, still ours)
+    why = answer_refusal([*tree(child.pid), *(p.pid for p in (contain.targets() if contain is not None else []))])
+    if why:
+        s._record("note", {"what": "alarm", "text": why})
+        s._emit(StatusItem("error", why))
+    return why
 
 
 class Approvals:
@@ -147,6 +163,8 @@ class Approvals:
         except Exception as e:  # an approver failure fails closed
             s._emit(StatusItem("error", f"the approver failed ({type(e).__name__}); declining"))
             answer, by, why = "deny", "engine", "the approver failed"
+        if by == "person" and answer in ("allow-once", "allow-turn") and (typed := typed_by_session(s)):
+            answer, by, why = "deny", "engine", typed
         await self._reply(msg, q, answer, by, why)
 
     async def _reply(self, msg: P.ApprovalRequest, q: Question, answer: Answer, by: str, why: str) -> None:

@@ -14,6 +14,8 @@ from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.items import Item
 from wrapper.monitor import Info
+from wrapper.process.child import Child
+from wrapper.process.contain import Containment
 from wrapper.settings import Settings
 
 
@@ -32,6 +34,8 @@ class BridgeOwner(Protocol):
     info: Info
     monitor: BridgeMonitor
     approver: Approver
+    child: Child | None
+    contain: Containment | None
 
     @property
     def approvals(self) -> ApprovalsPart:

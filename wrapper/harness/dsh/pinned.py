@@ -4,25 +4,24 @@ A `dsh` planted early on PATH (a wrapper that loads a bridge copy which never as
 preferred over the pinned install, and `doctor` called it "ok" (report C4). Now the pinned install
 is what runs, launched as `node bin.js` with the bundled Node (no PATH lookup at all); another dsh
 runs only when `$BREAKER_TUI_DSH` names it, and a different `dsh` on PATH is reported, never run
-(not even for `--version`). `setup-dsh` writes a manifest (sha256 of every file of
-`@deepseek-ai/*`, the package set and its lock); each launch checks the files dsh loads first
-(its launcher and package.json), `doctor` checks them all.
+(not even for `--version`). `setup-dsh` writes a manifest of every file of the install
+(`wrapper.process.manifest`); each launch compares sizes and mtimes and refuses a difference,
+`doctor` and `setup-dsh` compare contents.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wrapper.paths import data_dir
+from wrapper.process import manifest
 
-MANIFEST = "breaker-manifest.json"
+MANIFEST = manifest.NAME
 SCOPE = "node_modules/@deepseek-ai"
-QUICK = ("package.json", "pnpm-lock.yaml", f"{SCOPE}/dsh/lib/bin.js", f"{SCOPE}/dsh/package.json")
+REINSTALL = "breaker-tui setup-dsh --force"
 
 
 def install_dir() -> Path:
@@ -50,54 +49,26 @@ class DshChoice:
     notes: tuple[str, ...] = field(default=())
 
 
-def _files(root: Path) -> list[str]:
-    out = [p for p in ("package.json", "pnpm-lock.yaml") if (root / p).is_file()]
-    for dirpath, dirs, files in os.walk(root / SCOPE, followlinks=False):
-        dirs.sort()
-        for f in sorted(files):
-            out.append(str(Path(dirpath, f).relative_to(root)))
-    return out
-
-
-def _digest(path: Path) -> str:
-    if path.is_symlink():
-        return "link:" + os.readlink(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+class InstallChanged(OSError):
+    """The pinned install differs from its manifest: the launch is refused (the message names the files)."""
 
 
 def write_manifest(root: Path | None = None) -> Path:
-    """Record the sha256 of every file of the pinned package set (called by `setup-dsh`)."""
+    """Record every file of the pinned install (`wrapper.process.manifest`; called by `setup-dsh`)."""
     root = root or install_dir()
-    files = {rel: _digest(root / rel) for rel in _files(root)}
-    path = root / MANIFEST
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"files": files}, indent=0, sort_keys=True))
-    os.replace(tmp, path)
-    return path
+    manifest.write(root)
+    return root / MANIFEST
 
 
 def verify(root: Path | None = None, full: bool = False) -> list[str]:
-    """What differs from the manifest (the launch's first files, or every file); one entry when there is none."""
+    """What differs from the manifest: by size and mtime (each launch), or by content (`full`: doctor, setup)."""
     root = root or install_dir()
-    try:
-        files: dict[str, str] = json.loads((root / MANIFEST).read_text())["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return [f"no manifest ({root / MANIFEST}): run `breaker-tui setup-dsh --force` to write one"]
-    problems: list[str] = []
-    names = list(files) if full else [q for q in QUICK if q in files]
-    for rel in names:
-        p = root / rel
-        try:
-            got = _digest(p)
-        except OSError:
-            problems.append(f"missing: {rel}")
-            continue
-        if got != files[rel]:
-            problems.append(f"changed: {rel}")
-    if full:
-        extra = sorted(set(_files(root)) - set(files))
-        problems.extend(f"added: {rel}" for rel in extra[:20])
-    return problems
+    return manifest.full(root) if full else manifest.quick(root)
+
+
+def refusal(problems: list[str]) -> str:
+    """Why the pinned dsh is not launched, naming the files and the command that reinstalls."""
+    return manifest.describe(problems, "the pinned dsh install", REINSTALL)
 
 
 def path_dsh(env: dict[str, str] | None = None) -> Path | None:

@@ -170,6 +170,13 @@ class Tripwire(_In):
     detail: str = ""
 
 
+class Pong(_In):
+    """The bridge's answer to a liveness `ping`: it still reads the channel and answers."""
+
+    t: Literal["pong"]
+    id: str = ""
+
+
 Inbound = Annotated[
     Hello
     | EventMsg
@@ -186,7 +193,8 @@ Inbound = Annotated[
     | ResultRequest
     | Bye
     | Closed
-    | Tripwire,
+    | Tripwire
+    | Pong,
     Field(discriminator="t"),
 ]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
@@ -311,3 +319,10 @@ class Quit(Out):
 
     t: Literal["quit"] = "quit"
     code: int = 0
+
+
+class Ping(Out):
+    """A liveness check: the bridge answers `pong` with the same id (a bridge that stops is not monitoring)."""
+
+    t: Literal["ping"] = "ping"
+    id: str

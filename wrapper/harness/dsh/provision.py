@@ -7,8 +7,17 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from wrapper.harness.dsh.pinned import install_dir, installed_dsh, resolve_dsh, verify, write_manifest
+from wrapper.harness.dsh.pinned import (
+    REINSTALL,
+    install_dir,
+    installed_dsh,
+    refusal,
+    resolve_dsh,
+    verify,
+    write_manifest,
+)
 from wrapper.paths import data_dir
+from wrapper.process import manifest
 from wrapper.toolchain import Check, ProvisionError, Say, child_env, node, npm_cli, run_tool
 
 DSH_VERSION = "0.1.0-rc.8"
@@ -87,9 +96,18 @@ def setup_dsh(say: Say = print, force: bool = False) -> Path:
     got = version_of(installed_dsh())
     if got != DSH_VERSION:
         raise ProvisionError(f"the installed dsh does not run (`dsh --version` gave {got!r}); try `setup-dsh --force`")
-    if not (d / "breaker-manifest.json").exists():
-        write_manifest(d)  # what each launch and `doctor` check the install against
-    say(f"[4/4] dsh {got} works: {installed_dsh()} (manifest: {d / 'breaker-manifest.json'})")
+    had = manifest.load(d)
+    if isinstance(had, str):  # none yet, or one that covered a single package scope
+        if (d / manifest.NAME).exists():
+            say(
+                "      the earlier manifest covered @deepseek-ai only: every file is recorded as it is now "
+                f"(`{REINSTALL}` reinstalls the rest from the lockfile)"
+            )
+        write_manifest(d)  # what each launch (sizes, mtimes) and `doctor` (contents) check the install against
+    bad = verify(d, full=True)
+    if bad:
+        raise ProvisionError(refusal(bad))
+    say(f"[4/4] dsh {got} works: {installed_dsh()} (every file matches {d / manifest.NAME})")
     return installed_dsh()
 
 
@@ -105,8 +123,8 @@ def dsh_checks() -> list[Check]:
         out.append(Check("dsh", bool(dv), f"{dv or 'not working'} ({where})", "run `breaker-tui setup-dsh`"))
         if choice.pinned:
             bad = verify(full=True)
-            text = "matches the manifest setup-dsh wrote" if not bad else "; ".join(bad[:5])
-            out.append(Check("dsh install", not bad, text, "run `breaker-tui setup-dsh --force` to reinstall"))
+            text = "every file matches the manifest setup-dsh wrote" if not bad else refusal(bad)
+            out.append(Check("dsh install", not bad, text, f"run `{REINSTALL}` to reinstall"))
         else:
             out.append(
                 Check(

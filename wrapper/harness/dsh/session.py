@@ -30,16 +30,19 @@ from wrapper.harness.dsh.launch import (
 from wrapper.harness.dsh.layers import PatchLayers
 from wrapper.harness.dsh.model_errors import endpoint_of
 from wrapper.harness.dsh.monitor import BridgeMonitor
-from wrapper.harness.dsh.pinned import resolve_dsh, verify
+from wrapper.harness.dsh.pinned import InstallChanged, refusal, resolve_dsh, verify
 from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.pty import SECRET_ENV, PtySession
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, VerdictItem
-from wrapper.monitor import Info, Monitor
+from wrapper.monitor import NOT_MONITORED, Info, Monitor
 from wrapper.process.child import inherited_fd
 from wrapper.process.proc import cmdline as proc_cmd
+from wrapper.process.proc import descendants as proc_descendants
 
 BRIDGE_GONE_GRACE_S = 3.0  # how long a child may take to exit after its bridge closed before it is news
 WATCH_EVERY_S = 1.0  # how often the patch layers and escaped processes are checked while the child runs
+TICK_S = 0.1  # how often the wait for the hello (and for a pong) looks at the clock and at dsh's processes
+PING_EVERY_S = 5.0  # how often a connected bridge is asked to prove it still reads and answers
 
 
 class Session(PtySession):
@@ -64,6 +67,8 @@ class Session(PtySession):
         self.monitor.endpoint = endpoint_of(self.base_env)
         self.approvals = Approvals(self)
         self.guards = Guards(self)
+        self._pong = asyncio.Event()  # the bridge answered the last liveness ping
+        self._ping_id = ""
 
     def _default_label(self) -> str:
         return (self.info.dsh and profile_of(self.argv)) or super()._default_label()
@@ -88,7 +93,8 @@ class Session(PtySession):
                 self.settings.wrapper.max_line_bytes,
                 on_bad=self.guards.on_bad,
             )
-        self._say_which_dsh()
+        if self._say_which_dsh():
+            await self._check_install()
         launch = self.channel.new_launch()
         # dsh sees the pair end as fd 3 and the overlay as fd 4 (`inherited_fd`, in `_pass_fds` order):
         # numbers Node marks close-on-exec at start-up, so no tool dsh runs inherits the channel
@@ -102,26 +108,26 @@ class Session(PtySession):
         self.info.bridge = "waiting"
         return build_argv(argv, overlay_arg(inherited_fd(1)), self.base_env)
 
-    def _say_which_dsh(self) -> None:
-        """Name a dsh that is not the pinned install, a PATH `dsh` that is not used, and a changed install."""
+    def _say_which_dsh(self) -> bool:
+        """Name a dsh that is not the pinned install and a PATH `dsh` that is not used; whether the pinned one runs."""
         if os.path.basename(self.argv[0]) != "dsh" or os.sep in self.argv[0]:
             self._emit(StatusItem("warning", f"running {self.argv[0]} as dsh: not the pinned install"))
-            return
+            return False
         choice = resolve_dsh(self.base_env)
         if choice is None:
-            return
+            return False
         for note in choice.notes:
             self._emit(StatusItem("warning", note))
-        if choice.pinned:
-            bad = [p for p in verify() if not p.startswith("no manifest")]
-            if bad:
-                self._emit(
-                    StatusItem(
-                        "error",
-                        f"the pinned dsh install differs from what setup-dsh installed: "
-                        f"{'; '.join(bad[:4])} (`breaker-tui doctor` checks every file)",
-                    )
-                )
+        return choice.pinned
+
+    async def _check_install(self) -> None:
+        """Every file of the pinned install by size and mtime (off the event loop): a changed install never runs."""
+        bad = await asyncio.to_thread(verify)
+        if bad:
+            why = refusal(bad)
+            self._record("note", {"what": "install-changed", "files": bad[:50]})
+            self._not_monitored(why)
+            raise InstallChanged(f"{NOT_MONITORED}: {why}")
 
     def _launched(self, pid: int | None) -> None:
         """The child holds its own copies now: close ours (the pair end, the overlay)."""
@@ -179,12 +185,84 @@ class Session(PtySession):
                 )
 
     async def _watch_bridge(self, gen: int) -> None:
+        """No hello, no run: a dsh whose bridge does not say hello in time, or that starts a process
+        before it did (a tool ran with nobody asked), is stopped; a connected bridge is then pinged.
+        """
         assert self.channel is not None
-        try:
-            await asyncio.wait_for(self.channel.connected.wait(), self.settings.wrapper.bridge_connect_timeout_s)
-        except TimeoutError:
-            if gen == self.generation and not self._exited.is_set():
-                self._emit(StatusItem("warning", "the dsh bridge has not connected; only the child's output is shown"))
+        bound = self.settings.wrapper.bridge_connect_timeout_s
+        if bound <= 0:
+            self._emit(
+                StatusItem(
+                    "warning",
+                    "OBSERVING: `bridge_connect_timeout_s = 0` in [wrapper]: a dsh whose bridge never connects keeps "
+                    "running, and its calls are then not checked",
+                )
+            )
+            await self.channel.connected.wait()
+        else:
+            problem = await self._wait_hello(gen, bound)
+            if problem is not None:
+                if self._current(gen):
+                    self._not_monitored(problem)
+                return
+        await self._liveness(gen, bound)
+
+    def _current(self, gen: int) -> bool:
+        child = self.child
+        return gen == self.generation and not self._closing and child is not None and child.running
+
+    async def _wait_hello(self, gen: int, bound: float) -> str | None:
+        """Wait for the hello; why the launch is not monitored, or None once the bridge is connected."""
+        assert self.channel is not None
+        waited = 0.0
+        while not self.channel.connected.is_set():
+            if not self._current(gen):
+                return None
+            early = self._started_before_hello()
+            if early is not None:
+                return early
+            if waited >= bound:
+                return (
+                    f"dsh's bridge did not say hello within {bound:g} s of the launch (`bridge_connect_timeout_s` "
+                    "in [wrapper]); something kept dsh from loading it (a changed install, a preload, a patch)"
+                )
+            waited += await _tick()
+        return None
+
+    def _started_before_hello(self) -> str | None:
+        """A process under dsh before its bridge said hello: dsh runs tools only after boot, so one ran unasked."""
+        child = self.child
+        if child is None or not child.pid:
+            return None
+        for s in proc_descendants({child.pid}):
+            if s.pid != child.pid:
+                return f"dsh started pid {s.pid} ({proc_cmd(s.pid)}) before its bridge said hello: a call ran unchecked"
+        return None
+
+    async def _liveness(self, gen: int, bound: float) -> None:
+        """Ping the bridge every PING_EVERY_S; one that does not answer within `bound` is not monitoring."""
+        if bound <= 0:
+            return
+        n = 0
+        while self._current(gen) and self.channel is not None and self.channel.is_connected:
+            n += 1
+            ping = P.Ping(id=f"{gen}-{n}")
+            self._pong.clear()
+            self._ping_id = ping.id
+            if not await self.channel.send(ping):
+                return  # gone: `_bridge_lost` decides
+            waited = 0.0
+            while not self._pong.is_set():
+                if not self._current(gen) or not self.channel.is_connected:
+                    return
+                if waited >= bound:
+                    self._not_monitored(
+                        f"dsh's bridge stopped answering: no answer to a liveness check within {bound:g} s "
+                        "(`bridge_connect_timeout_s` in [wrapper])"
+                    )
+                    return
+                waited += await _tick()
+            await asyncio.sleep(PING_EVERY_S)
 
     def _emit(self, item: Item) -> None:
         if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
@@ -224,7 +302,10 @@ class Session(PtySession):
             self.guards.stalls.close_all()
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
-                self._spawn(self._bridge_lost(self.generation))
+                if self.info.runner:  # a runner's bridge ends only when breaker-tui ends it: this one was cut
+                    self._not_monitored("dsh's bridge channel was closed mid-session")
+                else:  # a one-shot profile's bridge closes as its task ends: news only if dsh lives on
+                    self._spawn(self._bridge_lost(self.generation))
             return
         self._record("note", {"what": kind, "text": text})
         self._emit(StatusItem(kind, text))
@@ -236,11 +317,15 @@ class Session(PtySession):
         try:
             await asyncio.wait_for(self._exited.wait(), BRIDGE_GONE_GRACE_S)
         except TimeoutError:
-            if gen == self.generation and self.child is not None and self.child.running:
-                self._emit(StatusItem("warning", "the dsh bridge disconnected; tool calls now fail closed in dsh"))
+            if self._current(gen):
+                self._not_monitored("dsh's bridge disconnected while dsh kept running")
 
     async def _on_message(self, msg: P.Inbound, raw: dict[str, Any]) -> None:
         """One bridge message: the monitor decides (`Monitor.handle`), the session carries it out."""
+        if isinstance(msg, P.Pong):
+            if msg.id == self._ping_id:
+                self._pong.set()
+            return
         if isinstance(msg, P.Hello):
             self._record("in", raw)
         else:
@@ -351,3 +436,13 @@ class Session(PtySession):
 
 
 __all__ = ["SECRET_ENV", "Session"]
+
+
+async def _tick() -> float:
+    """Sleep one tick; how much of it counts as waiting. A monitor starved by a loaded machine wakes late:
+    only up to two ticks count, so the bridge is never blamed for the monitor's own lag.
+    """
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await asyncio.sleep(TICK_S)
+    return min(loop.time() - t0, 2 * TICK_S)

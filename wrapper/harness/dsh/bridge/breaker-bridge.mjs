@@ -232,6 +232,11 @@ export function apply(ctx, config = {}) {
         promptRoot(String(msg.text ?? '')).catch((e) => send({ t: 'runner_error', message: String(e?.message ?? e) }));
         break;
       }
+      case 'ping': {
+        // liveness: the monitor stops the session when a ping goes unanswered
+        send({ t: 'pong', id: String(msg.id ?? '') });
+        break;
+      }
       case 'quit': {
         const code = Number(msg.code ?? 0);
         // a graceful exit first; if dsh is still here shortly after, leave anyway
@@ -550,8 +555,13 @@ export function apply(ctx, config = {}) {
         sessionId: sid, callId: exec?.callId, name: exec?.name ?? exec?.toolName ?? '', args: argsPayload(exec),
         parent: exec?.parent !== undefined,
       }, cfg.verdictTimeoutMs, deadDeny);
-      if (v.kind === 'deny') return { kind: 'deny', reason: String(v.message ?? 'denied by breaker-tui') };
       if (v.kind === 'ask') return { kind: 'ask', reason: String(v.message ?? 'breaker-tui asks before this call') };
+      // only an explicit allow runs the call: a deny, a timeout and any answer this bridge cannot read refuse it
+      if (v.t !== 'verdict' || v.kind !== 'allow') {
+        const why = v.kind === 'deny' ? String(v.message ?? 'denied by breaker-tui')
+          : 'breaker-tui: the monitor sent an answer the bridge cannot read, so this call was not run (fail closed).';
+        return { kind: 'deny', reason: why };
+      }
       const inner = await next();
       // allowed by the monitor: the call may run unless something inside asks (the approval
       // listener below vets that) or denies
