@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
+from engine.tools.novelty import spaced
 from engine.tools.shell import HTTP_VERBS, is_generic_sink
 from engine.tools.shellfacts import analyze
 from engine.tools.urls import is_local_host, norm_url, seed_local_host
@@ -94,7 +95,8 @@ def fingerprints(
 
     `body` is `exact_body(name, args, cfg.ignore_args)` when the caller already has it. With `bounds`
     (the default rules) a shell command's `cmd:` body keeps its word boundaries: quoting that joins
-    words into one argument is a different command, not a cosmetic variant.
+    words into one argument is a different command, not a cosmetic variant; and its operators are
+    spaced first (`novelty.spaced`), so `a&&b` is `a && b`.
 
     The local flag comes from `is_local_host` (the parsed address); `seed_hosts` uses the seed's prefix
     rule instead (`mode = "seed"` and the conformance vectors only).
@@ -109,7 +111,7 @@ def fingerprints(
         command = args.get("command") if isinstance(args, dict) else None
         if not isinstance(command, str):
             command = ""
-        facts = analyze(command)
+        facts = analyze(spaced(command) if bounds else command)  # `a&&b` is `a && b` (the default rules)
         urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
         local = bool(urls) and all(local_host(u.host) for u in urls)
         relax = local and allow

@@ -73,6 +73,8 @@ _VOLATILE = re.compile(
     re.M,
 )
 _DIGIT = re.compile(r"\d")
+# a line that held nothing but volatile values (a stamp, a counter, an echoed command) says nothing
+_EMPTY_LINE = re.compile(r"^[ \t#\[\]().,:;=/|-]*#[ \t#\[\]().,:;=/|-]*(?:\n|$)", re.M)
 _URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s\"'\\<>`]+|\bwww\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)+(?=/)")
 _HOST = re.compile(r"(?i)^(?:[a-z][\w+.-]*://)?([^/?#:\s]+)")
 _ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
@@ -105,8 +107,8 @@ def clean(text: str) -> str:
     """
     text = unframe(_bounded(text))
     if not _DIGIT.search(text) and "/tmp/" not in text and "/var/" not in text and "tmp" not in text:
-        return text.strip()  # every other volatile part carries a digit
-    return _VOLATILE.sub("#", text).strip()
+        return (_EMPTY_LINE.sub("", text) if "#" in text else text).strip()  # other volatile parts have digits
+    return _EMPTY_LINE.sub("", _VOLATILE.sub("#", text)).strip()
 
 
 def command_of(args: Any) -> str:
@@ -117,6 +119,60 @@ def command_of(args: Any) -> str:
     if isinstance(c, list):
         return " ".join(str(w) for w in c[:64])
     return ""
+
+
+_OPERATORS = ("&&", "||", ";", "|")
+
+
+def spaced(command: str) -> str:
+    """The command with its operators (`&&`, `||`, `;`, `|`) spaced outside quotes, in one pass:
+    `a&&b` and `a && b` are one command.
+    """
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        if quote:
+            out.append(c)
+            if c == "\\" and quote == '"' and i + 1 < n:
+                out.append(command[i + 1])
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+            out.append(c)
+        elif c == "\\" and i + 1 < n:
+            out.append(command[i : i + 2])
+            i += 1
+        elif c in "&|;":
+            op = command[i : i + 2] if command[i : i + 2] in _OPERATORS else c
+            if op == "&" or (op == "|" and command[i - 1 : i] == ">"):
+                out.append(c)  # a background `&`, `2>&1`, `>|`: not a separator
+            else:
+                out.append(f" {op} ")
+                i += len(op) - 1
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def shell_args(tool: str, args: Any) -> Any:
+    """A shell call's arguments with its command as every default rule compares it: quoting, a leading
+    `cd DIR &&` and operator spacing aside (`shellfacts.analyze(...).bounded` of the spaced command).
+    Other calls' arguments are returned as they are.
+    """
+    if tool not in SHELL_TOOLS or not isinstance(args, dict):
+        return args
+    c = args.get("command")
+    if not isinstance(c, str) or not c:
+        return args
+    from engine.tools.shellfacts import analyze  # the shell parser imports this module's neighbours
+
+    bounded = analyze(spaced(c[:4000])).bounded or c
+    return args if bounded == c else {**args, "command": bounded}
 
 
 def _source(tool: str, args: Any) -> str:

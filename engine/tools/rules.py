@@ -20,7 +20,7 @@ from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
 from engine.tools.messages import cause_message, failure_denial
-from engine.tools.novelty import Seen
+from engine.tools.novelty import Seen, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import cd_dir, exit_marker, failed, mutates, pure_wait, result_key, wait_seconds
 from engine.tools.repeat import AgentWindow
@@ -176,26 +176,27 @@ class DefaultRules:
 
     def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
         """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
-        body = exact_body(tool, args, self.cfg.repeat.ignore_args)
+        norm = shell_args(tool, args)  # quoting, a `cd DIR &&` prefix and operator spacing aside
+        body = exact_body(tool, norm, self.cfg.repeat.ignore_args)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
         reading = not mutates(tool, args)
         call = f"{tool}\x00{body}"
         path = page_path(tool, args) if reading and self.cycles.paging else None
         span = page_span(tool, args) if path is not None else None
-        wait = pure_wait(tool, args)
+        wait = pure_wait(tool, norm)
         a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args))
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
         self.monologue.call(agent)
-        o = self.failures.gate(agent, tool, args, body)
+        o = self.failures.gate(agent, tool, norm, body)
         if o is not None:
             return o.rule, failure_message(tool, o)
         if wait:
             return None  # waiting is how polling backs off: the poll after it is what repeats or not
         if self.same.hot(agent):  # the shape costs a few regex passes: only when some run is full
-            same = self.same.check(agent, result_shape(tool, args, body), epoch)
+            same = self.same.check(agent, result_shape(tool, norm, body), epoch)
             if same is not None:
                 return "same-result", same_result_message(tool, same)
         hit = self.cycles.check(agent, call, epoch, path, span)
@@ -222,6 +223,7 @@ class DefaultRules:
     ) -> Outcome:
         """After a dispatched call: forgive progress in the repeat window, record pairs, count failures."""
         args = bounded_args(args)
+        norm = shell_args(tool, args)  # as `gate` compared it; the echo is judged on `args`
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
         if cancelled(text):
@@ -234,17 +236,17 @@ class DefaultRules:
             bad = reads_as_error(tool, text)  # no status at all: the text says whether it failed
         key = result_key(text, tool, args)
         if bad:
-            wait = wait_seconds(tool, args)
+            wait = wait_seconds(tool, norm)
             if wait > a.longest_wait:
                 # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits
                 # longer for a service that is coming up, so it starts every count over (a change before it)
                 a.longest_wait = wait
                 self.failures.waited(agent)
         before = self.failures.epoch(agent)
-        body = p.body if p is not None else exact_body(tool, args, self.cfg.repeat.ignore_args)
+        body = p.body if p is not None else exact_body(tool, norm, self.cfg.repeat.ignore_args)
         changed = not bad and (not p.reading if p is not None else mutates(tool, args))
         if not bad and not changed:
-            wait = wait_seconds(tool, args)
+            wait = wait_seconds(tool, norm)
             if wait > a.longest_wait:
                 # backing off longer than ever before is a change for what follows: a transient error
                 # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
@@ -252,14 +254,14 @@ class DefaultRules:
                 changed = True
                 self.failures.backed_off(agent)
         # errors compare raw (folded): an error naming its own test id is a different error
-        outcome = self.failures.record(agent, tool, args, text, bad, changed, body)
+        outcome = self.failures.record(agent, tool, norm, text, bad, changed, body, key)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
         if p is not None and p.wait and not bad:
             if p.entry and window is not None:
                 window.forgive(p.entry, ())
             return outcome
         if p is not None:
-            p.shape = result_shape(tool, args, p.body)
+            p.shape = result_shape(tool, norm, p.body)
             answer = result_of(text, tool, args)
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             # the turn learned something (a failure alone never is: a new error is not progress)
