@@ -234,7 +234,14 @@ def paging_forward(ev: list[Event]) -> tuple[list[Event], str]:
     lines = real_lines(ev)
     like = shell_calls(ev)[0]
     name = R.choice(("docs/CHANGELOG.md", "src/main/module.py", "logs/build.log", "tests/test_core.py"))
-    sentence = R.choice(("Let me keep scrolling to find the relevant part.", "Let me look at the next part of the file.", "Continuing to read the file."))
+    sentence = R.choice(
+        (
+            "Let me keep scrolling to find the relevant part.",
+            "Continuing to read the file.",
+            "I have not yet found the part of the file that handles this case. I will scroll down to see the next lines of the file, "
+            "since the function we need to change is probably defined further down, and then I will decide how to edit it.",
+        )
+    )
     out: list[Event] = []
     pages = min(8, max(4, len(lines) // PAGE))
     for p in range(pages):
