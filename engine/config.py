@@ -29,7 +29,9 @@ class ThinkingConfig(BaseModel):
     max_tokens: int = Field(0, ge=0)
     """Lower every request's max tokens to this (0 = leave alone)."""
     skip_aux_calls: bool = True
-    """Do not watch side requests (session titles and the like)."""
+    """Do not watch side requests (session titles and the like). In the default mode side requests are never
+    watched and never switch off, reset or feed the main stream's lenses, whatever this says; `mode = "seed"` keeps
+    the seed's per-agent switch."""
     post_trip_hint: bool = True
     """Prepend a "that reasoning was a dead end" hint to the next tool result after a trip."""
     tool_failure_guard: bool = True
@@ -91,7 +93,10 @@ class EngineConfig(BaseModel):
     same_failure_limit: int = Field(4, ge=0)
     """Deny a call that failed this many times with the same error even with changes in between (0 = off)."""
     same_error_limit: int = Field(4, ge=0)
-    """Deny a tool and command (shell verb) after this many failures with one error, nothing changed (0 = off)."""
+    """Deny a tool and command (the shell verb, or the editor's sub-command) after this many failures with one error
+    text (whitespace aside) and nothing changed, whatever the arguments; the same limit sets the same-answer and
+    same-result rules (one call shape returning one result this many times in a row, nothing changed). 0 turns all
+    three off."""
     tool_failure_limit: int = Field(10, ge=0)
     """Deny a tool whose last this many calls all failed with one error, whatever the arguments (0 = off)."""
     cycle_window: int = Field(16, ge=4)
@@ -101,7 +106,8 @@ class EngineConfig(BaseModel):
     paging_limit: int = Field(20, ge=0)
     """Deny reading one file again after this many reads with no change to the workspace (0 = off)."""
     backstop_limit: int = Field(10, ge=0)
-    """Deny an identical call at this many occurrences in `backstop_window` calls, whatever its results (0 = off)."""
+    """Deny an identical call at this many occurrences with no new result in `backstop_window` calls (a changed
+    result starts its count over; 0 = off)."""
     backstop_window: int = Field(20, ge=2)
     """The window of the identical-call backstop, in calls."""
     monologue_steps: int = Field(3, ge=0)

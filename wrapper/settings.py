@@ -49,11 +49,12 @@ class WrapperSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     verdict_timeout_s: float = Field(30.0, ge=MIN_TIMEOUT_S, le=3600)
-    """A tool call waiting for a verdict is denied (fail closed) after this many seconds (at least 0.01)."""
+    """A tool call waiting for a verdict is denied (fail closed) after this many seconds (at least 0.01; the bridge
+    cannot honour less)."""
     approval_timeout_s: float = Field(0.0, ge=0, le=86400)
-    """An approval nobody answers is declined after this many seconds (0 = wait for the person)."""
+    """An approval nobody answers is declined after this many seconds (0 = wait for the person, else at least 0.01)."""
     result_timeout_s: float = Field(5.0, ge=MIN_TIMEOUT_S, le=600)
-    """A finished result waiting for the monitor is passed through unchanged after this many seconds."""
+    """A finished result waiting for the monitor is passed through unchanged after this many seconds (at least 0.01)."""
     kill_grace_s: float = Field(6.0, ge=0, le=120)
     """After SIGINT, how long the child gets before SIGKILL."""
     bridge_connect_timeout_s: float = Field(30.0, ge=0, le=600)
@@ -66,9 +67,10 @@ class WrapperSettings(BaseModel):
     recordings_dir: str = ""
     """Where recordings go (empty = the platform state directory)."""
     max_line_bytes: int = Field(8 << 20, ge=65536, le=1 << 28)
-    """Longest accepted line on the bridge channel (65536 to 268435456); longer lines are dropped and counted."""
+    """Longest line on the bridge channel, both ways (65536 to 268435456; out of range is a config error); longer
+    events are dropped, counted and reported."""
     max_consecutive_denials: int = Field(8, ge=0, le=10000)
-    """End the turn after this many tool calls in a row were denied (0 = never)."""
+    """End the turn (as `esc` does) after this many tool calls in a row were denied, and say why (0 = never)."""
     stall_warn_s: float = Field(120.0, ge=0, le=86400)
     """Warn when the model has sent nothing for this many seconds while a request is open (0 = never)."""
     recordings_keep_days: int = Field(30, ge=0, le=36500)
@@ -98,7 +100,9 @@ class UiSettings(BaseModel):
     max_output_lines: int = Field(2000, ge=100, le=200000)
     """How many lines the child-output pane keeps."""
     refresh_hz: float = Field(20.0, ge=1, le=120)
-    """How often streamed text and scores are repainted (at most; a quiet stream costs nothing)."""
+    """How often the child-output pane is painted at most (scores, window and status: 5 times a second). Streamed
+    text is written by the screen's own frames, once a frame (up to 120 a second while it streams); a quiet stream
+    costs nothing."""
     narrow_below: int = Field(100, ge=0, le=1000)
     """Below this many columns the scores and window collapse to a one-line summary (ctrl+b shows them)."""
 
