@@ -161,7 +161,8 @@ def spaced(command: str) -> str:
 
 def shell_args(tool: str, args: Any) -> Any:
     """A shell call's arguments with its command as every default rule compares it: quoting, a leading
-    `cd DIR &&` and operator spacing aside (`shellfacts.analyze(...).bounded` of the spaced command).
+    `cd DIR &&` and operator spacing aside (its words, with their boundaries kept; flags stay: `-v` may
+    change what a command does).
     Other calls' arguments are returned as they are.
     """
     if tool not in SHELL_TOOLS or not isinstance(args, dict):
@@ -169,10 +170,11 @@ def shell_args(tool: str, args: Any) -> Any:
     c = args.get("command")
     if not isinstance(c, str) or not c:
         return args
-    from engine.tools.shellfacts import analyze  # the shell parser imports this module's neighbours
+    from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
 
-    bounded = analyze(spaced(c[:4000])).bounded or c
-    return args if bounded == c else {**args, "command": bounded}
+    words = shell.tokenize(shell.drop_navigation(spaced(c[:4000])))
+    same = " ".join(shell.bounded(w) for w in words) or c
+    return args if same == c else {**args, "command": same}
 
 
 def _source(tool: str, args: Any) -> str:
