@@ -98,7 +98,7 @@ async def test_a_session_resumed_from_the_list_shows_its_history_and_none_of_it_
             # the first session, once; the live one is not listed (nobody prompted it: nothing to resume)
             assert [s.session_id for s in screen.sessions] == [sid]
             assert screen.sessions[0].title == "Read notes.txt."
-            await pilot.press("enter")
+            await pilot.press("enter", "enter")  # the list asks first
 
             live = src.session
             assert isinstance(live, AcpSession)

@@ -83,7 +83,7 @@ async def test_a_dsh_session_resumed_from_the_list_is_not_judged_again(tmp_path:
             assert sid in ids and screen.sessions[ids.index(sid)].title == "Read notes.txt.", ids
             for _ in range(ids.index(sid)):
                 await pilot.press("down")
-            await pilot.press("enter")
+            await pilot.press("enter", "enter")  # the list asks first
             await wait_until(lambda: src.info.session_id == sid and src.info.bridge == "connected", 60, "resumed")
             await wait_until(lambda: f"session {sid} resumed" in stream_text(app), 30, "the ready line")
             snap = src.monitor.breaker.snapshot()

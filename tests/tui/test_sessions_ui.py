@@ -6,6 +6,8 @@ recordings the `Recorder` wrote into the run's recordings folder.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from textual.widgets import OptionList
@@ -49,6 +51,10 @@ async def test_ctrl_l_lists_the_sessions_of_this_folder_and_enter_resumes_one(tm
         rows = [str(box.get_option_at_index(i).prompt) for i in range(2)]
         assert "Read notes.txt." in rows[0] and "Fix the flaky test." in rows[1], rows
         await pilot.press("down", "enter")
+        head = app.screen.query_one("#sessions-head")
+        await wait_until(lambda: "resume 'Fix the flaky test.'" in text_of(head), 5, "the question on the header")
+        assert not src.actions, "one enter only asks"
+        await pilot.press("enter")
         await wait_until(lambda: "resume:sess-old" in src.actions, 5, "the older session resumed")
         assert not isinstance(app.screen, SessionsScreen)
         await session_list(app, pilot)
@@ -104,3 +110,50 @@ async def test_at_completes_files_of_the_folder_and_tab_takes_one(tmp_path: Path
         assert not app.w_complete.display
         await pilot.press("enter")
         await wait_until(lambda: "prompt:look at @src/notes.txt" in src.actions, 5, "sent as typed")
+
+
+async def test_up_on_the_newest_row_stays_there_rather_than_wrapping_to_the_oldest(tmp_path: Path) -> None:
+    app, src, ws = _app(tmp_path)
+    d = tmp_path / "rec"
+    _record(d, "20261201-100000-session.jsonl", ws, "sess-old", "Fix the flaky test.")
+    _record(d, "20261201-110000-session.jsonl", ws, "sess-new", "Read notes.txt.")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        box = (await session_list(app, pilot)).query_one("#sessions-list", OptionList)
+        await wait_until(lambda: box.option_count == 2, 5, "two sessions")
+        await pilot.press("up")
+        assert box.highlighted == 0
+        await pilot.press("down", "down")
+        assert box.highlighted == 1
+
+
+async def test_a_session_another_monitor_is_recording_is_marked_live_and_not_resumed(tmp_path: Path) -> None:
+    app, src, ws = _app(tmp_path)
+    d = tmp_path / "rec"
+    _record(d, "20261201-100000-session.jsonl", ws, "sess-live", "Read notes.txt.")
+    path = d / "20261201-100000-session.jsonl"
+    # a real second process holding the recording open for writing, as a second monitor does
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import sys; f = open({str(path)!r}, 'a'); print('open', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(app, src, pilot)
+            box = (await session_list(app, pilot)).query_one("#sessions-list", OptionList)
+            mark = f"live in another monitor, pid {holder.pid}"
+            await wait_until(lambda: mark in str(box.get_option_at_index(0).prompt), 10, "the live mark")
+            await pilot.press("enter", "enter")
+            head = app.screen.query_one("#sessions-head")
+            await wait_until(lambda: "would run it twice" in text_of(head), 5, "the refusal on the header")
+            assert not src.actions, "nothing was resumed"
+    finally:
+        holder.kill()
+        holder.wait()
