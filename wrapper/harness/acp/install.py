@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+from pathlib import Path
 
 from wrapper.harness.acp.presets import PRESETS, Preset
+from wrapper.process import manifest
 from wrapper.toolchain import Check, ProvisionError, Say, child_env, node, npm_cli, run_tool
 
 
@@ -66,8 +69,35 @@ def setup_agent(name: str, say: Say = print, force: bool = False) -> Preset:
             )
         except (OSError, subprocess.TimeoutExpired) as e:
             raise ProvisionError(f"{p.name} is installed but does not start ({e}); try `--force`") from e
-    say(f"[3/3] {p.name} {got} installed: {p.launcher()}")
+    if isinstance(manifest.load(d), str):  # what each launch (sizes, mtimes) and `doctor` (contents) check
+        manifest.write(d)
+    bad = manifest.full(d)
+    if bad:
+        raise ProvisionError(install_refusal(p, bad))
+    say(f"[3/3] {p.name} {got} installed: {p.launcher()} (every file matches {d / manifest.NAME})")
     return p
+
+
+def install_refusal(p: Preset, problems: list[str]) -> str:
+    """Why the pinned copy of `p` is not launched: the files, and the command that reinstalls it."""
+    return manifest.describe(problems, f"the pinned {p.name} install", f"breaker-tui setup-agent {p.name} --force")
+
+
+def pinned_copy(p: Preset | None, argv: list[str]) -> bool:
+    """Whether `argv` runs the copy `setup-agent` installed for `p` (its launcher, or node running it)."""
+    if p is None:
+        return False
+    home = p.install_dir().resolve()
+    return any(os.path.isabs(a) and Path(a).resolve().is_relative_to(home) for a in argv[:2])
+
+
+def check_pinned(p: Preset) -> str:
+    """Why the pinned copy may not run ("" when every file matches by size and mtime, or it has no manifest yet)."""
+    d = p.install_dir()
+    if not (d / manifest.NAME).exists():
+        return ""  # installed before the manifest existed: `doctor` says so, `setup-agent` writes one
+    bad = manifest.quick(d)
+    return install_refusal(p, bad) if bad else ""
 
 
 def agent_checks() -> list[Check]:
@@ -84,4 +114,9 @@ def agent_checks() -> list[Check]:
         except FileNotFoundError:
             detail = f"not found (optional): not on PATH, {pinned}"
         out.append(Check(f"agent {p.name}", True, detail, f"`breaker-tui setup-agent {p.name}` installs a pinned copy"))
+        if v:
+            bad = manifest.full(p.install_dir())
+            text = "every file matches the manifest setup-agent wrote" if not bad else install_refusal(p, bad)
+            fix = f"run `breaker-tui setup-agent {p.name} --force` to reinstall"
+            out.append(Check(f"agent {p.name} install", not bad, text, fix))
     return out

@@ -20,6 +20,7 @@ from wrapper.harness.acp.asking import OpenAsks, key_of
 from wrapper.harness.acp.attach import prompt_blocks
 from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.history import HistoryLog, is_state
+from wrapper.harness.acp.install import check_pinned, pinned_copy
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.own import own_settings
 from wrapper.harness.acp.presets import Preset, ask_env
@@ -127,6 +128,12 @@ class AcpSession(ItemStream):
             # read before breaker-tui makes the agent ask: these are the answers it gives for the person
             self.acp.own = own_settings(self.preset.name, env, self.cwd, self.display_argv)
             env = ask_env(self.preset, env)
+        if self.preset is not None and pinned_copy(self.preset, self.argv):
+            changed = await asyncio.to_thread(check_pinned, self.preset)
+            if changed:  # a changed install never runs: say so, then refuse the start
+                self._record("note", {"what": "install-changed"})
+                self._not_monitored(changed)
+                raise OSError(f"{NOT_MONITORED}: {changed}")
         self.proc = AgentProcess(
             self.argv,
             env,
@@ -341,6 +348,10 @@ class AcpSession(ItemStream):
         t.add_done_callback(self._tasks.discard)
 
     def _react(self, r: Reaction) -> None:
+        if r.alarm is not None:  # a refused call ran: the agent is stopped (fail closed), as on the dsh path
+            self._record("note", {"what": "alarm", "text": r.alarm})
+            self._closing = True
+            self._spawn(self.kill())
         self._emit_all(r.items)
         if r.followup is not None:
             self._followup = r.followup

@@ -303,12 +303,23 @@ class Session(PtySession):
             deliberate = self._closing or (self.child is not None and self.child.sent is not None)
             if not deliberate and self.info.child == "running" and self.child and self.child.running:
                 if self.info.runner:  # a runner's bridge ends only when breaker-tui ends it: this one was cut
-                    self._not_monitored("dsh's bridge channel was closed mid-session")
+                    self._spawn(self._runner_bridge_lost(self.generation))
                 else:  # a one-shot profile's bridge closes as its task ends: news only if dsh lives on
                     self._spawn(self._bridge_lost(self.generation))
             return
         self._record("note", {"what": kind, "text": text})
         self._emit(StatusItem(kind, text))
+
+    async def _runner_bridge_lost(self, gen: int) -> None:
+        """A runner's channel was cut: the bridge then refuses every call and ends dsh. Unless dsh was
+        killed from outside (its death is the news then), the session was not monitored to its end.
+        """
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._exited.wait(), BRIDGE_GONE_GRACE_S)
+        ended = self.info.exit if self._exited.is_set() else None
+        if gen != self.generation or self._closing or (ended is not None and ended.signal and ended.sent is None):
+            return
+        self._not_monitored("dsh's bridge channel was closed mid-session")
 
     async def _bridge_lost(self, gen: int) -> None:
         """dsh closes its plugins before it exits: a bridge that goes away with its child is a normal
