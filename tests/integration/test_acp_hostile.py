@@ -218,3 +218,16 @@ async def test_l4_answers_of_the_approvals_policy_are_recorded_as_policy(tmp_pat
     async with hostile(tmp_path, "loop", policy) as run:
         await turn(run)
         assert run.answers() and {a.by for a in run.answers()} == {"policy"}, {a.by for a in run.answers()}
+
+
+async def test_a_refused_call_the_agent_runs_anyway_is_an_alarm_and_the_agent_is_stopped(tmp_path: Path) -> None:
+    """An agent that got `reject_once`, ran the call and reported it `completed` was recorded as denied."""
+    async with hostile(tmp_path, "ignore_refusal") as run:
+        assert await run.session.prompt("go")
+        info = await run.session.wait_exit(90)
+        assert info is not None, "the agent that ran a refused call went on"
+        said = [i.text for i in run.items if isinstance(i, StatusItem) and i.kind == "error"]
+        assert any(t.startswith("ALARM:") and "refused calls ran" in t for t in said), said
+        assert "perm call_4 reject" in run.agent_log(), run.agent_log()
+        assert "perm call_5 allow" not in run.agent_log(), "after the alarm nothing is allowed"
+        assert run.session.acp.exit_status() != 0

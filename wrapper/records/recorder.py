@@ -114,6 +114,7 @@ class Recorder:
         self.calls = 0
         self.denials = 0
         self.trips = 0
+        self.alarms: list[str] = []  # what each alarm note said (a call ran that the monitor refused)
         self.rid = secrets.token_hex(8)
         self.written = 0  # bytes this recorder wrote
         self.dropped = 0  # bytes of child output not recorded (over the caps)
@@ -230,6 +231,8 @@ class Recorder:
         return {**body, "text": text}
 
     def _count(self, kind: str, body: dict[str, Any]) -> None:
+        if kind == "note" and body.get("what") == "alarm":  # a call ran against the monitor's answer
+            self.alarms.append(str(body.get("text", ""))[:300])
         if kind != "out":
             return
         t = body.get("t")
@@ -299,11 +302,19 @@ class Recorder:
     def summary(self) -> str:
         """One line for the person at exit: what the session did, and whether the record is whole."""
         trips = f"{self.trips} trip" + ("" if self.trips == 1 else "s")
-        text = f"{self.calls} tool calls, {self.denials} denied, {trips}"
+        text = self._alarmed(f"{self.calls} tool calls, {self.denials} denied, {trips}")
         return text + (f"; recording INCOMPLETE: {self.error}" if self.error else "")
+
+    def _alarmed(self, summary: str) -> str:
+        """The summary led by the first alarm: a denied count does not hold once a refused call ran."""
+        if not self.alarms:
+            return summary
+        more = f" (and {len(self.alarms) - 1} more)" if len(self.alarms) > 1 else ""
+        return f"ALARM: {self.alarms[0]}{more}; {summary}"
 
     def describe(self, summary: str) -> str:
         """`recording: PATH — summary` for the exit line, or what happened to it when the file is not ours."""
+        summary = self._alarmed(summary)
         if self.tampered:
             return (
                 f"recording NOT KEPT: {self.tampered}; {self.path} is not this session's record — {summary}"

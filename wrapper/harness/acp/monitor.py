@@ -18,6 +18,7 @@ from wrapper.harness.acp.own import OwnSettings
 from wrapper.harness.acp.permissions import Permissions
 from wrapper.harness.acp.reaction import Reaction, selected
 from wrapper.harness.acp.shown import Shown
+from wrapper.harness.acp.view import output_of
 from wrapper.items import (
     CallItem,
     EngineItem,
@@ -64,6 +65,7 @@ class AcpMonitor(Permissions):
         self.quotes_prompt = False  # the agent drops a cancelled prompt (set from the preset)
         self.last_prompt = ""  # the person's last message (quoted where the agent drops a cancelled one)
         self.shown = Shown(agent_name)  # the plan, the commands and the choices the agent sent
+        self.alarm: str | None = None  # a refused call ran anyway: nothing the agent asks is allowed again
 
     # -- turns -------------------------------------------------------------------------------
     def session_started(self, session_id: str, model: str, resumed: bool) -> list[Item]:
@@ -153,7 +155,7 @@ class AcpMonitor(Permissions):
 
     def exit_status(self) -> int:
         """The status a headless run exits with: 0 when the last turn ended normally, else 1."""
-        return 0 if self.last_stop in ("end_turn", "") else 1
+        return 0 if self.last_stop in ("end_turn", "") and self.alarm is None else 1
 
     def _feed(self, e: ev.Event) -> EngineItem:
         self.monitor._track(e)  # the status line: turn, tokens
@@ -191,6 +193,8 @@ class AcpMonitor(Permissions):
                 return r  # a late update of a call already finished
             call.merge(u)
             self.after_tool = True
+            if call.refused and not call.settled and (why := ran_anyway(call, u, self.agent_name)):
+                self._raise_alarm(why, r)
             if call.status in ("completed", "failed") and not call.settled:
                 if call.verdict is None:
                     self._check_unasked(call, r)
@@ -209,6 +213,17 @@ class AcpMonitor(Permissions):
         else:
             r.items.extend(self.shown.update(u, self.agent))
         return r
+
+    def _raise_alarm(self, why: str, r: Reaction) -> None:
+        """The ledger's rule, as on the dsh path: a refused call that produced a result ran against the
+        answer, so the agent is no longer trusted: the turn is cancelled and the agent stopped.
+        """
+        self.alarm = self.alarm or why
+        r.alarm = why
+        r.cancel = True
+        r.followup = None
+        self.pending_followup = False
+        r.items.append(StatusItem("error", f"ALARM: {why}. breaker-tui stops the agent (fail closed)."))
 
     def call_item(self, call: CallState) -> CallItem:
         """What the screen shows of `call` now (the whole record: the list replaces its row)."""
@@ -299,4 +314,25 @@ class AcpMonitor(Permissions):
             r.items.append(TripItem(trip, "session/cancel (the turn ends; over to you)"))
 
 
-__all__ = ["AcpMonitor", "Reaction", "selected"]
+# the first words of a report that says the call did not run (some agents report a refusal as text)
+_REFUSAL_WORDS = ("reject", "denied", "declin", "refused", "cancel", "not allowed", "permission")
+
+
+def ran_anyway(call: CallState, u: dict[str, Any], agent: str) -> str | None:
+    """Why this update of a call we refused shows that it ran (it reports progress or a result with
+    content that is not a refusal), or None.
+    """
+    status = u.get("status")
+    if status not in ("in_progress", "completed"):
+        return None
+    out = output_of(u)
+    text = (out[0] if out is not None else "").strip()
+    if not text or any(w in text[:120].lower() for w in _REFUSAL_WORDS):
+        return None
+    return (
+        f"{inert(call.title or call.name or 'a call', keep_newlines=False)[:120]} ({call.call_id}) was refused by"
+        f" breaker-tui but {agent} reported it {status} with output: refused calls ran"
+    )
+
+
+__all__ = ["AcpMonitor", "Reaction", "ran_anyway", "selected"]

@@ -42,6 +42,7 @@ class Permissions:
     own: OwnSettings | None
     seen: OrderedDict[str, int]
     done: OrderedDict[str, None]
+    alarm: str | None
 
     def _call_for(self, cid: str, announced: bool = False, asked: bool = False) -> CallState | None:
         """The call an id names now: a new occurrence when the id was used by a call already asked or finished.
@@ -128,9 +129,12 @@ class Permissions:
         options = params.get("options")
         r = Reaction()
         v = self._check(call)
+        if self.alarm is not None:  # a refused call ran: nothing this agent asks is allowed any more
+            v = Verdict("deny", f"breaker-tui stopped trusting this agent ({self.alarm[:200]})", rule="alarm")
+            call.verdict = v
         r.items.extend(self._shown(call, v))
         r.items.append(self.call_item(call))  # opencode sends an edit's diff only here
-        if v.kind == "deny" and self.settings.acp.deny == "reject":
+        if v.kind == "deny" and (self.settings.acp.deny == "reject" or self.alarm is not None):
             call.refused = True
             r.reply = selected(option_for(options, REJECT_KINDS))
             r.items.append(

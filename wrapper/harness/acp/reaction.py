@@ -19,6 +19,7 @@ class Reaction:
     cancel: bool = False
     followup: str | None = None  # one prompt to send once the cancelled turn has ended
     question: Question | None = None  # the person must answer (then call `answered`)
+    alarm: str | None = None  # a call we refused ran anyway: stop the agent (fail closed) and say so
 
 
 def selected(option_id: str | None) -> dict[str, Any]:
