@@ -1,0 +1,245 @@
+"""One notion of "new" (`engine.tools.novelty`), held per class through the default rules' verdicts.
+
+Each class is a way the harness or the shell dresses an identical result (or a call spells itself) that
+must not make a loop look like progress, or a way results keep bringing news that must not be taken
+for a loop. The traces are small and built here; the verdict is what `scan` would report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from engine.tools.novelty import Seen, clean, news_text, shell_args, spaced
+from engine.trace import Intervention, TraceEvent, TraceMeta, simulate
+
+BLOCKS = ("deny", "ask", "abort", "cancel")
+
+
+def _events(steps: list[tuple[str, dict[str, Any]]]) -> list[TraceEvent]:
+    out = [TraceEvent(0, 2, "user", text="do the task")]
+    for i, (kind, f) in enumerate(steps, start=1):
+        out.append(TraceEvent(i, i + 2, kind, **f))  # type: ignore[arg-type]
+    return out
+
+
+def _run(steps: list[tuple[str, dict[str, Any]]]) -> list[Intervention]:
+    return simulate(TraceMeta("t", "loop"), _events(steps), "deny")
+
+
+def first_block(steps: list[tuple[str, dict[str, Any]]]) -> int:
+    """The 1-based number of the first blocked call (0 when nothing is blocked)."""
+    calls = [e.index for e in _events(steps) if e.kind == "call"]
+    for i in _run(steps):
+        if i.action in BLOCKS and i.index in calls:
+            return calls.index(i.index) + 1
+    return 0
+
+
+def repeat(
+    command: str, result: Callable[[int], str], n: int, exit: int | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """One shell command made `n` times, its k-th result `result(k)`."""
+    return [
+        ("call", {"tool": "bash", "args": {"command": command}, "output": result(k), "exit": exit}) for k in range(n)
+    ]
+
+
+# -- identical results behind what the harness and the shell add: still a loop --------------------------
+
+DRESSINGS: dict[str, Callable[[int], str]] = {
+    "bash line counter": lambda k: f"/bin/bash: line {13218 + 15 * k}: cd: fastjson/: No such file or directory",
+    "epoch seconds": lambda k: f"[{1_700_000_000 + 97 * k}] fetch: nothing new upstream",
+    "epoch milliseconds": lambda k: f"ts={1_700_000_000_123 + 97_001 * k} fetch: nothing new upstream",
+    "job pid": lambda k: f"[1] {31337 + 11 * k}\nfetch: nothing new upstream",
+    "program pid": lambda k: f"fetcher[{4100 + 7 * k}]: nothing new upstream",
+    "port": lambda k: f"listening on port {40000 + 13 * k}: nothing new upstream",
+    "temp name outside the temp root": lambda k: (
+        f"wrote /home/agent/build/tmp{k}x9Qz{k}k/out.log: nothing new upstream"
+    ),
+    "dashed uuid": lambda k: f"request 550e8400-e29b-41d4-a716-4466554400{k:02d} done: nothing new upstream",
+    "ansi and crlf": lambda k: ("\x1b[2K\x1b[1G" * k) + "fetch: nothing new upstream" + ("\r\n" if k % 2 else "\n"),
+    "observation prefix": lambda k: ("Observation: " if k % 2 else "") + "fetch: nothing new upstream here",
+    "attempt counter echoed": lambda k: f"fetch (try {k + 1}): nothing new upstream",
+    "step counter": lambda k: f"[step {k + 3}] fetch: nothing new upstream",
+}
+
+
+@pytest.mark.parametrize("name", list(DRESSINGS))
+def test_an_identical_result_behind_moving_harness_values_is_still_a_loop(name: str) -> None:
+    steps = repeat("./fetch --since yesterday", DRESSINGS[name], 8)
+    assert 0 < first_block(steps) <= 6, name
+
+
+def test_swe_agents_26_identical_cd_failures_are_stopped_by_the_10th() -> None:
+    # SWE-agent reports no exit status; only bash's own line counter moves
+    steps = repeat("cd fastjson/", DRESSINGS["bash line counter"], 26)
+    assert 0 < first_block(steps) <= 10
+
+
+def test_a_cosmetic_fetch_whose_error_echoes_its_spelling_is_refused_at_the_fifth_call() -> None:
+    spellings = [
+        "curl -sS 'https://open.canada.ca/data/weekly-export.csv?utm_source=chat'",
+        "curl -sS 'https://Open.Canada.CA/data/weekly-export.csv'",
+        "curl -sSL 'https://www.open.canada.ca/data/weekly-export.csv#latest'",
+        "wget -q -O - 'https://open.canada.ca/data/weekly-export.csv?fbclid=xyz'",
+        "curl --fail --silent 'https://OPEN.canada.ca/data/weekly-export.csv'",
+        "curl -sS --max-time 30 'https://www.Open.Canada.ca/data/weekly-export.csv?utm_medium=x'",
+        "wget -O- 'https://open-data.canada.ca/data/weekly-export.csv'",
+    ]
+
+    def host(c: str) -> str:
+        return c.split("//")[1].split("/")[0]
+
+    def error(c: str) -> str:
+        if c.startswith("wget"):
+            return f"wget: unable to resolve host address '{host(c)}'"
+        return f"curl: (6) Could not resolve host: {host(c)}"
+
+    for status in (6, None):  # with the shell's status, and from a harness that gives none
+        steps = [
+            ("call", {"tool": "bash", "args": {"command": c}, "output": error(c), "exit": status}) for c in spellings
+        ]
+        assert first_block(steps) == 5, status
+
+
+@pytest.mark.parametrize(
+    "spell",
+    [
+        lambda k: "pytest -q tests/test_app.py" if k % 2 else "pytest -q 'tests/test_app.py'",
+        lambda k: "cd /testbed && pytest -q tests/test_app.py" if k % 2 else "pytest -q tests/test_app.py",
+        lambda k: "cd /testbed&&pytest -q tests/test_app.py" if k % 2 else "cd /testbed && pytest -q tests/test_app.py",
+    ],
+    ids=["quoting", "cd prefix", "operator spacing"],
+)
+def test_respelling_a_failing_shell_call_does_not_make_it_a_new_call(spell: Callable[[int], str]) -> None:
+    # cosmetic edits, then the same test failing the same way: the respelled run is the same run
+    out = "FAILED tests/test_app.py::test_main - AssertionError: expected 'ok', got None"
+
+    def rounds(command: Callable[[int], str]) -> list[tuple[str, dict[str, Any]]]:
+        steps: list[tuple[str, dict[str, Any]]] = []
+        for k in range(8):
+            edit = {"file_path": "src/app.py", "old_string": f"x = {k}  # try", "new_string": f"x = {k + 1}  # try"}
+            steps.append(("call", {"tool": "edit", "args": edit, "output": "The file was edited."}))
+            steps.append(("call", {"tool": "bash", "args": {"command": command(k)}, "output": out, "exit": 1}))
+        return steps
+
+    plain = first_block(rounds(lambda k: spell(0)))
+    assert plain > 0
+    assert first_block(rounds(spell)) == plain
+
+
+def test_a_tool_failing_two_ways_with_prose_for_commands_is_stopped() -> None:
+    # a model that writes its DISCUSSION where the command goes: every command differs, two errors alternate
+    eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error"
+    steps = []
+    for k in range(20):
+        words = f"DISCUSSION\nAttempt {k} says something else about the create command, number {k}."
+        out = eof if k % 3 else f"/bin/bash: line {900 + k}: DISCUSSION: command not found"
+        steps.append(("call", {"tool": "bash", "args": {"command": words}, "output": out}))
+    assert 0 < first_block(steps) <= 14
+
+
+def test_an_error_behind_a_harness_label_reads_as_an_error() -> None:
+    label = "The result of executing that last command is:\n Command write_fix returned: "
+    out = label + "Error: 'NoneType' object is not iterable"
+    steps = [
+        (
+            "call",
+            {"tool": "write_fix", "args": {"changes": [{"line": 18, "text": f"fix variant {'x' * k}"}]}, "output": out},
+        )
+        for k in range(12)
+    ]
+    assert 0 < first_block(steps) <= 6
+
+
+# -- results that keep bringing news: progress, however alike the calls or thoughts ---------------------
+
+
+def test_polls_of_a_background_job_between_new_reads_are_not_a_loop() -> None:
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for k in range(8):
+        steps.append(
+            (
+                "call",
+                {
+                    "tool": "bashoutput",
+                    "args": {"bash_id": "b1"},
+                    "output": "<status>running</status>\nDownloading torch (779 MB)",
+                },
+            )
+        )
+        name = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"][k]
+        steps.append(
+            (
+                "call",
+                {"tool": "read", "args": {"file_path": f"/app/src/{name}.py"}, "output": f"def {name}():\n    pass\n"},
+            )
+        )
+    assert first_block(steps) == 0
+
+
+def test_the_same_thought_while_paging_forward_through_new_pages_is_not_cancelled() -> None:
+    thought = (
+        "I need to keep scrolling down to find the definition of the serializer method and see how the "
+        "configuration flags are read; let me look at the next part of the file before I change anything. "
+    ) * 2
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for k in range(10):
+        page = "\n".join(f"{100 * k + i}: line {i} of page {k} says something else {k * i}" for i in range(100))
+        steps.append(("request", {}))
+        steps.append(("think", {"text": thought}))
+        steps.append(("call", {"tool": "bash", "args": {"command": "scroll_down"}, "output": page}))
+    assert not [i for i in _run(steps) if i.action in BLOCKS]
+
+
+def test_the_same_thought_while_results_stay_identical_is_still_cancelled() -> None:
+    thought = (
+        "I need to keep scrolling down to find the definition of the serializer method and see how the "
+        "configuration flags are read; let me look at the next part of the file before I change anything. "
+    ) * 2
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for k in range(10):
+        steps.append(("request", {}))
+        steps.append(("think", {"text": thought}))
+        out = f"[step {k}] the file has 900 lines; nothing more to show below line 900 of Serializer.java"
+        steps.append(("call", {"tool": "bash", "args": {"command": "scroll_down"}, "output": out}))
+    assert [i for i in _run(steps) if i.action in BLOCKS]
+
+
+# -- the pieces ----------------------------------------------------------------------------------------
+
+
+def test_clean_folds_a_dashed_uuid_whole() -> None:
+    assert clean("id 550e8400-e29b-41d4-a716-446655440000 ok") == "id # ok"
+
+
+def test_news_text_folds_the_host_and_path_as_the_call_spelled_them() -> None:
+    a = news_text(
+        "curl: (6) Could not resolve host: WWW.Example.COM", "bash", {"command": "curl https://WWW.Example.COM/x"}
+    )
+    b = news_text(
+        "curl: (6) Could not resolve host: example.com", "bash", {"command": "curl https://example.com/x?utm_source=a"}
+    )
+    assert a == b
+
+
+def test_spaced_leaves_quoted_operators_and_redirections_alone() -> None:
+    assert spaced("a&&b") == "a && b"
+    assert spaced("grep 'a&&b' f") == "grep 'a&&b' f"
+    assert spaced("make 2>&1|tail") == "make 2>&1 | tail"
+
+
+def test_shell_args_keep_flags_and_other_tools_untouched() -> None:
+    assert shell_args("bash", {"command": "cd /r && curl -sS 'https://x'"}) == {"command": "curl -sS https://x"}
+    args = {"command": "view", "path": "a.py"}
+    assert shell_args("str_replace_editor", args) is args
+
+
+def test_seen_forgets_results_when_the_workspace_changes() -> None:
+    s = Seen()
+    s.add("k", 1, 0)
+    assert not s.new("k", 1, 0) and s.new("k", 2, 0) and s.new("k", 1, 1)
+    assert not s.new("other", 1, 0)  # a first call is not news about a repeat
