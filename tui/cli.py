@@ -31,7 +31,7 @@ breaker-tui agents                             the known ACP agents (claude, ope
 breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
-breaker-tui config show|path                   print the effective config (and where each value came from), or its path
+breaker-tui config show|path|accept            print the effective config (and where each value came from), or accept it
 breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile (default: dev)
 breaker-tui --version                          print the version
 """
@@ -44,6 +44,8 @@ options (before `--`):
   --acp                COMMAND is an ACP agent (speaks ACP on stdin/stdout); agent names need no flag
   --resume ID          continue the past session ID: an ACP agent loads it (session/load, when it
                        advertises loadSession), dsh's runner gets --resume ID; ctrl+l lists them
+  --digest-to FILE|syslog  also keep the recording's final digest there at exit, out of the agent's reach
+                       (`scan --digests FILE` checks a recording against it); repeatable
   --no-tui             no screen: the answer on stdout (a plain command's own stdout, byte for byte),
                        decisions, turn outcomes and the child's terminal output on stderr
   --json               with --no-tui: JSON lines on stdout instead (decisions, turns, output)
@@ -126,6 +128,13 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
     p.add_argument("--acp", action="store_true", help="COMMAND is an ACP agent (speaks ACP on stdin/stdout)")
     p.add_argument("--resume", metavar="ID", help="continue a past session (ctrl+l on the screen lists them)")
+    p.add_argument(
+        "--digest-to",
+        action="append",
+        default=[],
+        metavar="FILE|syslog",
+        help="also keep the recording's final digest here at exit, where the agent cannot write (`scan --digests`)",
+    )
     return p
 
 
@@ -209,8 +218,14 @@ def _run(opts: list[str], command: list[str]) -> int:
         if bad := resume_problem(command, a.acp, a.resume):
             print(f"breaker-tui: --resume: {bad}", file=sys.stderr)
             return EXIT_USAGE
+    from wrapper.records import keep
     from wrapper.weakening import hold_back_pruning
 
+    for target in a.digest_to:  # checked before anything runs: a digest that cannot be kept is said now
+        if unkept := keep.check_target(target):
+            print(f"breaker-tui: --digest-to: {unkept}", file=sys.stderr)
+            return EXIT_USAGE
+    keep.configure(a.digest_to)
     settings = hold_back_pruning(load_settings(a.config))
     if a.approvals:
         settings = settings.model_copy(

@@ -41,12 +41,13 @@ def test_scan_judges_look_alike_hosts_remote_and_names_who_answered(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _recording(tmp_path, {"answer": "allow-once", "by": "policy"})
-    assert main(["scan", str(path)]) == 1
+    # a hand-written recording: its findings are printed, and nothing vouches for it (exit 5, not 1)
+    assert main(["scan", str(path)]) == 5
     lines = capsys.readouterr().out.splitlines()
     assert [ln.split()[1] for ln in lines[:6]] == ["ALLOW"] * 4 + ["DENY"] * 2, "10.attacker.example is not local"
     assert "ASK   bash c10 net:127.0.0.1:3000/x?d=secret 5/5" in lines[10]
     assert lines[-1].endswith("APPROVAL c10: allow-once (policy)"), lines[-1]
-    assert main(["scan", "--json", str(path)]) == 1
+    assert main(["scan", "--json", str(path)]) == 5
     found = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
     assert found[-1] == {
         "kind": "approval",

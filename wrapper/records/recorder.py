@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from wrapper.paths import recordings_dir
-from wrapper.records import integrity
+from wrapper.records import integrity, keep
 from wrapper.settings import WrapperSettings
 
 FORMAT = "breaker-tui-recording"
@@ -165,6 +165,13 @@ class Recorder:
         if problem is not None and self.on_error is not None:
             with contextlib.suppress(Exception):
                 self.on_error(problem)
+
+    def _keep_digest(self) -> None:
+        """The final digest, also where the agent cannot write (`--digest-to`); a failure is said at once."""
+        for problem in keep.ship(self.path, self.rid, self.digest, self.lines):
+            if self.on_error is not None:
+                with contextlib.suppress(Exception):
+                    self.on_error(problem)
 
     def name_for(self, session_id: str) -> None:
         """Put the session id into the file name (only when we chose the name)."""
@@ -349,6 +356,7 @@ class Recorder:
                     self._fail(f"recording could not be saved ({self.path}): {e.strerror or e}")
         if self._fd is not None:
             self._file(closed=True)
+            self._keep_digest()
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = None

@@ -37,7 +37,7 @@ ReplayerFor = Callable[[Loaded, Settings], Any]
 
 # a breaker-tui recording that is not the one breaker-tui wrote (edited or forged) is TAMPERED
 EXIT_OK, EXIT_FOUND, EXIT_BAD, EXIT_INTERNAL = Exit.OK, Exit.FAILED, Exit.USAGE, Exit.INTERNAL
-EXIT_TAMPERED = Exit.TAMPERED
+EXIT_TAMPERED, EXIT_UNVERIFIED = Exit.TAMPERED, Exit.UNVERIFIED
 MESSAGE_CHARS = 200
 # What replaying a malformed record can raise; anything else is a bug of ours (exit 70).
 _BAD_RECORD = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, OverflowError)
@@ -57,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
         prog="breaker-tui scan",
         description="Replay a recorded session and print every intervention. "
         "Exit 0 when nothing was found, 1 when something was, 2 on bad input, "
-        "4 when a recording was edited or forged.",
+        "4 when a recording was edited or forged, 5 when nothing vouches for it (no index entry, no kept digest).",
     )
     p.add_argument(
         "files",
@@ -83,6 +83,13 @@ def parser() -> argparse.ArgumentParser:
         + "; ".join(f"{k}: {v[1]}" for k, v in IMPORTERS.items()),
     )
     p.add_argument("--convert", action="store_true", help="print another agent's file converted to a trace instead")
+    p.add_argument(
+        "--digests",
+        type=Path,
+        metavar="FILE",
+        help="check a recording against the final digests kept in FILE at close (`--digest-to FILE` of the run): "
+        "they outrank this machine's index, which a process of your user could rewrite",
+    )
     return p
 
 
@@ -281,22 +288,29 @@ def _scan_session(a: argparse.Namespace, settings: Settings, replayer_for: Repla
     if r.mismatches:
         summary += f", {len(r.mismatches)} live decision(s) not reproduced: {r.mismatches[:3]}"
     print(("# " if a.json else "") + inert(summary, keep_newlines=False), file=sys.stderr)
-    if _integrity(a, loaded):
-        return EXIT_TAMPERED
+    verdict = _integrity(a, loaded)
+    if verdict == EXIT_TAMPERED:
+        return verdict
     damage = _damage(loaded)
     if damage:
         for where, what in damage:
             _report(f"{a.file}:{where}: {what}" if where else f"{a.file}: {what}")
         _report(f"{a.file}: the file is damaged, so the findings above may be incomplete")
         return EXIT_BAD
+    if verdict is not None:  # whole, but nothing vouches for it: never "clean" or "loop found"
+        return verdict
     return EXIT_FOUND if loops else EXIT_OK
 
 
-def _integrity(a: argparse.Namespace, loaded: Any) -> bool:
-    """Say whether a recording is the one breaker-tui wrote (`records.verify`); True when it is not."""
+def _integrity(a: argparse.Namespace, loaded: Any) -> int | None:
+    """Say whether a recording is the one breaker-tui wrote (`records.verify`, and the kept digests with
+    `--digests`); the exit status when it is not, or when nothing vouches for it; None when it is.
+    """
     check = getattr(loaded, "integrity", None)
     if check is None:
-        return False
+        return None
+    if a.digests is not None:
+        check = _against_kept(a.digests, check, loaded.meta)
     if a.json:
         line = json.dumps({"integrity": _inert_json(check.to_dict())}, ensure_ascii=False)
         print(f"# {line}", file=sys.stderr)
@@ -306,7 +320,26 @@ def _integrity(a: argparse.Namespace, loaded: Any) -> bool:
         where = f":{check.line}" if check.line else ""
         _report(f"{a.file}{where}: the recording is {check.status.upper()}: {check.detail}")
         _report(f"{a.file}: the decisions above are not a faithful record of the session (exit {EXIT_TAMPERED})")
-    return bool(check.lies)
+        return EXIT_TAMPERED
+    if check.unvouched:
+        _report(
+            f"{a.file}: nothing vouches for this recording (exit {EXIT_UNVERIFIED}): compare its digest with the one"
+            " on the session's exit line, or give --digests FILE if you kept them with --digest-to"
+        )
+        return EXIT_UNVERIFIED
+    return None
+
+
+def _against_kept(source: Path, check: Any, meta: dict[str, Any]) -> Any:
+    from wrapper.records.keep import read_kept
+    from wrapper.records.verify import against_kept
+
+    try:
+        kept = read_kept(source)
+    except OSError as e:
+        raise BadInput(str(source), f"cannot read the kept digests: {e.strerror or e}") from None
+    rid = meta.get("rid")
+    return against_kept(check, kept.get(rid) if isinstance(rid, str) else None, str(source))
 
 
 def _damage(loaded: Any) -> list[tuple[str, str]]:

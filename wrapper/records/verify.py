@@ -17,14 +17,16 @@ what the walk found, and what the recorder filed in the index, into one verdict 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from wrapper.records import integrity
+from wrapper.records.keep import Kept
 
 Status = Literal["verified", "unverified", "incomplete", "edited", "forged"]
 LIES: frozenset[str] = frozenset({"edited", "forged"})
+UNVOUCHED: frozenset[str] = frozenset({"unverified"})  # nothing contradicts it, and nothing vouches for it
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,11 @@ class Integrity:
     def lies(self) -> bool:
         """Whether the file is not what breaker-tui wrote (edited or forged)."""
         return self.status in LIES
+
+    @property
+    def unvouched(self) -> bool:
+        """Whether nothing vouches for the file (no index entry, no kept digest): `scan` does not pass it."""
+        return self.status in UNVOUCHED
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (`scan --json` prints it on stderr)."""
@@ -134,4 +141,26 @@ def judge(
         )
     return Integrity(
         "verified", "the digest chain is whole and ends on the digest the recorder filed", None, hexd, chained
+    )
+
+
+def against_kept(check: Integrity, kept: Kept | None, where: str) -> Integrity:
+    """The verdict checked against a final digest kept out of the agent's reach (`--digest-to`).
+
+    The kept copy outranks the index, which a same-user process can rewrite together with the file:
+    a whole chain that ends on the kept digest is verified even without an index entry, and one that
+    ends anywhere else is forged, whatever the index says. A chain that is edited or incomplete
+    stays so: the kept digest only speaks about where a whole chain ends.
+    """
+    if kept is None or check.status not in ("verified", "unverified") or check.digest is None:
+        return check
+    if check.digest == kept.digest and check.records == kept.records:
+        return replace(
+            check, status="verified", detail=f"the digest chain is whole and ends on the digest kept in {where}"
+        )
+    return replace(
+        check,
+        status="forged",
+        detail=f"the chain is whole but ends on another digest than the one kept in {where} at close "
+        f"({kept.digest[:16]}, {kept.records} records): the file was rewritten after the session",
     )
