@@ -22,7 +22,17 @@ from engine.tools.fingerprints import exact_body
 from engine.tools.messages import cause_message, failure_denial
 from engine.tools.novelty import Seen, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
-from engine.tools.progress import cd_dir, exit_marker, failed, mutates, pure_wait, result_key, wait_seconds
+from engine.tools.progress import (
+    SHELL_TOOLS,
+    cd_dir,
+    command_text,
+    exit_marker,
+    failed,
+    mutates,
+    pure_wait,
+    result_key,
+    wait_seconds,
+)
 from engine.tools.repeat import AgentWindow
 from engine.tools.safeargs import bounded_args
 from engine.tools.sameresult import SameResultHit, SameResults, result_of
@@ -69,6 +79,13 @@ def _progress(a: _Agent, fp: str, news: int, epoch: int, bad: bool, cwd: str | N
         return True
     prev = a.cwd.get(fp)
     return cwd is not None and prev is not None and cwd != prev and a.seen.new(fp, news, epoch)
+
+
+def _status_hidden(tool: str, args: Any) -> bool:
+    """A shell command whose status is not its work's: a pipeline (`curl ... | head` exits with `head`'s
+    status) or a failure swallowed with `||`.
+    """
+    return tool in SHELL_TOOLS and "|" in command_text(args)
 
 
 def cycle_message(hit: CycleHit) -> str:
@@ -232,8 +249,8 @@ class DefaultRules:
                 window.forgive(p.entry, ())
             return DISPATCH
         bad = failed(tool, args, text, is_error, exit)
-        if not bad and exit is None and not exit_marker(text):
-            bad = reads_as_error(tool, text)  # no status at all: the text says whether it failed
+        if not bad and ((exit is None and not exit_marker(text)) or _status_hidden(tool, args)):
+            bad = reads_as_error(tool, text)  # no status, or the pipe's: the text says whether it failed
         key = result_key(text, tool, args)
         if bad:
             wait = wait_seconds(tool, norm)

@@ -62,3 +62,13 @@ async def test_reasoning_that_loops_again_is_only_cancelled(agent: str, tmp_path
         assert "follow-up prompt" in sent[0] and "over to you" in sent[1], sent
         assert len(run.followups()) == 1, "a second trip in the turn must not re-prompt"
         assert len(run.events(ev.TurnEnd)) == 1
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_cosmetic_fetch_echoing_its_spelling_is_refused_at_the_fifth(agent: str, tmp_path: Path) -> None:
+    # one export in cosmetic spellings (tracking parameters, host case, `www.`, curl <-> wget, flags); each
+    # failure names the host as spelled, which is the call's own echo: four run, the 5th is refused
+    async with acp_run(agent, "cosmetic-fetch", tmp_path) as run:
+        await run.turn("Fetch the weekly export.")
+        kinds = [v.verdict.kind for v in run.verdicts()]
+        assert kinds[:5] == ["allow"] * 4 + ["deny"], kinds

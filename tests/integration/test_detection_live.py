@@ -10,7 +10,9 @@
 * the same `read` of a log that a background writer keeps growing, 12 times: every result differs,
   so it is progress and never refused (the 11th was, before results were the evidence);
 * a command retried 8 times with only a counter changed (`--attempt N`) and the identical answer:
-  every spelling is a new fingerprint, but the same result is a repeat, stopped by the 6th.
+  every spelling is a new fingerprint, but the same result is a repeat, stopped by the 6th;
+* one export fetched in cosmetic spellings (tracking parameters, host case, `www.`, curl <-> wget),
+  each failure naming the host as spelled: the echo is not a new answer, the 5th is refused.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import pytest
 
 from tests.conftest import ROOT
 from wrapper.items import ResultItem, VerdictItem
-from wrapper.mock.scenarios import COUNTER_RETRIES, GROWING_READS, RUN_CHECK
+from wrapper.mock.scenarios import COSMETIC_FETCHES, COUNTER_RETRIES, GROWING_READS, RUN_CHECK
 from wrapper.mock.server import TITLE_PREFIX
 
 pytestmark = pytest.mark.integration
@@ -198,3 +200,18 @@ async def test_a_retry_with_only_a_counter_changed_is_stopped_by_the_sixth(run_f
     by_id = {r.call_id: r.text for r in run.of(ResultItem)}
     answers = {by_id[v.call_id] for v in tries[:first_deny]}
     assert len(answers) == 1 and '"status": "pending"' in answers.pop(), "the runs before it gave one identical answer"
+
+
+async def test_a_cosmetic_fetch_whose_error_echoes_its_spelling_is_refused_at_the_fifth(run_factory: Any) -> None:
+    # tracking parameters, host case, `www.`, a fragment, curl <-> wget and flags: one fetch; each error names
+    # the host as that call spelled it, which is the call's own echo, not a new answer
+    run = await run_factory("cosmetic-fetch")
+    await run.turn("Fetch the weekly export", timeout=120)
+    fetches = [v for v in run.verdicts() if v.tool == "bash" and v.args.get("command") in COSMETIC_FETCHES]
+    assert len(fetches) == len(COSMETIC_FETCHES), [v.args for v in run.verdicts()]
+    kinds = [v.verdict.kind for v in fetches]
+    assert kinds[:4] == ["allow"] * 4 and kinds[4] == "deny", kinds
+    by_id = {r.call_id: r.text for r in run.of(ResultItem)}
+    ran = [by_id.get(v.call_id, "") for v in fetches[:4]]
+    # the premise: the failures differ as spelled (else this proves nothing about the echo)
+    assert len(set(ran)) > 1 and all("resolve host" in t for t in ran), ran

@@ -382,6 +382,31 @@ def counter_retry(turn: Turn) -> Reply:
     return _done(turn, "The export is still pending.")
 
 
+# One weekly export fetched seven times in cosmetic variants (tracking parameters, host case, `www.`, a
+# fragment, curl <-> wget, flags). The `.invalid` host never resolves, so every run fails the same way and
+# its error names the host as this call spelled it: only the spelling differs between the answers. The
+# pipe hides the failure's status (`| head` exits 0), as agents' fetches often do.
+COSMETIC_FETCHES = (
+    "curl -sS 'https://open.canada.invalid/data/weekly-export.csv?utm_source=chat' 2>&1 | head -20",
+    "curl -sS 'https://Open.Canada.INVALID/data/weekly-export.csv' 2>&1 | head -20",
+    "curl -sSL 'https://www.open.canada.invalid/data/weekly-export.csv#latest' 2>&1 | head -20",
+    "wget -nv -O - 'https://open.canada.invalid/data/weekly-export.csv?fbclid=xyz' 2>&1 | tail -5",
+    "curl --fail --silent --show-error 'https://OPEN.canada.invalid/data/weekly-export.csv' 2>&1 | head",
+    "curl -sS --max-time 30 'https://www.Open.Canada.invalid/data/weekly-export.csv?utm_medium=x' 2>&1 | head",
+    "wget -nv -O- 'https://open.canada.invalid/data/weekly-export.csv#top' 2>&1 | tail -5",
+)
+
+
+def cosmetic_fetch(turn: Turn) -> Reply:
+    """Fetches one weekly export seven times in cosmetic variants; each failure echoes its own spelling."""
+    if turn.index < len(COSMETIC_FETCHES):
+        return Reply(
+            reasoning=_chunks("The export did not come; fetch it again, maybe this spelling works."),
+            tool_calls=[ToolCallSpec("bash", {"command": COSMETIC_FETCHES[turn.index], "description": "Fetch"})],
+        )
+    return _done(turn, "The weekly export could not be fetched.")
+
+
 PLAN = [
     ("Read notes.txt", "high"),
     ("Move the release to Monday in notes.txt", "medium"),
@@ -466,6 +491,7 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
     "code-mode-loop": (code_mode_loop, "Read notes.txt.", "Code Mode: one program re-reads a file six times"),
     "growing-log-read": (growing_log_read, "Watch the build.", "the same read of a log that grows (never refused)"),
     "counter-retry": (counter_retry, "Fetch the export.", "a retry with only a counter changed, same answer"),
+    "cosmetic-fetch": (cosmetic_fetch, "Fetch the weekly export.", "one export fetched in 7 cosmetic spellings"),
     "sleeper": (sleeper, "Run the long job.", "a command that forks a background child and keeps running (cancel)"),
 }
 
