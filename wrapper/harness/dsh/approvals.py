@@ -36,7 +36,8 @@ def typed_by_session(s: BridgeOwner) -> str:
     """Why a person's "allow" may have been typed by the agent (`wrapper.process.multiplexer`), raised as
     an alarm; "" when nothing of the session can reach the terminal.
     """
-    child, contain = s.child, s.contain
+    # a stand-in owner without a child (the unit tests' scripted sessions) has nothing to check
+    child, contain = getattr(s, "child", None), getattr(s, "contain", None)
     if child is None or child.pid is None:
         return ""
     # the whole session: dsh's tree, and the tools that left it (re-parented to the monitor, still ours)
