@@ -68,6 +68,8 @@ class Actions(App[int]):
             return False  # escape closes the slash-command list first
         if action == "cycle_mode" and not self.has_modes():
             return False  # no modes (dsh, an agent that offers none): shift+tab stays the focus key
+        if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
+            return False  # nothing left to stop: the footer offers restart and quit
         allowed = keys.action_allowed(action, self.mode, self.caps)
         return True if allowed is None else allowed
 

@@ -342,6 +342,8 @@ class BreakerApp(FrontEnd, Actions):
             self.front_clear()
             return
         self.w_stream.status(item)
+        if item.kind in ("started", "exited"):
+            self.refresh_bindings()  # the footer follows the child: no kill or cancel once it has exited
         if item.kind == "started":
             self.child_status = None
         elif item.kind == "exited":

@@ -96,10 +96,14 @@ PROMPT_KEYS = (
 
 
 def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
-    """The main screen's bindings, every mode's (`available` decides which are active)."""
+    """The main screen's bindings, every mode's (`available` decides which are active).
+
+    Quit comes first: the footer shows the bindings in this order and cuts what does not fit, and on a
+    small terminal the way out is the one key that must stay on it.
+    """
     return [
         Binding(k.key, "app." + k.action, k.label, show=k.footer, priority=k.priority, id=k.id, tooltip=k.help)
-        for k in KEYS
+        for k in sorted(KEYS, key=lambda k: k.id != "quit")
     ]
 
 

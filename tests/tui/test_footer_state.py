@@ -1,0 +1,37 @@
+"""The footer follows the state and the size: quit stays on it at 40x10, kill and cancel leave it once
+the child has exited.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Footer
+
+from tests.conftest import wait_until
+from tests.tui import scripts as S
+from tests.tui.conftest import running
+from wrapper.items import StatusItem
+
+pytestmark = pytest.mark.tui
+
+
+def _footer(app: object) -> str:
+    footer = app.screen.query_one(Footer)  # type: ignore[attr-defined]
+    return " ".join(str(w.render()) for w in footer.children if w.display)
+
+
+async def test_quit_is_on_the_footer_of_a_40x10_terminal() -> None:
+    async with running([S.ready()], size=(40, 10)) as (app, _src, _pilot):
+        await wait_until(lambda: "quit" in _footer(app), 5, "the footer")
+        footer = app.screen.query_one(Footer)
+        quit_key = next(w for w in footer.children if "quit" in str(w.render()))
+        assert quit_key.region.right <= 40 and quit_key.region.width > 0, "quit is on the screen"
+
+
+async def test_kill_and_cancel_leave_the_footer_once_the_child_has_exited() -> None:
+    async with running([S.ready()], size=(140, 30)) as (app, src, _pilot):
+        await wait_until(lambda: "kill" in _footer(app), 5, "kill while the child runs")
+        src.info.child = "exited"
+        app._receive(StatusItem("exited", "child exited with status 0", {"code": 0}))
+        await wait_until(lambda: "kill" not in _footer(app), 5, "no kill after the exit")
+        assert "cancel" not in _footer(app) and "restart" in _footer(app) and "quit" in _footer(app)
