@@ -269,7 +269,9 @@ class BreakerApp(FrontEnd, Actions):
 
     def _on_item(self, item: Item, at: float) -> None:
         stream = self.w_stream
-        if self.pulse is not None:
+        if self.pulse is not None:  # the clock starts with the first item of a busy turn, not the next paint
+            i = self.source.info
+            self.pulse.busy(i.busy and i.child == "running")
             self.pulse.saw(item)
         if isinstance(item, EngineItem):
             e = item.event
