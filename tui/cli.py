@@ -219,14 +219,14 @@ def _run(opts: list[str], command: list[str]) -> int:
             print(f"breaker-tui: --resume: {bad}", file=sys.stderr)
             return EXIT_USAGE
     from wrapper.records import keep
-    from wrapper.weakening import hold_back_pruning
+    from wrapper.weakening import hold_back
 
     for target in a.digest_to:  # checked before anything runs: a digest that cannot be kept is said now
         if unkept := keep.check_target(target):
             print(f"breaker-tui: --digest-to: {unkept}", file=sys.stderr)
             return EXIT_USAGE
     keep.configure(a.digest_to)
-    settings = hold_back_pruning(load_settings(a.config))
+    settings = hold_back(load_settings(a.config))  # a loosened value waits for `config accept`
     if a.approvals:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}

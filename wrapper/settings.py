@@ -135,6 +135,9 @@ class Settings(BaseModel):
     """`section.key` (snake_case) -> the file that set it (keys not listed are defaults)."""
     aliases_used: dict[str, str] = Field(default_factory=dict)
     """`section.key` (snake_case) -> the camelCase name the file wrote it as (`config show` and `doctor` say so)."""
+    held_back: tuple[str, ...] = ()
+    """The loosened values of a config file nobody accepted, as `file: key = value (default …)`: their
+    defaults hold (`wrapper.weakening.hold_back`), and the start-up, the TUI and the recording name them."""
 
     def alias_notes(self) -> list[str]:
         """One sentence per camelCase key the file used, saying which snake_case key it is."""

@@ -307,10 +307,11 @@ def accepted(s: Settings, store: Path | None = None) -> bool:
 
 
 def status_word(s: Settings, store: Path | None = None) -> str:
-    """How the status line qualifies enforcement under this config ("" when nothing is loosened).
+    """How the status line qualifies enforcement under this config ("" when nothing loosened is applied).
 
-    Accepted or not, a loosened config is never full ENFORCING: accepting stops the naming at each
-    start, it does not make `exclude = ["bash"]` count bash calls.
+    A loosened value is applied only once its file was accepted (`hold_back`); accepted, it is still
+    never full ENFORCING: accepting stops the naming at each start, it does not make
+    `exclude = ["bash"]` count bash calls. (Settings made in code, never held back: OBSERVING.)
     """
     if not loosened(s):
         return ""
@@ -320,38 +321,70 @@ def status_word(s: Settings, store: Path | None = None) -> str:
 def record_note(s: Settings, store: Path | None = None) -> dict[str, Any]:
     """What a recording's meta keeps of the config's loosening (nothing when there is none)."""
     found = loosened(s)
-    if not found:
-        return {}
-    return {"loosened": [str(x) for x in found], "loosened_accepted": accepted(s, store)}
+    note: dict[str, Any] = {"held_back": list(s.held_back)} if s.held_back else {}
+    if found:
+        note.update(loosened=[str(x) for x in found], loosened_accepted=accepted(s, store))
+    return note
 
 
 def report(s: Settings, store: Path | None = None) -> list[str]:
-    """The start-up lines: each loosened key until the file is accepted, then one line saying it was."""
-    found = loosened(s)
-    if not found:
-        return []
+    """The start-up lines: each loosened value held back until the file is accepted; once accepted, one line."""
     path = source_path(s)
-    if is_accepted(path, store):
-        return [f"the accepted config {path} loosens {len(found)} key(s) (`breaker-tui config show` lists them)"]
-    lines = [f"the config loosens the breaker: {x}" for x in found]
-    lines.append(
-        "enforcement is looser than the defaults (status: OBSERVING) until you accept this exact file:"
-        f" `breaker-tui config accept{'' if path is None else f' --config {path}'}`"
-    )
+    found = loosened(s)
+    lines = []
+    if found and is_accepted(path, store):
+        lines.append(f"the accepted config {path} loosens {len(found)} key(s) (`breaker-tui config show` lists them)")
+    elif found:  # made in code, not held back: applied, and named
+        lines += [f"the config loosens the breaker: {x}" for x in found]
+    if s.held_back:
+        lines += [f"the config loosens the breaker, NOT APPLIED (the default holds): {x}" for x in s.held_back]
+        lines.append(
+            "a loosened value takes effect only once you accept this exact file:"
+            f" `breaker-tui config accept{'' if path is None else f' --config {path}'}`"
+        )
     return lines
 
 
-def hold_back_pruning(s: Settings, store: Path | None = None) -> Settings:
-    """Until it is accepted, a retention looser than the default is not applied: a deleted recording
-    cannot be given back. (Nothing else is changed: the rest of the file is honoured and named.)
+def hold_back(s: Settings, store: Path | None = None) -> Settings:
+    """The settings a session runs with: every loosened value keeps its default until the file is accepted.
+
+    A tool that can write the config file must not decide for the person; the values it could have
+    written are named (`held_back`, the start-up lines, the recording) and take no effect.
     """
-    if accepted(s, store):
+    found = loosened(s)
+    if not found or accepted(s, store):
         return s
-    d = Settings().wrapper
-    w = s.wrapper
-    keep = w.recordings_keep if _keeps(w.recordings_keep, d.recordings_keep) else d.recordings_keep
-    days = w.recordings_keep_days if _keeps(w.recordings_keep_days, d.recordings_keep_days) else d.recordings_keep_days
-    if (keep, days) == (w.recordings_keep, w.recordings_keep_days):
-        return s
-    wrapper = w.model_copy(update={"recordings_keep": keep, "recordings_keep_days": days})
-    return s.model_copy(update={"wrapper": wrapper})
+    sections: dict[str, dict[str, Any]] = {}
+    keys = dict(s.keys)
+    for x in found:
+        sec, _, rest = x.key.partition(".")
+        if sec == "keys":
+            keys.pop(rest, None)
+            continue
+        name, _, entry = rest.partition(".")
+        _restore(sections.setdefault(sec, {}), SECTIONS[sec], s, name, entry)
+    engine = s.engine.model_copy(
+        update={sec: getattr(s.engine, sec).model_copy(update=sections[sec]) for sec in _ENGINE if sec in sections}
+    )
+    update: dict[str, Any] = {"engine": engine, "keys": keys, "held_back": tuple(str(x) for x in found)}
+    for sec in ("acp", "wrapper"):
+        if sec in sections:
+            update[sec] = getattr(s, sec).model_copy(update=sections[sec])
+    return s.model_copy(update=update)
+
+
+_ENGINE = ("repeat", "thinking", "engine")
+
+
+def _restore(changes: dict[str, Any], get: Callable[[Settings], BaseModel], s: Settings, name: str, entry: str) -> None:
+    """Put the default back for one field, or for one entry of a table field (its other entries stay)."""
+    default = getattr(get(Settings()), name)
+    if not entry:
+        changes[name] = default
+        return
+    table = dict(changes.get(name, getattr(get(s), name)))
+    if entry in default:
+        table[entry] = default[entry]
+    else:
+        table.pop(entry, None)
+    changes[name] = table

@@ -19,7 +19,7 @@ from wrapper.weakening import (
     RULES,
     SECTIONS,
     accept,
-    hold_back_pruning,
+    hold_back,
     loosened,
     record_note,
     report,
@@ -109,7 +109,7 @@ def test_every_field_of_an_enforcing_section_is_classified_once() -> None:
 
 
 @pytest.mark.parametrize("key", sorted(RULES))
-def test_each_enforcing_key_loosened_is_named_with_file_key_and_value(key: str) -> None:
+def test_each_enforcing_key_loosened_is_named_and_held_back(key: str, tmp_path: Path) -> None:
     value, named = LOOSER[key]
     got = [str(x) for x in loosened(from_mapping(_config(key, value), "c.toml"))]
     if named is None:
@@ -117,6 +117,8 @@ def test_each_enforcing_key_loosened_is_named_with_file_key_and_value(key: str) 
         return
     shown = named or key
     assert any(line.startswith(f"c.toml: {shown} = ") for line in got), got
+    held = hold_back(from_mapping(_config(key, value), "c.toml"), tmp_path)
+    assert loosened(held) == [] and any(h.startswith(f"c.toml: {shown} = ") for h in held.held_back), held.held_back
 
 
 def test_the_report_s_doors_are_all_named() -> None:
@@ -159,29 +161,59 @@ def test_a_tighter_or_neutral_value_is_not_named(cfg: dict[str, Any]) -> None:
     assert loosened(from_mapping(cfg, "c.toml")) == []
 
 
-def test_loosening_is_named_at_every_start_until_that_exact_file_is_accepted(tmp_path: Path) -> None:
+def test_a_loosened_value_is_held_back_and_named_at_every_start_until_that_exact_file_is_accepted(
+    tmp_path: Path,
+) -> None:
     cfg = tmp_path / "config.toml"
-    cfg.write_text('[repeat]\nexclude = ["bash"]\n')
+    cfg.write_text('[repeat]\nexclude = ["bash"]\nwindow = 40\n')
     store = tmp_path / "state"
     for _ in range(3):  # not once: at every start
-        lines = report(load(cfg), store)
-        assert any(f"{cfg}: repeat.exclude" in line for line in lines), lines
+        held = hold_back(load(cfg), store)
+        assert held.engine.repeat.exclude == ("todo_write",), "the default holds until the file is accepted"
+        assert held.engine.repeat.window == 40, "a tighter value is applied at once"
+        lines = report(held, store)
+        assert any(f"NOT APPLIED (the default holds): {cfg}: repeat.exclude" in line for line in lines), lines
         assert any("config accept" in line for line in lines)
-        assert status_word(load(cfg), store).startswith("OBSERVING")
+        assert status_word(held, store) == "", "the defaults hold: enforcement is not looser"
     accept(cfg, store)
-    lines = report(load(cfg), store)
+    applied = hold_back(load(cfg), store)
+    assert applied.engine.repeat.exclude == ("bash",) and not applied.held_back
+    lines = report(applied, store)
     assert len(lines) == 1 and "accepted" in lines[0] and "loosens 1 key" in lines[0]
-    assert status_word(load(cfg), store) == "LOOSENED (accepted config)", "accepted is still not full ENFORCING"
+    assert status_word(applied, store) == "LOOSENED (accepted config)", "accepted is still not full ENFORCING"
     cfg.write_text('[repeat]\nexclude = ["bash", "read"]\n')  # a changed file needs a new accept
-    assert any("repeat.exclude" in line for line in report(load(cfg), store))
-    assert status_word(load(cfg), store).startswith("OBSERVING")
+    held = hold_back(load(cfg), store)
+    assert held.engine.repeat.exclude == ("todo_write",) and held.held_back
+    assert status_word(load(cfg), store).startswith("OBSERVING"), "settings not held back are never ENFORCING"
+
+
+def test_a_held_back_table_entry_keeps_the_tighter_entries_beside_it(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        '[repeat.limits]\ncmd = "off"\n"verb:rm" = 2\n[repeat.host_aliases]\n"attacker.example" = "127.0.0.1"\n'
+    )
+    held = hold_back(load(cfg), tmp_path)
+    assert held.engine.repeat.limits["cmd"] == 5 and held.engine.repeat.limits["verb:rm"] == 2
+    assert "attacker.example" not in held.engine.repeat.host_aliases
+    assert loosened(held) == []
+
+
+def test_held_back_approval_keys_are_dropped(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[keys]\n"approve.once" = "y"\nkill = "ctrl+x"\n')
+    held = hold_back(load(cfg), tmp_path)
+    assert held.keys == {"kill": "ctrl+x"} and any("keys.approve.once" in h for h in held.held_back)
 
 
 def test_the_recording_keeps_what_was_loosened(tmp_path: Path) -> None:
     cfg = tmp_path / "config.toml"
     cfg.write_text("[repeat]\nwindow = 5\n")
-    note = record_note(load(cfg), tmp_path)
-    assert note == {"loosened": [f"{cfg}: repeat.window = 5 (default 12)"], "loosened_accepted": False}
+    assert record_note(hold_back(load(cfg), tmp_path), tmp_path) == {
+        "held_back": [f"{cfg}: repeat.window = 5 (default 12)"]
+    }
+    accept(cfg, tmp_path)
+    note = record_note(hold_back(load(cfg), tmp_path), tmp_path)
+    assert note == {"loosened": [f"{cfg}: repeat.window = 5 (default 12)"], "loosened_accepted": True}
     assert record_note(Settings(), tmp_path) == {}
 
 
@@ -189,10 +221,10 @@ def test_a_looser_retention_is_not_applied_before_it_is_accepted(tmp_path: Path)
     """`recordings_keep = 1` written by a tool deleted the earlier recordings at the next start."""
     cfg = tmp_path / "config.toml"
     cfg.write_text("[wrapper]\nrecordings_keep = 1\nrecordings_keep_days = 2\n")
-    held = hold_back_pruning(load(cfg), tmp_path)
+    held = hold_back(load(cfg), tmp_path)
     assert (held.wrapper.recordings_keep, held.wrapper.recordings_keep_days) == (200, 30)
     accept(cfg, tmp_path)
-    applied = hold_back_pruning(load(cfg), tmp_path)
+    applied = hold_back(load(cfg), tmp_path)
     assert (applied.wrapper.recordings_keep, applied.wrapper.recordings_keep_days) == (1, 2)
 
 
