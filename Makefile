@@ -31,12 +31,17 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The build runs in .venv (it holds the hook's pinned mypy and hatch-mypyc), not in two isolated build
+# environments that pip fills anew each time. .venv-compiled holds only the wheel; a .pth line puts .venv's
+# packages (the dependencies and the test tools) behind it on the path, without the editable install's own
+# .pth line that would put the checkout's sources first, so the tests import the compiled engine.
 $(CSTAMP): $(STAMP)
 	@test -x $(CBIN)/python || $(PY) -m venv $(CVENV)
 	rm -rf $(CVENV)/dist
-	BREAKER_TUI_BUILD=$(ENGINE_BUILD) $(BIN)/python -m build --outdir $(CVENV)/dist .
-	$(CBIN)/python -m pip install -q "$$(ls $(CVENV)/dist/*.whl)[dev]"
+	BREAKER_TUI_BUILD=$(ENGINE_BUILD) $(BIN)/python -m build --no-isolation --outdir $(CVENV)/dist .
 	$(CBIN)/python -m pip install -q --force-reinstall --no-deps $(CVENV)/dist/*.whl
+	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))' \
+		> "$$($(CBIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/breaker-dev-deps.pth"
 	@rm -f $(CVENV)/.built-* && touch $(CSTAMP)
 
 # Build the wheel (compiled with mypyc when a C compiler and the Python headers exist) into .venv-compiled.
@@ -84,7 +89,7 @@ lint: check-format check-lint check-imports check-types
 # whole suite (real dsh against the mock model, the TUI) from the checkout.
 test: dsh agents lint docs compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
-	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/pytest -q -n auto -p no:cacheprovider \
+	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q -n auto -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(FAST) $(CURDIR)/tests/unit
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance

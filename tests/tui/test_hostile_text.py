@@ -13,6 +13,7 @@ import io
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,6 +86,8 @@ async def _through_the_app(t: str) -> None:
             _check(n.message, "a notification")
 
 
+# Ten whole app runs: 90 s at a load of 11 on 2 cores, so more than the default 120 s at a load of 15.
+@pytest.mark.timeout(360)
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hostile)
 def test_hostile_text_through_every_widget(t: str) -> None:
