@@ -56,7 +56,7 @@ class Ctx:
     items: list[Item] = field(default_factory=list)
     session: Any = None
     recording: Path | None = None
-    cleanups: list[Callable[[], None]] = field(default_factory=list)
+    cleanups: list[Callable[[], object]] = field(default_factory=list)
 
     def texts(self) -> str:
         """What the person reads: status lines (stderr, the screen) and the tool results the stream shows."""
@@ -190,9 +190,9 @@ async def late_hello(ctx: Ctx) -> Outcome:
 
 async def process_before_hello(ctx: Ctx) -> Outcome:
     """A process under dsh before its bridge said hello (a tool ran with nobody asked): stopped at once."""
+    # the "tool": a child process that would write the marker half a second later
     body = (
-        "sleep 0.5; echo ran >> calls.log\n"
-        f'exec {shlex.quote(str(node()))} {shlex.quote(str(pinned_entry()))} "$@"\n'
+        f'sleep 0.5; echo ran >> calls.log\nexec {shlex.quote(str(node()))} {shlex.quote(str(pinned_entry()))} "$@"\n'
     )
     launcher = _script(ctx.tmp / "busy-dsh", body)
     ws = await _dsh(ctx, "tool-loop", {"BREAKER_TUI_DSH": launcher}, ready=False)
@@ -245,7 +245,7 @@ async def garbage_answers(ctx: Ctx) -> Outcome:
     ws = await _dsh(ctx, "tool-loop", cls=GarbleSession)
     before = ctx.session.turns_done
     assert await ctx.session.prompt("Read notes.txt")
-    assert await ctx.session.wait_turn_end(before, 120)
+    await ctx.session.wait_turn_end(before, 120)  # (a bridge that ran the calls may never end its turn)
     return Outcome(lambda: _calls(ws) > 0, "the monitor sent an answer the bridge cannot read", "cannot read")
 
 
