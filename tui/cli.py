@@ -96,8 +96,8 @@ def screen_problem(instead: str = "use --no-tui for scripts") -> str | None:
             return f"not a terminal ({name} is not one); {instead}"
     try:
         background = os.tcgetpgrp(sys.__stdin__.fileno()) != os.getpgrp()  # type: ignore[union-attr]
-    except OSError:
-        background = True
+    except OSError:  # a terminal that is not this session's controlling one: nothing will stop us
+        background = False
     if background:
         return (
             "started in a background process group (with `&`, or under `timeout` without --foreground), "
@@ -212,6 +212,13 @@ def _run(opts: list[str], command: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    no_screen = None if a.no_tui else screen_problem()
+    if not a.no_tui and no_screen is None:
+        # the screen's libraries take seconds to load on a busy machine: say at once what is starting
+        from wrapper.safetext import inert
+
+        shown = inert(" ".join(command), keep_newlines=False)[:200]
+        print(f"breaker-tui: starting {shown} (the screen opens in a moment)", file=sys.stderr, flush=True)
     if a.resume is not None:
         from wrapper.harness.registry import resume_problem
 
@@ -240,8 +247,8 @@ def _run(opts: list[str], command: list[str]) -> int:
     if a.no_tui and (why := _prompt_problem(command, a.acp, bool(a.prompt))):
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_USAGE
-    if not a.no_tui and (why := screen_problem()):
-        return refuse_screen(why)
+    if no_screen is not None:
+        return refuse_screen(no_screen)
     from wrapper.harness.registry import watched_files
     from wrapper.startup import banner
 

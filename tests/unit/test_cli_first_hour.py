@@ -168,3 +168,23 @@ def test_doctor_says_what_comes_next_a_profile_then_a_key_or_the_mock(tmp_path: 
     without_key = next_step(env)
     assert "DEEPSEEK_API_KEY" in without_key and "mock-llm" in without_key
     assert next_step({**env, "DEEPSEEK_API_KEY": "sk-x"}).startswith("breaker-tui -- dsh --profile dev")
+
+
+def test_the_screen_says_what_is_starting_before_it_opens(tmp_path: Path) -> None:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "tui", "--", "true"],
+        cwd=str(ROOT),
+        env=_scratch_env(tmp_path),
+        dimensions=(24, 80),
+        timeout=60,
+    )
+    try:
+        child.expect(rb"breaker-tui: starting true \(the screen opens in a moment\)")
+        assert b"\x1b[?1049h" not in (child.before or b""), "the line comes before the screen"
+        child.expect(rb"quit")
+        child.sendcontrol("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
