@@ -34,7 +34,7 @@ def _forge(path: Path, index: bool) -> None:
     records = [json.loads(line) for line in path.read_bytes().splitlines()]
     meta = records[0]
     kept = [r for r in records if not (r.get("k") == "out" and r.get("kind") == "deny")]
-    prev, lines = integrity.SEED, []
+    prev, lines = integrity.SEED, list[bytes]()
     for r in kept:
         r.pop("h", None)
         if r.get("k") == "end":

@@ -30,7 +30,7 @@ ALL_FIELDS = sorted(f"{sec}.{name}" for sec, get in SECTIONS.items() for name in
 
 # per enforcing key: a looser value and the key it is named as ("" = the key itself); None where the
 # default is already the looser side, so the value given is a tighter one, which must not be named
-LOOSER: dict[str, tuple[Any, str]] = {
+LOOSER: dict[str, tuple[Any, str | None]] = {
     "repeat.window": (6, "repeat.window"),
     "repeat.local_hosts": ("allow", "repeat.local_hosts"),
     "repeat.exclude": (["bash"], "repeat.exclude"),
