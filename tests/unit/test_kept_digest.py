@@ -80,3 +80,17 @@ def test_a_recording_rewritten_after_its_session_fails_scan(
 def test_a_digest_target_that_cannot_be_written_is_refused_before_the_session(tmp_path: Path) -> None:
     why = keep.check_target(str(tmp_path / "no-such-dir" / "d.log"))
     assert why is not None and "cannot append" in why
+
+
+def test_a_second_digest_appended_for_the_same_recording_is_forgery(
+    tmp_path: Path, kept: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log the agent cannot rewrite may still take its lines (syslog): a later digest cannot win."""
+    r = _session(tmp_path / "r.jsonl")
+    r.close()
+    _forge(r.path, index=True)
+    forged = json.loads(r.path.read_bytes().splitlines()[-1])["h"]
+    with kept.open("a") as f:
+        f.write(keep.line_for(r.path, r.rid, forged, len(r.path.read_bytes().splitlines())) + "\n")
+    code, err = _scan(r.path, capsys, "--digests", str(kept))
+    assert code == scan.EXIT_TAMPERED and "more than one digest" in err, err

@@ -29,6 +29,7 @@ class Kept:
     rid: str
     records: int
     digest: str
+    contradicted: bool = False  # a later line gave this recording another digest (someone else wrote it)
 
 
 def line_for(path: Path, rid: str, digest: str, records: int) -> str:
@@ -89,13 +90,21 @@ def _to_syslog(line: str) -> None:
 
 
 def read_kept(source: Path) -> dict[str, Kept]:
-    """Every kept line of `source` by recording id (the last one wins); other lines are skipped.
+    """Every kept line of `source` by recording id; other lines are skipped.
+
+    The first line of an id is the recorder's (it writes one, at close); a same-user process can
+    append to a log it cannot rewrite, so a later line with another digest marks the id contradicted.
     Raises OSError when `source` cannot be read.
     """
     out: dict[str, Kept] = {}
     with source.open(encoding="utf-8", errors="replace") as f:
         for text in f:
             m = _LINE.search(text)
-            if m:
-                out[m["rid"]] = Kept(m["rid"], int(m["records"]), m["digest"])
+            if not m:
+                continue
+            now, first = Kept(m["rid"], int(m["records"]), m["digest"]), out.get(m["rid"])
+            if first is None:
+                out[now.rid] = now
+            elif (first.digest, first.records) != (now.digest, now.records):
+                out[now.rid] = Kept(first.rid, first.records, first.digest, contradicted=True)
     return out

@@ -154,6 +154,12 @@ def against_kept(check: Integrity, kept: Kept | None, where: str) -> Integrity:
     """
     if kept is None or check.status not in ("verified", "unverified") or check.digest is None:
         return check
+    if kept.contradicted:
+        return replace(
+            check,
+            status="forged",
+            detail=f"{where} holds more than one digest for this recording: one was added after the session",
+        )
     if check.digest == kept.digest and check.records == kept.records:
         return replace(
             check, status="verified", detail=f"the digest chain is whole and ends on the digest kept in {where}"
