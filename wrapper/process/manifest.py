@@ -33,9 +33,14 @@ class Entry:
 
 
 def _walk(root: Path, rel: str = "") -> Iterator[tuple[str, os.stat_result, bool]]:
-    """Every file and symlink under `root` (relative path, lstat, is a link), the manifest itself excepted."""
+    """Every file and symlink under `root` (relative path, lstat, is a link), the manifest itself excepted.
+
+    In directory order: callers that report sort what they found (sorting 29,000 names per launch cost
+    more than comparing them).
+    """
     try:
-        entries = sorted(os.scandir(root / rel) if rel else os.scandir(root), key=lambda e: e.name)
+        with os.scandir(root / rel) as it:
+            entries = list(it)
     except OSError:
         return
     for e in entries:
@@ -78,11 +83,11 @@ def load(root: Path) -> dict[str, Entry] | str:
         return f"no manifest ({root / NAME})"
     if not isinstance(obj, dict) or obj.get("version") != VERSION or not isinstance(obj.get("files"), dict):
         return f"the manifest {root / NAME} does not cover every file of the install (an older format)"
-    out: dict[str, Entry] = {}
-    for rel, row in obj["files"].items():
-        if isinstance(row, list) and len(row) == 3:
-            out[str(rel)] = Entry(str(row[0]), int(row[1]), int(row[2]))
-    return out
+    rows = obj["files"]
+    try:
+        return {str(rel): Entry(str(row[0]), int(row[1]), int(row[2])) for rel, row in rows.items()}
+    except (TypeError, ValueError, IndexError, KeyError):
+        return f"the manifest {root / NAME} is damaged"
 
 
 def quick(root: Path) -> list[str]:
@@ -99,8 +104,13 @@ def quick(root: Path) -> list[str]:
             problems.append(f"added: {rel}")
         elif e.size != st.st_size or e.mtime_ns != st.st_mtime_ns:
             problems.append(f"changed: {rel}")
-    problems.extend(f"missing: {rel}" for rel in sorted(set(want) - seen))
-    return problems
+    return _ordered(problems, want, seen)
+
+
+def _ordered(problems: list[str], want: dict[str, Entry], seen: set[str]) -> list[str]:
+    """The problems by file name, then the missing files."""
+    found = sorted(problems, key=lambda p: p.partition(": ")[2])
+    return found + [f"missing: {rel}" for rel in sorted(set(want) - seen)]
 
 
 def full(root: Path) -> list[str]:
@@ -122,8 +132,7 @@ def full(root: Path) -> list[str]:
             got = ""
         if got != e.digest:
             problems.append(f"changed: {rel}")
-    problems.extend(f"missing: {rel}" for rel in sorted(set(want) - seen))
-    return problems
+    return _ordered(problems, want, seen)
 
 
 def describe(problems: list[str], what: str, fix: str) -> str:
