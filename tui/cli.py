@@ -356,8 +356,10 @@ def _demo(args: list[str]) -> int:
     if not a.no_tui and (why := screen_problem()):
         return refuse_screen(why)
     from tui.demo import run_demo
+    from wrapper.weakening import hold_back
 
-    return run_demo(a.scenario, load_settings(a.config), headless=a.no_tui, theme=a.theme, agent=a.agent)
+    settings = hold_back(load_settings(a.config))  # a live session: a loosened value waits for `config accept`
+    return run_demo(a.scenario, settings, headless=a.no_tui, theme=a.theme, agent=a.agent)
 
 
 def _mock(args: list[str]) -> int:
