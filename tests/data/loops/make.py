@@ -54,7 +54,8 @@ def bases() -> list[tuple[str, list[Event]]]:
 
 def opening(events: list[Event]) -> list[Event]:
     """The base session up to its `OPENING_CALLS`-th call (meta left out)."""
-    out, calls = [], 0
+    out: list[Event] = []
+    calls = 0
     for e in events[1:]:
         out.append(e)
         if e["t"] == "call":
@@ -103,7 +104,7 @@ def thoughts(ev: list[Event]) -> list[str]:
 
 def real_lines(ev: list[Event]) -> list[str]:
     """Every non-blank output line of the session, in order (real text to page through or grow)."""
-    out = []
+    out: list[str] = []
     for e in ev:
         if e["t"] == "call":
             out.extend(line for line in e.get("output", "").splitlines() if line.strip())
@@ -119,10 +120,11 @@ def verbatim_failure(ev: list[Event]) -> tuple[list[Event], str]:
     """The same failing command re-sent verbatim 6 times; bash numbers its error line anew each time."""
     f = a_failure(ev)
     base = R.randint(40, 9000)
-    out = [
-        {**f, "output": _BASH_LINE.sub(lambda m, k=k: f"{m[1]}: line {base + k}: ", f["output"])} for k in range(6)
-    ]
-    return out, f"the failing call `{clip(f['args']['command'], 1)[:80]}` re-sent verbatim 6 times, bash's `line N:` moving"
+    out = [{**f, "output": _BASH_LINE.sub(f"\\1: line {base + k}: ", f["output"])} for k in range(6)]
+    return (
+        out,
+        f"the failing call `{clip(f['args']['command'], 1)[:80]}` re-sent verbatim 6 times, bash's `line N:` moving",
+    )
 
 
 def counters_failure(ev: list[Event]) -> tuple[list[Event], str]:
@@ -158,7 +160,10 @@ def cosmetic_echo(ev: list[Event]) -> tuple[list[Event], str]:
     for k in range(6):
         spelled = respell(cmd, k)
         out.append({**f, "args": {**f["args"], "command": spelled}, "output": f"$ {spelled}\n{f['output']}"})
-    return out, f"`{clip(cmd, 1)[:60]}` re-spelled 6 times (quotes, `cd` prefix, `&&` spacing), each result echoing its spelling, same failure"
+    return (
+        out,
+        f"`{clip(cmd, 1)[:60]}` re-spelled 6 times (quotes, `cd` prefix, `&&` spacing), each result echoing its spelling, same failure",
+    )
 
 
 HOSTS = ("data.example.org", "reports.example.com", "exports.example.net")
@@ -180,7 +185,11 @@ def url_echo(ev: list[Event]) -> tuple[list[Event], str]:
     for v in variants:
         shown = re.search(r"https://([^/]+)", v)
         h = shown[1] if shown else host
-        msg = f"curl: (6) Could not resolve host: {h}" if v.startswith("curl") else f"wget: unable to resolve host address '{h}'"
+        msg = (
+            f"curl: (6) Could not resolve host: {h}"
+            if v.startswith("curl")
+            else f"wget: unable to resolve host address '{h}'"
+        )
         out.append(call(v, msg, 6 if v.startswith("curl") else 4))
     return out, "one export URL fetched 6 times with cosmetic variants; the resolver error echoes the host as spelled"
 
@@ -247,7 +256,10 @@ def paging_forward(ev: list[Event]) -> tuple[list[Event], str]:
     for p in range(pages):
         chunk = lines[p * PAGE : (p + 1) * PAGE] or [f"{p * PAGE + 1}: (end of file)"]
         out += [think(sentence), call(f"sed -n '{p * PAGE + 1},{(p + 1) * PAGE}p' {name}", "\n".join(chunk), 0, like)]
-    return out, f"the session's own output text read forward page by page ({pages} pages), the same sentence of thought before each"
+    return (
+        out,
+        f"the session's own output text read forward page by page ({pages} pages), the same sentence of thought before each",
+    )
 
 
 def polling_progress(ev: list[Event]) -> tuple[list[Event], str]:
@@ -269,7 +281,14 @@ def edit_test(ev: list[Event]) -> tuple[list[Event], str]:
     out: list[Event] = []
     for r in range(5):
         new = lines[r % max(1, len(lines))] if lines else f"value = {r}"
-        out.append({"t": "call", "tool": "edit", "args": {"file_path": "src/module.py", "old_string": f"# step {r}", "new_string": new[:120]}, "output": "The file src/module.py has been updated."})
+        out.append(
+            {
+                "t": "call",
+                "tool": "edit",
+                "args": {"file_path": "src/module.py", "old_string": f"# step {r}", "new_string": new[:120]},
+                "output": "The file src/module.py has been updated.",
+            }
+        )
         left = failing[r:]
         text = "\n".join(left) + f"\n{len(left)} failed, {10 + r} passed" if left else f"{15} passed"
         out.append(call(test, text, 1 if left else 0, like))
@@ -279,8 +298,16 @@ def edit_test(ev: list[Event]) -> tuple[list[Event], str]:
 def retry_transient(ev: list[Event]) -> tuple[list[Event], str]:
     """A real call failing twice on a transient error, then succeeding with its real output."""
     c = R.choice([e for e in shell_calls(ev) if not failed(e)] or shell_calls(ev))
-    errs = ("error: connection reset by peer", "fatal: unable to access remote: Could not resolve host", "Temporary failure in name resolution")
-    out = [{**c, "output": R.choice(errs), "exit": 1}, {**c, "output": "error: operation timed out after 30000 ms", "exit": 1}, dict(c)]
+    errs = (
+        "error: connection reset by peer",
+        "fatal: unable to access remote: Could not resolve host",
+        "Temporary failure in name resolution",
+    )
+    out = [
+        {**c, "output": R.choice(errs), "exit": 1},
+        {**c, "output": "error: operation timed out after 30000 ms", "exit": 1},
+        dict(c),
+    ]
     return out, "a real call retried after two different transient errors, then succeeding"
 
 
@@ -293,7 +320,9 @@ LEGIT = {
 LEGIT_PER_CLASS = 14
 
 
-def write_case(n: int, cls: str, expected: str, base: str, ev: list[Event], make: Callable[[list[Event]], tuple[list[Event], str]]) -> None:
+def write_case(
+    n: int, cls: str, expected: str, base: str, ev: list[Event], make: Callable[[list[Event]], tuple[list[Event], str]]
+) -> None:
     head = opening(ev)
     stretch, how = make(ev)
     meta: Event = {
