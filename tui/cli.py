@@ -456,6 +456,11 @@ def _config(args: list[str]) -> int:
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
     for line in s.alias_notes():
         print(f"# {line}")
+    from wrapper.weakening import accepted, loosened
+
+    how = "accepted" if accepted(s) else "NOT APPLIED until `breaker-tui config accept`"
+    for x in loosened(s):  # the file's values as written; a session applies these only once accepted
+        print(f"# loosened, {how}: {x.key}")
     dump = {
         "repeat": s.engine.repeat.model_dump(mode="python"),
         "thinking": s.engine.thinking.model_dump(mode="python"),
