@@ -39,10 +39,11 @@ KEYS_CAP = 512  # call keys remembered per agent
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _EXIT_FRAME = re.compile(r"\[exit code: -?\d+\]")
-# a harness's label in front of what the tool said hides errors anchored at a line start
+# a harness's label or step counter in front of what the tool said hides errors anchored at a line start
 _PREFIX = re.compile(
     r"^(?:[ \t]*(?:(?:Observation|Output|Result|Tool output|Tool result|stdout|stderr|OBSERVATION)[ \t]*:[ \t]?"
-    r"|The result of executing that last command is:\s*|Command [\w.-]{1,64} returned:[ \t]?))+",
+    r"|The result of executing that last command is:\s*|Command [\w.-]{1,64} returned:[ \t]?"
+    r"|(?i:\[step \d+(?:/\d+)?\]|step \d+(?:/\d+)?:|\(\d+ steps? (?:left|remaining)\))[ \t]*))+",
     re.M,
 )
 # prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
@@ -69,7 +70,7 @@ _VOLATILE = re.compile(
     r"|(?<=: )[^\s:]{1,200}(?=: command not found)"  # the word the shell could not run is the call's own
     r"|(?i:\b(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
     r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"  # temp paths
-    r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",  # temp names anywhere
+    r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*(?:\d|[a-z][A-Z]|[A-Z][a-z]))[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",  # temp names
     re.M,
 )
 _DIGIT = re.compile(r"\d")
@@ -96,7 +97,7 @@ def unframe(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "[exit code:" in text:
         text = _EXIT_FRAME.sub("", text)
-    if ":" in text:
+    if ":" in text or "step" in text or "Step" in text:
         text = _PREFIX.sub("", text)
     return _PROMPT.sub("", text)
 
@@ -160,21 +161,39 @@ def spaced(command: str) -> str:
 
 
 def shell_args(tool: str, args: Any) -> Any:
-    """A shell call's arguments with its command as every default rule compares it: quoting, a leading
+    """A call's arguments as every default rule compares them: a shell command's quoting, a leading
     `cd DIR &&` and operator spacing aside (its words, with their boundaries kept; flags stay: `-v` may
-    change what a command does).
-    Other calls' arguments are returned as they are.
+    change what a command does), and every URL in its `net:` form (`_url_key`), in a command or in a
+    `url` argument. Anything else is returned as it is.
     """
-    if tool not in SHELL_TOOLS or not isinstance(args, dict):
+    if not isinstance(args, dict):
         return args
+    if tool not in SHELL_TOOLS:
+        urls = {k: _url_key(v) for k in _URL_KEYS if isinstance(v := args.get(k), str)}
+        return {**args, **urls} if any(urls[k] != args[k] for k in urls) else args
     c = args.get("command")
     if not isinstance(c, str) or not c:
         return args
     from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
 
-    words = shell.tokenize(shell.drop_navigation(spaced(c[:4000])))
+    text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), c[:4000]) if "://" in c else c[:4000]
+    words = shell.tokenize(shell.drop_navigation(spaced(text)))
     same = " ".join(shell.bounded(w) for w in words) or c
     return args if same == c else {**args, "command": same}
+
+
+_URL_KEYS = ("url", "href", "uri")
+_URL_IN_TEXT = re.compile(r"(?i)\bhttps?://[^\s\"'\\<>`]+")
+
+
+def _url_key(raw: str) -> str:
+    """A URL as the call's identity: host case, `www.`, tracking parameters and the fragment aside (the
+    seeds' `net:` form); anything that does not parse as a URL stays as it is.
+    """
+    from engine.tools.urls import norm_url  # imported here, as the shell parser above
+
+    u = norm_url(raw, {}) if "://" in raw else None
+    return u.href if u is not None else raw
 
 
 def _source(tool: str, args: Any) -> str:
@@ -213,7 +232,8 @@ def _without(text: str, words: tuple[str, ...]) -> str:
     for w in words:
         lw = w.lower()
         if lw in low:
-            text = re.sub(re.escape(w), "#", text, flags=re.I)
+            # whole tokens only: an echoed `21` is not the `21` inside a uuid or a longer number
+            text = re.sub(rf"(?<![\w-]){re.escape(w)}(?![\w-])", "#", text, flags=re.I)
             low = text.lower()
     return text
 

@@ -233,7 +233,10 @@ def test_spaced_leaves_quoted_operators_and_redirections_alone() -> None:
 
 
 def test_shell_args_keep_flags_and_other_tools_untouched() -> None:
-    assert shell_args("bash", {"command": "cd /r && curl -sS 'https://x'"}) == {"command": "curl -sS https://x"}
+    assert shell_args("bash", {"command": "cd /r && curl -sS 'https://x'"}) == {"command": "curl -sS x/"}
+    assert shell_args("bash", {"command": "curl -v https://WWW.x.org/a?utm_source=b#c"}) == {
+        "command": "curl -v x.org/a"
+    }
     args = {"command": "view", "path": "a.py"}
     assert shell_args("str_replace_editor", args) is args
 
