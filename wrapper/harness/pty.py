@@ -280,12 +280,14 @@ class PtySession(SessionControls):
         return exit_info
 
     async def wait_ready(self, timeout: float = 60) -> bool:
-        """Wait until the child takes prompts."""
+        """Wait until the child takes prompts (False at once when it exited first: a stopped session never will)."""
+        waiters = [asyncio.ensure_future(self._ready.wait()), asyncio.ensure_future(self._exited.wait())]
         try:
-            await asyncio.wait_for(self._ready.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        return self._ready.is_set()
 
     async def _on_trip(self, trip: StreamTrip) -> None:
         sent = await self._act_on_trip(trip)
