@@ -83,8 +83,9 @@ REAL_PUBLIC = SHARED / "real-public"
 # What the build achieves (loops stopped of 64, legitimate sessions blocked of 136, the median number of
 # calls from a loop's first call to its block). A detector that blocks nothing scores 0 of 64 and fails.
 # Its 8 undecided trajectories carry no `expected` at all (labels.jsonl says `skip`): read, not scored.
-REAL_PUBLIC_FIGURES = {"loops": 64, "legit": 136, "skipped": 0, "min_loops_blocked": 49, "max_legit_blocked": 2}
-REAL_PUBLIC_MAX_MEDIAN = 5
+# Before one notion of "new" the build stopped 49 of 64 and blocked 2 of 136 (median 5).
+REAL_PUBLIC_FIGURES = {"loops": 64, "legit": 136, "skipped": 0, "min_loops_blocked": 58, "max_legit_blocked": 0}
+REAL_PUBLIC_MAX_MEDIAN = 6
 
 
 def check_real_public(t: dict[str, int]) -> None:
