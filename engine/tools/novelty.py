@@ -247,7 +247,8 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
         text = _without(unframe(_bounded(text)), echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
-        numbers = frozenset(re.findall(r"\d+", _source(tool, args))[:32])
+        # the numbers of the call as compared (a URL's dropped fragment or tracking value is no echo)
+        numbers = frozenset(re.findall(r"\d+", _source(tool, shell_args(tool, args)))[:32])
         if numbers:
             folded = _NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
     return folded
