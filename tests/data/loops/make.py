@@ -317,7 +317,7 @@ LEGIT = {
     "edit-test": edit_test,
     "retry-transient": retry_transient,
 }
-LEGIT_PER_CLASS = 14
+LEGIT_PER_CLASS = 16
 
 
 def write_case(
