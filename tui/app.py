@@ -39,6 +39,7 @@ from tui.terminal import TerminalDriver, TerminalGone
 from tui.widgets.line import Fitted
 from tui.widgets.pulse import Pulse
 from tui.widgets.scores import summary
+from tui.widgets.scrubber import scrubber
 from tui.widgets.stream import cap_text, clip, short_id
 from wrapper.exits import Exit
 from wrapper.items import (
@@ -472,8 +473,11 @@ class BreakerApp(FrontEnd, Actions):
         # (text, style, rank): on a narrow terminal the highest ranks go first, so the state, the
         # child and the turn stay readable at 60 columns
         asks_off = [(" · ASKS OFF", f"bold {pal.warning}", 1)] if self.asks_off() else []
+        width = self.w_status.size.width or self.size.width
+        scrub = self._scrubber_part(width, pal.tool)
         parts = [
             (head[0], head[1], 0),
+            *scrub,
             *asks_off,
             (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
             (f" · {model}", "", 4),
@@ -483,10 +487,16 @@ class BreakerApp(FrontEnd, Actions):
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
             *(life or [(f" · {child}{bridge}", "", 1)]),
         ]
-        width = self.w_status.size.width or self.size.width
         while len(parts) > 1 and sum(len(t) for t, _, _ in parts) > width:
             parts.remove(max(parts, key=lambda p: p[2]))
         return Text.assemble(*((t, st) for t, st, _ in parts), no_wrap=True, overflow="ellipsis", end="")
+
+    def _scrubber_part(self, width: int, style: str) -> list[tuple[str, str, int]]:
+        """A replay's position as a scrubber with a mark at each intervention (`tui.widgets.scrubber`)."""
+        src = self.source
+        if not isinstance(src, ReplaySource):
+            return []
+        return [(" " + scrubber(src.position, src.total, src.player.marks, max(10, min(40, width // 4))), style, 2)]
 
     def _pulse_parts(self, working: bool, warning: str) -> list[tuple[str, str, int]]:
         """The turn's clock, streamed count and silence (`tui.widgets.pulse`) as status-line parts."""

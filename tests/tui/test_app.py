@@ -23,7 +23,7 @@ async def test_main_screen_shows_stream_verdicts_window_and_status() -> None:
         assert "I should read notes.txt again (attempt 3)." in text
         table = app.query_one("#window", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert ["6/5", "HIT", "cmd:cat:cat notes.txt"] in rows
+        assert ["████████│▶", "6/5", "HIT", "cmd:cat:cat notes.txt"] in rows, "the bar fills to the cap line, ▶ past it"
         status = text_of(app.w_status)
         assert "…bbb-demo" in status and "ENFORCING" in status
 
@@ -35,9 +35,9 @@ async def test_the_window_panel_shows_a_detected_cycle() -> None:
         assert "⛔ DENIED" in stream_text(app), "the cycle is denied"
         table = app.query_one("#window", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        cyc = [r for r in rows if r[1] == "CYC"]
-        assert cyc and all(r[0].startswith("×") for r in cyc), rows
-        assert any("a.py" in r[2] for r in cyc), cyc
+        cyc = [r for r in rows if r[2] == "CYC"]
+        assert cyc and all(r[1].startswith("×") for r in cyc), rows
+        assert any("a.py" in r[3] for r in cyc), cyc
         assert "cycle" in str(table.border_subtitle), table.border_subtitle
 
 
@@ -114,7 +114,7 @@ async def test_view_toggles_reasoning_output_agent_and_theme() -> None:
         assert first == scripts.SID
         app.refresh_view()
         table = app.query_one("#window", DataTable)
-        assert any("ls src" in str(table.get_row_at(i)[2]) for i in range(table.row_count))
+        assert any("ls src" in str(table.get_row_at(i)[3]) for i in range(table.row_count))
         before = app.theme
         await pilot.press("ctrl+y")
         await wait_until(lambda: app.theme != before, 5, "the next theme")

@@ -57,14 +57,14 @@ async def test_stepping_moves_the_window_and_scores_both_ways(tmp_path: Path) ->
         first = src.player.marks[0]
         await _at(app, src, pilot, first)
         assert _shown(app) == _expected(path, first)
-        assert any(row[1] == "HIT" for row in _table(app)), "the cap is hit at the first denial"
+        assert any(row[2] == "HIT" for row in _table(app)), "the cap is hit at the first denial"
         assert stream_text(app).count("DENIED") == 1
         scores_at_denial = app.source.monitor.breaker.snapshot().agents[0].denials
         assert scores_at_denial == 1
         await pilot.press("left", "left", "left")
         await _at(app, src, pilot, first - 3)
         assert _shown(app) == _expected(path, first - 3)
-        assert not any(row[1] == "HIT" for row in _table(app)), "stepping back un-hits the cap"
+        assert not any(row[2] == "HIT" for row in _table(app)), "stepping back un-hits the cap"
         assert "DENIED" not in stream_text(app), "the screen started over"
         assert app.source.monitor.breaker.snapshot().agents[0].denials == 0
         await pilot.press("right")

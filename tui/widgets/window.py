@@ -1,4 +1,9 @@
-"""The sliding window of tool-call fingerprints: each with its count against its cap, hits highlighted."""
+"""The sliding window of tool-call fingerprints: each with its count against its cap, hits highlighted.
+
+Each row starts with a bar: the calls of that fingerprint, on a scale where the cap is a vertical line
+at the same column in every row, so how close each one is to being refused reads at a glance, as a
+chart, before the numbers; a call past its cap shows `▶` beyond the line.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,22 @@ from textual.widgets import DataTable
 
 from engine.scores import AgentScores
 from wrapper.safetext import inert
+
+BAR_CELLS = 8  # the cap's column: a fingerprint at its cap fills these
+EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(count: int, cap: float) -> str:
+    """`count` against `cap` in `BAR_CELLS` cells, the cap as the line after them (`▶` past it).
+
+    An uncapped fingerprint gets a dotted count and no line: there is nothing to reach.
+    """
+    if cap == float("inf") or cap <= 0:
+        return "·" * min(count, BAR_CELLS) + " " * (BAR_CELLS - min(count, BAR_CELLS)) + "  "
+    eighths = round(min(count / cap, 1.0) * BAR_CELLS * 8)
+    full, part = divmod(eighths, 8)
+    cells = "█" * full + (EIGHTHS[part] if part else "")
+    return cells.ljust(BAR_CELLS) + "│" + ("▶" if count > cap else " ")
 
 
 class WindowTable(DataTable[Any]):
@@ -25,6 +46,7 @@ class WindowTable(DataTable[Any]):
 
     def on_mount(self) -> None:
         """Columns."""
+        self.add_column("to cap", key="bar", width=BAR_CELLS + 2)
         self.add_column("n/cap", key="n", width=6)
         self.add_column("", key="hit", width=3)
         self.add_column("fingerprint", key="fp", width=160)  # fixed: no width race, scrolls sideways
@@ -42,13 +64,16 @@ class WindowTable(DataTable[Any]):
         # a loop the default rules saw (a (call, result) cycle, paging, the backstop): its calls first,
         # each with how often it ran, so the person sees what the denial message names
         for call, times in cycle:
-            self.add_row(Text(f"×{times}", hot), Text("CYC", hot), Text(inert(call, keep_newlines=False), hot))
+            self.add_row(
+                Text(""), Text(f"×{times}", hot), Text("CYC", hot), Text(inert(call, keep_newlines=False), hot)
+            )
         for fp, count, cap, hit in rows:
             capped = cap != float("inf")
             nxt = count + 1
             colour = hot if hit else warm if capped and nxt >= cap else cool if capped else "dim"
             cap_s = (str(int(cap)) if float(cap).is_integer() else str(cap)) if capped else "∞"
             self.add_row(
+                Text(bar(count, cap), colour),
                 Text(f"{count}/{cap_s}", colour),
                 Text("HIT" if hit else "", hot),
                 Text(inert(fp, keep_newlines=False), colour),
