@@ -9,8 +9,9 @@ sockets (`/proc/PID/fd`) whose peer (the kernel's `sock_diag`, as `ss -xp` reads
 bound to a multiplexer's path; a process running a multiplexer's client counts too. An answer given
 while one exists is refused (the caller raises the alarm).
 
-What this cannot see: a client that connected, sent its keys and exited before the answer arrived
-and between two samples; `sample` is called while a question is open to narrow that window.
+What this cannot see: a client that connected, sent its keys and exited between two looks. The dsh
+session looks while a question is open too (every `SAMPLE_S`), which catches a helper that polls the
+screen (`tmux capture-pane` in a loop) with high likelihood, not with certainty.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from wrapper.process import proc
 
 # a socket path of tmux (`/tmp/tmux-UID/NAME`), GNU screen (`/run/screen/S-USER/…`), zellij, kitty or wezterm
 MUX_PATH = re.compile(r"(^|/)(tmux-\d+/|screen/S-|\.?screen/|zellij|kitty|wezterm)", re.IGNORECASE)
+SAMPLE_S = 0.1  # how often the processes of the session are looked at while a person's answer is awaited
 MUX_CLIENTS = frozenset({"tmux", "screen", "zellij", "kitten", "kitty", "wezterm", "wezterm-gui"})
 
 _NETLINK_SOCK_DIAG = 4
@@ -146,7 +148,11 @@ def answer_refusal(pids: Iterable[int]) -> str:
     """The alarm for a person's "allow" that arrives while a process of the session (`pids`) can drive
     the terminal's multiplexer (the agent could have typed it); "" when none can.
     """
-    found = holders(pids)
+    return refusal(holders(pids))
+
+
+def refusal(found: list[str]) -> str:
+    """The alarm text for what `holders` found ("" for nothing)."""
     if not found:
         return ""
     return (

@@ -27,25 +27,39 @@ from wrapper.harness.base import answered_by
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.owner import BridgeOwner
 from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Question, StatusItem
-from wrapper.process.multiplexer import answer_refusal, tree
+from wrapper.process.multiplexer import SAMPLE_S, holders, refusal, tree
 
 MAX_WAITING = 64  # questions open at once; past this a further request is declined by policy (a flood)
 
 
-def typed_by_session(s: BridgeOwner) -> str:
-    """Why a person's "allow" may have been typed by the agent (`wrapper.process.multiplexer`), raised as
-    an alarm; "" when nothing of the session can reach the terminal.
-    """
+def session_pids(s: BridgeOwner) -> list[int]:
+    """The processes of the session: dsh's tree, and the tools that left it (re-parented to the monitor)."""
     # a stand-in owner without a child (the unit tests' scripted sessions) has nothing to check
     child, contain = getattr(s, "child", None), getattr(s, "contain", None)
     if child is None or child.pid is None:
-        return ""
-    # the whole session: dsh's tree, and the tools that left it (re-parented to the monitor, still ours)
-    why = answer_refusal([*tree(child.pid), *(p.pid for p in (contain.targets() if contain is not None else []))])
+        return []
+    return [*tree(child.pid), *(p.pid for p in (contain.targets() if contain is not None else []))]
+
+
+def typed_by_session(s: BridgeOwner, seen: list[str]) -> str:
+    """Why a person's "allow" may have been typed by the agent (`wrapper.process.multiplexer`): what was
+    `seen` while the question was open, or what holds the multiplexer now; raised as an alarm ("" for none).
+    """
+    why = refusal(seen) or refusal(holders(session_pids(s)))
     if why:
         s._record("note", {"what": "alarm", "text": why})
         s._emit(StatusItem("error", why))
     return why
+
+
+async def watch_typing(s: BridgeOwner, seen: list[str]) -> None:
+    """While a person's answer is awaited: note the first process of the session that can type for them."""
+    while not seen:
+        # the session's processes are listed here (the containment's records belong to the event loop);
+        # their sockets are read in a thread
+        found = await asyncio.to_thread(holders, session_pids(s))
+        seen.extend(found[:1])
+        await asyncio.sleep(SAMPLE_S)
 
 
 class Approvals:
@@ -151,10 +165,14 @@ class Approvals:
         by, why = answered_by(s.approver), ""
         asking: asyncio.Future[Answer] = asyncio.ensure_future(s.approver(q))
         waiting: set[asyncio.Future[Any]] = {asking, closed}
+        seen: list[str] = []  # a process of the session seen able to type into the terminal meanwhile
+        watch = asyncio.ensure_future(watch_typing(s, seen)) if by == "person" else None
         try:
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self._done(msg)
+            if watch is not None:
+                watch.cancel()
         if closed.done():
             await self._gave_up(msg, q, closed.result(), asking)
             return
@@ -164,7 +182,7 @@ class Approvals:
         except Exception as e:  # an approver failure fails closed
             s._emit(StatusItem("error", f"the approver failed ({type(e).__name__}); declining"))
             answer, by, why = "deny", "engine", "the approver failed"
-        if by == "person" and answer in ("allow-once", "allow-turn") and (typed := typed_by_session(s)):
+        if by == "person" and answer in ("allow-once", "allow-turn") and (typed := typed_by_session(s, seen)):
             answer, by, why = "deny", "engine", typed
         await self._reply(msg, q, answer, by, why)
 
