@@ -90,6 +90,7 @@ class ApprovalScreen(ModalScreen[Answer]):
         # one longer than the body only once it was scrolled to its end (`_gate`)
         self.whole = shown_whole(question.args)
         self.seen_end = False
+        self.fitted = False  # the body was measured against the screen at least once
         self._call = Text()
         self._fold_shown = ""
 
@@ -167,7 +168,7 @@ class ApprovalScreen(ModalScreen[Answer]):
     # -- what runs is seen whole before allow exists ---------------------------------------------
     def allow_open(self) -> bool:
         """Whether the allow answers exist now: the call is shown whole, and fits or was scrolled to its end."""
-        if not self.whole:
+        if not self.whole or not self.fitted:  # before the body is fitted, the dialog may clip its end
             return False
         bodies = self.query("#body")
         return self.seen_end or not bodies or bodies.first(VerticalScroll).max_scroll_y == 0
@@ -232,6 +233,7 @@ class ApprovalScreen(ModalScreen[Answer]):
             body.styles.max_height = rows
             self.call_after_refresh(self._fit)  # measured again once laid out: it settles when nothing changes
             return
+        self.fitted = True
         self._scrolled()  # laid out: what is out of view is known now
 
     # -- arming and answering --------------------------------------------------------------------
