@@ -86,13 +86,14 @@ async def _dsh(
     cls: type[Session] = Session,
     answers: list[Answer] | None = None,
     ready: bool = True,
+    approver: Callable[[Question], Awaitable[Answer]] | None = None,
 ) -> Path:
     """Start the real dsh on `scenario` (the `dev` runner profile); the workspace, where markers appear."""
     world = make_world(scenario, ctx.tmp / "world")
     ctx.cleanups.append(world.close)
     queue = list(answers or [])
 
-    async def approver(q: Question) -> Answer:
+    async def scripted(q: Question) -> Answer:
         return queue.pop(0) if queue else "deny"
 
     ctx.recording = ctx.tmp / "rec.jsonl"
@@ -100,7 +101,7 @@ async def _dsh(
     s = cls(
         ["dsh", "--profile", "dev"],
         _settings(),
-        approver,
+        approver or scripted,
         cwd=str(world.workspace),
         env={**world.env, **(env or {})},
         recorder=rec,
@@ -356,6 +357,48 @@ async def multiplexer_answer(ctx: Ctx) -> Outcome:
     return Outcome(allowed, told, told)
 
 
+async def multiplexer_gone_before_the_answer(ctx: Ctx) -> Outcome:
+    """A helper holds the multiplexer while the question is open and is gone when the "allow" arrives
+    (as a `tmux send-keys` client is): what was seen while the question was open refuses it too.
+    """
+    subprocess.run([*ctx.tmux, "new-session", "-d", "-s", "t", "sleep 300"], check=True)
+    sock = subprocess.run(
+        [*ctx.tmux, "display-message", "-p", "-t", "t", "#{socket_path}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    asked, gone = ctx.tmp / "asked", ctx.tmp / "gone"
+    code = (
+        "import os, socket, time; s = socket.socket(socket.AF_UNIX); "
+        f"s.connect({sock!r})\n"
+        f"while not os.path.exists({str(asked)!r}): time.sleep(0.05)\n"
+        f"time.sleep(5); s.close(); open({str(gone)!r}, 'w').close()\n"
+    )
+    hold = f"nohup python3 -c {shlex.quote(code)} > /dev/null 2>&1 &"
+
+    def scenario(turn: Turn) -> Reply:
+        if turn.index == 0:
+            return Reply(reasoning=["Start a helper."], tool_calls=[ToolCallSpec("bash", {"command": hold})])
+        return dev_server_loop(dataclasses.replace(turn, index=turn.index - 1))
+
+    async def typed(q: Question) -> Answer:  # the keys arrive after the helper let go of the multiplexer
+        asked.touch()
+        await wait_until(gone.exists, 60, "the helper to let go")
+        return "allow-once"
+
+    ctx.monkeypatch.setitem(scenarios.SCENARIOS, "mux-gone", (scenario, "Poll.", "test"))
+    await _dsh(ctx, "mux-gone", approver=typed)
+    before = ctx.session.turns_done
+    assert await ctx.session.prompt("Wait for the dev server")
+    assert await ctx.session.wait_turn_end(before, 180)
+
+    def allowed() -> bool:
+        answers = [i.answer for i in ctx.items if isinstance(i, ApprovalItem) and i.answer is not None]
+        assert answers, "the repeat was asked about"
+        return answers[0] in ("allow-once", "allow-turn")  # the first: asked while the helper held on
+
+    told = "ALARM: an approval answer arrived while"
+    return Outcome(allowed, told, told)
+
+
 SILENT_AGENT = """\
 import sys, pathlib
 for line in sys.stdin:  # reads every request and answers none: `initialize` never completes
@@ -400,6 +443,7 @@ DOORS: list[Any] = [
     pytest.param(tmux_env, id="multiplexer-TMUX-env"),
     pytest.param(install_changed, id="install-changed-outside-scope"),
     pytest.param(multiplexer_answer, id="multiplexer-answer"),
+    pytest.param(multiplexer_gone_before_the_answer, id="multiplexer-gone-before-the-answer"),
     pytest.param(acp_never_initializes, id="acp-never-initializes"),
 ]
 
