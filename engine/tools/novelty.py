@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 SHELL_TOOLS = frozenset(
@@ -125,10 +126,13 @@ def command_of(args: Any) -> str:
 _OPERATORS = ("&&", "||", ";", "|")
 
 
+@lru_cache(maxsize=2048)
 def spaced(command: str) -> str:
     """The command with its operators (`&&`, `||`, `;`, `|`) spaced outside quotes, in one pass:
-    `a&&b` and `a && b` are one command.
+    `a&&b` and `a && b` are one command (cached: loops repeat commands).
     """
+    if "&" not in command and "|" not in command and ";" not in command:
+        return command
     out: list[str] = []
     quote = ""
     i, n = 0, len(command)
@@ -174,15 +178,27 @@ def shell_args(tool: str, args: Any) -> Any:
     c = args.get("command")
     if not isinstance(c, str) or not c:
         return args
-    from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
-
-    text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), c[:4000]) if "://" in c else c[:4000]
-    words = shell.tokenize(shell.drop_navigation(spaced(text)))
-    same = " ".join(shell.bounded(w) for w in words) or c
+    same = _same_command(c[:4000]) or c
     return args if same == c else {**args, "command": same}
 
 
+@lru_cache(maxsize=2048)
+def _same_command(command: str) -> str:
+    """A command's words as compared (cached: loops repeat commands)."""
+    if "://" not in command and not command.startswith(("cd ", "pushd ")) and _PLAIN.fullmatch(command):
+        return " ".join(command.split())  # plain words: the tokenizer would split them the same way
+    if "://" not in command and _PLAIN.fullmatch(_OPERATOR.sub(" ", command)) and "cd" not in command:
+        return " ".join(_OPERATOR.sub(r" \1 ", command).split())  # plain words and operators
+    from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
+
+    text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
+    return " ".join(shell.bounded(w) for w in shell.tokenize(shell.drop_navigation(spaced(text))))
+
+
 _URL_KEYS = ("url", "href", "uri")
+_NO_ALIASES: dict[str, str] = {}  # one table: `norm_url` memoises per table
+_PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections
+_OPERATOR = re.compile(r"[ \t]*(&&|\|\||;|\|)[ \t]*")
 _URL_IN_TEXT = re.compile(r"(?i)\bhttps?://[^\s\"'\\<>`]+")
 
 
@@ -192,7 +208,7 @@ def _url_key(raw: str) -> str:
     """
     from engine.tools.urls import norm_url  # imported here, as the shell parser above
 
-    u = norm_url(raw, {}) if "://" in raw else None
+    u = norm_url(raw, _NO_ALIASES) if "://" in raw else None
     return u.href if u is not None else raw
 
 
