@@ -309,14 +309,17 @@ def _op_run(run: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_OP_CHAR = re.compile(r"[|&;<>]")
+
+
 def _next_op(word: str, start: int) -> int:
-    """The offset of the first operator character at or after `start`, or `len(word)`."""
-    best = len(word)
-    for c in "|&;<>":
-        k = word.find(c, start, best)
-        if k >= 0:
-            best = k
-    return best
+    """The offset of the first operator character at or after `start`, or `len(word)`.
+
+    One scan up to that character: a `find` per operator character would each read to the end of a
+    word that lacks it, so cutting a long word with many operators would take quadratic time.
+    """
+    m = _OP_CHAR.search(word, start)
+    return len(word) if m is None else m.start()
 
 
 def split_word(word: str) -> list[Tok]:
@@ -370,20 +373,40 @@ def op_words(command: str) -> list[Tok]:
     )  # whitespace separates tokens here exactly as in the operator-aware tokenizer
 
 
+_LEADING_SPACE = re.compile(_WS + "*")
+
+
 def drop_navigation(command: str) -> str:
     """Drop leading `cd ARG`, `pushd ARG` or `export NAME=VALUE` segments joined by `&&`/`;` (navigation)."""
+    start = _navigation_end(command)
+    return command[start:] if start else command
+
+
+def _navigation_end(command: str) -> int:
+    """The offset just past the leading navigation segments (0 when there are none).
+
+    The command is tokenized once: the tokens of the text after a segment's `&&`/`;` are the rest of
+    the whole command's tokens (a token never spans an operator), so each segment is read from the one
+    list instead of re-tokenizing (and copying) the remaining text, which took quadratic time.
+    """
+    pos = 0
+    k = 0
+    toks: list[Tok] | None = None
     while True:
-        if not command.lstrip(_SPACES).startswith(("cd", "pushd", "export")):
-            return command
-        toks = op_tokenize(command)
-        if len(toks) < 4:
-            return command
-        (a, a_op, _), (b, b_op, _), (op, is_op, end) = toks[0], toks[1], toks[2]
+        text_start = _LEADING_SPACE.match(command, pos)
+        if text_start is None or not command.startswith(("cd", "pushd", "export"), text_start.end()):
+            return pos
+        if toks is None:
+            toks = op_tokenize(command)
+        if len(toks) - k < 4:
+            return pos
+        (a, a_op, _), (b, b_op, _), (op, is_op, end) = toks[k], toks[k + 1], toks[k + 2]
         if a_op or b_op or not is_op or op not in ("&&", ";"):
-            return command
+            return pos
         if not (a in ("cd", "pushd") or (a == "export" and _NAME_ASSIGN.match(b))):
-            return command
-        command = command[end:]
+            return pos
+        pos = end
+        k += 3
 
 
 def _verb_index(tokens: list[str]) -> int:
@@ -543,8 +566,10 @@ def _clean_sink(s: str) -> str | None:
         s = s[1:]
     if s[-1:] in ("'", '"'):
         s = s[:-1]
-    while s.startswith("./"):
-        s = s[2:]
+    i = 0
+    while s.startswith("./", i):  # one slice at the end: slicing off each `./` would copy the rest each time
+        i += 2
+    s = s[i:]
     return s or None
 
 

@@ -20,6 +20,7 @@ an error. Observations with no return code (a time-out, a harness message) are j
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,27 @@ _RC = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT = re.compile(r"<output>\n?(.*?)\n?</output>", re.S)
 _HEAD_TAIL = re.compile(r"<output_head>\n?(.*?)</output_head>.*?<output_tail>\n?(.*?)</output_tail>", re.S)
 _BASH = re.compile(r"```(?:bash|sh)\s*\n(.*?)\n```", re.S)
+# Each pattern above can only match if its closing tags follow its opening one. A lazy `(.*?)` whose
+# closing tag never comes reads to the end of the text, from every opening tag (and, for the fence,
+# from every newline after it): quadratic time. The guards below look for the tags first with
+# `str.find`, so a pattern runs only where it matches, and then stops at the first closing tag.
+
+
+def _tags_in_order(text: str, tags: tuple[str, ...]) -> bool:
+    """Whether `tags` occur in `text` one after another (each starting after the end of the one before)."""
+    at = 0
+    for tag in tags:
+        found = text.find(tag, at)
+        if found < 0:
+            return False
+        at = found + len(tag)
+    return True
+
+
+def _bash_blocks(text: str) -> list[re.Match[str]]:
+    """The fenced bash blocks of a reply (`_BASH.finditer`, read only up to the last closing fence)."""
+    last = text.rfind("\n```")
+    return [] if last < 0 else list(_BASH.finditer(text, 0, last + 4))
 
 
 def _messages(doc: Any, path: Path) -> list[dict[str, Any]]:
@@ -45,10 +67,11 @@ def observation(text: str) -> tuple[int | None, str]:
     """(return code or None, output) of one observation message."""
     m = _RC.search(text)
     rc = int(m.group(1)) if m else None
-    out = _OUTPUT.search(text)
+    out = _OUTPUT.search(text) if _tags_in_order(text, ("<output>", "</output>")) else None
     if out is not None:
         return rc, out.group(1)
-    ht = _HEAD_TAIL.search(text)
+    tags = ("<output_head>", "</output_head>", "<output_tail>", "</output_tail>")
+    ht = _HEAD_TAIL.search(text) if _tags_in_order(text, tags) else None
     if ht is not None:
         return rc, ht.group(1) + "\n[... elided by mini-swe-agent ...]\n" + ht.group(2)
     return rc, text
@@ -69,7 +92,7 @@ def read_mini_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
     fmt = doc.get("trajectory_format") if isinstance(doc, dict) else None
     notes = "imported from a mini-swe-agent trajectory" + (f" ({fmt})" if isinstance(fmt, str) else "")
     yield {"t": "meta", "name": path.name.removesuffix(".json").removesuffix(".traj"), "notes": notes}
-    pending: list[dict[str, Any]] = []  # calls waiting for their observation, oldest first
+    pending: deque[dict[str, Any]] = deque()  # calls waiting for their observation, oldest first
     task_seen = False
     for m in msgs:
         role, text = m.get("role"), text_of(m.get("content"))
@@ -93,16 +116,16 @@ def read_mini_swe_agent(path: Path, max_bytes: int) -> Iterator[dict[str, Any]]:
                         {"t": "call", "tool": str(fn.get("name") or "bash"), "args": args_of(fn.get("arguments"))}
                     )
                 continue
-            blocks = _BASH.findall(text)
+            blocks = _bash_blocks(text)
             if len(blocks) == 1:
-                thought = _BASH.split(text, 1)[0].strip()
+                thought = text[: blocks[0].start()].strip()
                 if thought:
                     yield {"t": "think", "text": thought}
-                pending.append({"t": "call", "tool": "bash", "args": {"command": blocks[0]}})
+                pending.append({"t": "call", "tool": "bash", "args": {"command": blocks[0].group(1)}})
             elif text.strip():
                 yield {"t": "answer", "text": text}
             continue
         if role in ("tool", "user") and pending:
-            yield _answer(pending.pop(0), text)
+            yield _answer(pending.popleft(), text)
         # else: the harness's reply to a format error: not a tool result, not a person
     yield from pending

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,9 +94,44 @@ def _seen(observation: str, viewer: _Viewer) -> None:
     viewer.first = int(above.group("above")) + 1 if above else 1
 
 
+# One piece of a POSIX shell word as `shlex.split` reads it: an unquoted run, a single-quoted run, a
+# double-quoted run (whose body is an unrolled loop of escape pairs, so no character is tried twice),
+# an escaped character, or whitespace.
+_SHLEX_PIECE = re.compile(r"""([^ \t\r\n'"\\]+)|'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([ \t\r\n]+)""", re.S)
+_SHLEX_DQ_ESCAPE = re.compile(r'\\([\\"])')  # inside double quotes only `\\` and `\"` drop their backslash
+
+
+def shell_words(line: str) -> list[str]:
+    """`shlex.split(line)` in one pass over the text: `shlex` grows each token a character at a time,
+    which takes quadratic time on a long token; this cuts the same tokens with regular expressions.
+    An unclosed quote or a trailing backslash raises ValueError, as `shlex.split` does.
+    """
+    words: list[str] = []
+    cur: list[str] = []
+    started = False  # a word has begun (an empty quoted string is a word)
+    pos, end = 0, len(line)
+    while pos < end:
+        m = _SHLEX_PIECE.match(line, pos)
+        if m is None:
+            raise ValueError(f"unclosed quotation or trailing backslash at offset {pos}")
+        pos = m.end()
+        k = m.lastindex or 0
+        if k == 5:  # whitespace
+            if started:
+                words.append("".join(cur))
+                cur, started = [], False
+            continue
+        started = True
+        piece = m.group(k)
+        cur.append(_SHLEX_DQ_ESCAPE.sub(r"\1", piece) if k == 3 and "\\" in piece else piece)
+    if started:
+        words.append("".join(cur))
+    return words
+
+
 def _words(line: str) -> list[str]:
     try:
-        return shlex.split(line)
+        return shell_words(line)
     except ValueError:
         return line.split()
 
