@@ -41,6 +41,7 @@ from tui.widgets.pulse import Pulse
 from tui.widgets.scores import summary
 from tui.widgets.scrubber import scrubber
 from tui.widgets.stream import cap_text, clip, short_id
+from tui.widgets.timeline import Timeline
 from wrapper.exits import Exit
 from wrapper.items import (
     Answer,
@@ -117,6 +118,7 @@ class BreakerApp(FrontEnd, Actions):
         self._tabs_added: set[str] = set()
         # a live turn's clock on the status line; scripted sources (tests, snapshots) inject their own
         self.pulse: Pulse | None = Pulse() if source.kind == "live" else None
+        self.timeline = Timeline()  # the turn's steps, verdicts and trips, on the window panel's title
         self.source.approver = self.ask_operator
         self.sub_title = inert(source.title, keep_newlines=False)
         self.front_init()
@@ -270,6 +272,7 @@ class BreakerApp(FrontEnd, Actions):
 
     def _on_item(self, item: Item, at: float) -> None:
         stream = self.w_stream
+        self.timeline.saw(item)
         if self.pulse is not None:  # the clock starts with the first item of a busy turn, not the next paint
             i = self.source.info
             self.pulse.busy(i.busy and i.child == "running")
@@ -443,6 +446,8 @@ class BreakerApp(FrontEnd, Actions):
         else:
             self.w_scores.show(scores, max(6, min(16, (self.w_scores.size.width - 32) or 16)))
             self.w_window.show(scores)
+            line = self.timeline.text(max(0, self.w_window.size.width - 14))
+            self.w_window.border_title = f"window · {line}" if line else "window"
         self.w_status.update(self._status_text(snap.enforcing))
 
     def _status_text(self, enforcing: bool) -> Text:

@@ -45,3 +45,33 @@ async def test_the_replay_status_line_is_a_scrubber_with_a_mark_at_each_denial(t
         await wait_until(lambda: src.position == src.player.marks[0], 5, "the first denial")
         app.refresh_view()
         await wait_until(lambda: KNOB in text_of(app.w_status), 5, "the knob at the denial")
+
+
+def test_the_timeline_ticks_each_step_and_marks_each_verdict_and_trip() -> None:
+    from engine import events as ev
+    from engine.verdicts import Verdict
+    from tui.widgets.timeline import Timeline
+    from wrapper.items import EngineItem, VerdictItem
+
+    t = Timeline()
+    assert t.text(40) == ""
+    t.saw(EngineItem(ev.TurnStart("a", 2)))
+    for kind in ("allow", "allow", "deny"):
+        t.saw(EngineItem(ev.StepStart("a", 2, 1)))
+        t.saw(VerdictItem("a", "c", "bash", {}, Verdict(kind, "r")))
+    assert t.text(40) == "turn 2 │✓│✓│✗"
+    assert t.text(11) == "turn 2 …✓│✗", "the newest part is kept, in 11 cells"
+
+
+@pytest.mark.tui
+async def test_the_window_panel_title_is_the_turns_timeline() -> None:
+    from tests.tui import scripts
+    from tests.tui.conftest import make, settle
+
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, src, pilot)
+        app.refresh_view()
+        await wait_until(lambda: "✗" in str(app.w_window.border_title), 5, "the denials on the timeline")
+        title = str(app.w_window.border_title)
+        assert title.startswith("window · turn 1 │") and title.count("✓") == 4 and title.count("✗") == 2, title
