@@ -87,6 +87,7 @@ async def _dsh(
     answers: list[Answer] | None = None,
     ready: bool = True,
     approver: Callable[[Question], Awaitable[Answer]] | None = None,
+    runner: bool | None = None,
 ) -> Path:
     """Start the real dsh on `scenario` (the `dev` runner profile); the workspace, where markers appear."""
     world = make_world(scenario, ctx.tmp / "world")
@@ -105,6 +106,7 @@ async def _dsh(
         cwd=str(world.workspace),
         env={**world.env, **(env or {})},
         recorder=rec,
+        runner=runner,
     )
     ctx.session = s
     _pump(ctx, s)
@@ -190,13 +192,14 @@ async def late_hello(ctx: Ctx) -> Outcome:
 
 
 async def process_before_hello(ctx: Ctx) -> Outcome:
-    """A process under dsh before its bridge said hello (a tool ran with nobody asked): stopped at once."""
+    """A process under a one-shot dsh before its bridge said hello (a tool ran, nobody asked): stopped at once."""
     # the "tool": a child process that would write the marker half a second later
     body = (
         f'sleep 0.5; echo ran >> calls.log\nexec {shlex.quote(str(node()))} {shlex.quote(str(pinned_entry()))} "$@"\n'
     )
     launcher = _script(ctx.tmp / "busy-dsh", body)
-    ws = await _dsh(ctx, "tool-loop", {"BREAKER_TUI_DSH": launcher}, ready=False)
+    # a one-shot launch (its task would come from the command line, not through the bridge)
+    ws = await _dsh(ctx, "tool-loop", {"BREAKER_TUI_DSH": launcher}, ready=False, runner=False)
     await ctx.saw("before its bridge said hello")
     return Outcome(lambda: _calls(ws) > 0, "NOT MONITORED: dsh started pid")
 

@@ -230,9 +230,12 @@ class Session(PtySession):
         return None
 
     def _started_before_hello(self) -> str | None:
-        """A process under dsh before its bridge said hello: dsh runs tools only after boot, so one ran unasked."""
+        """A process under a one-shot dsh before its bridge said hello: the task (from the command line) runs
+        tools only after boot, so one ran unasked. A runner's agent is started by the bridge itself, so a
+        process there before the hello is some other plugin's (an MCP server), not a call.
+        """
         child = self.child
-        if child is None or not child.pid:
+        if self.info.runner or child is None or not child.pid:
             return None
         for s in proc_descendants({child.pid}):
             if s.pid != child.pid:
