@@ -477,22 +477,26 @@ INVARIANT: dict[str, Transform] = {
 # of a class shows up as an unexpected pass: then delete its line here. The property tests see every
 # labelled loop; the fast tests only their few sessions, hence two lists.
 _LOST = "loops let through or stopped more than 2 calls later"
+_ONE_LINE = "real-098's one-line `Wrong flag!` rejections are no failure once a line is added (same-error 13 -> never)"
 FAILING_PROPERTY: dict[str, str] = {
-    "temp-name": f"a fresh `wrote ~/.cache/tmpXXXXXXXX` line: {_LOST} (cycle, same-answer)",
-    "dashed-uuid": f"a fresh `(uuid)` / `session: uuid` line: {_LOST} (view cycles: cycle at 16 -> never)",
-    "step-counter": f"`Step N: ` / `[step N] ` before results: {_LOST} (same-error, cause-failure)",
-    "port": f"a fresh `port N` line: {_LOST} (repeat:exact, same-error, a RepairAgent cycle)",
-    "epoch-millis": f"a fresh epoch-millisecond line: {_LOST} (same-error on real-098, a RepairAgent cycle)",
-    "epoch-seconds": f"a fresh epoch-second line: {_LOST} (same-error on real-098's `Wrong flag!` submits)",
-    "job-pid": f"a fresh `[1] 12345` line: {_LOST} (same-error on real-098's `Wrong flag!` submits)",
-    "prog-pid": f"a fresh `java[12345]: started` line: {_LOST} (same-error on real-098's `Wrong flag!` submits)",
-    "duration": f"a fresh `took 1.23s` line: {_LOST} (same-error on real-098's `Wrong flag!` submits)",
-    "attempt-counter": f"`(try N)` echoed in a repeated call's result: {_LOST} (same-error on real-098)",
-    "url-variant": f"a URL re-spelled on each repeat (utm, host case, www.): {_LOST} (an A/B cycle)",
-    "respelling-echoed": f"re-spelled repeats whose result echoes `$ CMD`: {_LOST} (an A/B cycle with a URL)",
+    **{
+        name: f"a fresh {what} line on each result: {_LOST}: {_ONE_LINE}"
+        for name, what in (
+            ("epoch-seconds", "epoch-second"),
+            ("epoch-millis", "epoch-millisecond"),
+            ("job-pid", "`[1] 12345`"),
+            ("prog-pid", "`java[12345]: started`"),
+            ("port", "`port N`"),
+            ("temp-name", "temporary-name"),
+            ("dashed-uuid", "dashed-uuid"),
+            ("duration", "duration"),
+        )
+    },
+    "attempt-counter": f"`(try N)` echoed in a repeated call's result: {_LOST}: {_ONE_LINE}",
     "cd-prefix": f"`cd /testbed && ` on some repeats: {_LOST} (cause-failure 15 -> 18 on a Kimi K2.5 run)",
+    "respelling-echoed": f"re-spelled repeats whose result echoes `$ CMD`: {_LOST} (an A/B cycle with a URL)",
 }
-FAILING_FAST: dict[str, str] = {k: FAILING_PROPERTY[k] for k in ("temp-name", "dashed-uuid")}
+FAILING_FAST: dict[str, str] = {}
 NEW_CONTENT_FAILING = (
     "an identical call whose result brings new words every time is still blocked as a repeat "
     "(repeat:exact on work-032's identical str_replace, on real-public loops)"
@@ -502,38 +506,13 @@ NEW_CONTENT_FAILING = (
 # Where a sweep (every labelled loop once, seed 0; too slow for a test) found a class flipping on this
 # build: run first as explicit examples, so a flip in a few sessions is not left to sampling.
 SWEEP_FLIPS: dict[str, tuple[str, ...]] = {
-    "temp-name": (
-        "loops/loop-036-ab-cycle.jsonl",
-        "loops/loop-037-ab-cycle.jsonl",
-        "loops/loop-038-ab-cycle.jsonl",
-    ),
-    "port": (
-        "loops/loop-062-reasoning-loop.jsonl",
-        "real/real-098-sweagent-ctf-crypto-eps.jsonl",
-        "traces/203-sola-repairagent__experiment_521_JxPath_12.jsonl",
-    ),
-    "epoch-seconds": ("real/real-098-sweagent-ctf-crypto-eps.jsonl",),
-    "epoch-millis": (
-        "real/real-098-sweagent-ctf-crypto-eps.jsonl",
-        "traces/203-sola-repairagent__experiment_521_JxPath_12.jsonl",
-    ),
-    "job-pid": ("real/real-098-sweagent-ctf-crypto-eps.jsonl",),
-    "prog-pid": ("real/real-098-sweagent-ctf-crypto-eps.jsonl",),
-    "dashed-uuid": (
-        "loops/loop-045-view-cycle.jsonl",
-        "loops/loop-046-view-cycle.jsonl",
-        "loops/loop-047-view-cycle.jsonl",
-    ),
-    "duration": ("real/real-098-sweagent-ctf-crypto-eps.jsonl",),
-    "step-counter": (
-        "real/real-098-sweagent-ctf-crypto-eps.jsonl",
-        "real/real-173-tau-airline-gpt4o-013-task13.jsonl",
-        "real/real-269-tau-airline-gpt4o-109-task9.jsonl",
-    ),
-    "attempt-counter": ("real/real-098-sweagent-ctf-crypto-eps.jsonl",),
-    "url-variant": ("loops/loop-042-ab-cycle.jsonl",),
-    "respelling-echoed": ("loops/loop-042-ab-cycle.jsonl",),
+    **{
+        name: ("real/real-098-sweagent-ctf-crypto-eps.jsonl",)
+        for name in (*FAILING_PROPERTY, "attempt-counter")
+        if "real-098" in FAILING_PROPERTY.get(name, "")
+    },
     "cd-prefix": ("traces/128-kimi-mailman__azhsPLd.jsonl",),
+    "respelling-echoed": ("loops/loop-042-ab-cycle.jsonl",),
 }
 
 
@@ -664,3 +643,48 @@ def test_transformations_change_the_text() -> None:
     if not names:
         pytest.skip("no labelled corpus present")
     assert [n for n in INVARIANT if not any(applies(n, s) for s in names)] == []
+
+
+# ---- the sweep (too slow for a test): `python -m tests.unit.test_invariance [--jobs N]` ---------------
+
+
+REVERSE = "new-content (still blocked)"
+
+
+def sweep_one(session: str) -> dict[str, Verdict]:
+    """Every class once (seed 0) on one session: the classes whose verdict moved, and what it became."""
+    s, was = by_name(session), original(session)
+    out = {}
+    for name, fn in INVARIANT.items():
+        events = list(s.events)
+        changed = fn(events, random.Random(0))
+        if changed != events and not (got := verdict(s.meta, changed)).same_as(was):
+            out[name] = got
+    if session in looping() and was.blocked and was.action != "abort":
+        got = verdict(s.meta, new_content(list(s.events), random.Random(0), s.meta.judge_from))
+        if got.blocked and got.call > sum(1 for e in s.events if e.kind == "call" and e.index < s.meta.judge_from):
+            out[REVERSE] = got
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print, per class, how many labelled loops flip and the first few (the figures of docs/detection.md)."""
+    import argparse
+    from concurrent.futures import ProcessPoolExecutor
+
+    p = argparse.ArgumentParser(description="Sweep every labelled loop through every invariance class once.")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    a = p.parse_args(argv)
+    loops = [s.name for s in sessions() if s.expected == "loop"]
+    with ProcessPoolExecutor(a.jobs) as pool:
+        found = dict(zip(loops, pool.map(sweep_one, loops, chunksize=4), strict=True))
+    print(f"{len(loops)} labelled loops; {sum(bool(f) for f in found.values())} flip in at least one class")
+    for name in [*INVARIANT, REVERSE]:
+        hit = [(s, f[name]) for s, f in found.items() if name in f]
+        shown = ", ".join(f"{s} {original(s).rule}@{original(s).call}->{v.rule or '-'}@{v.call}" for s, v in hit[:3])
+        print(f"{name:20} {len(hit):4}  {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
