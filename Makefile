@@ -18,6 +18,9 @@ EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
 # The tests `make check` runs: no dsh, network or compiler, and none of the `slow` property tests,
 # fuzzers, corpus figures and long recordings; `make test` runs the rest too.
 FAST := -m "not integration and not tui and not slow"
+# One worker per core; an idle worker takes tests queued for a busy one, so a few long tests at the end
+# do not leave a core idle while the other works through its queue.
+PARALLEL := -n auto --dist worksteal
 
 .PHONY: setup compiled dsh agents demo docs check check-format check-lint check-imports check-types check-unit \
 	lint test unit bench conformance calibrate clean
@@ -80,7 +83,7 @@ check-types: $(STAMP)
 	$(BIN)/mypy
 
 check-unit: $(STAMP)
-	$(BIN)/pytest -q -n auto $(FAST)
+	$(BIN)/pytest -q $(PARALLEL) $(FAST)
 
 lint: check-format check-lint check-imports check-types
 
@@ -89,18 +92,18 @@ lint: check-format check-lint check-imports check-types
 # whole suite (real dsh against the mock model, the TUI) from the checkout.
 test: dsh agents lint docs compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
-	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q -n auto -p no:cacheprovider \
+	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q $(PARALLEL) -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(FAST) $(CURDIR)/tests/unit
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
-	$(BIN)/pytest -q -n auto
+	$(BIN)/pytest -q $(PARALLEL)
 
 # The documentation site, built strictly (a broken link or a missing page fails) into site/.
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 unit: setup
-	$(BIN)/pytest -q -n auto $(FAST)
+	$(BIN)/pytest -q $(PARALLEL) $(FAST)
 
 conformance: setup
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance

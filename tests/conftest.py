@@ -31,6 +31,11 @@ TESTS = Path(__file__).resolve().parent
 MARKED_FOLDERS = {"integration": "integration", "tui": "tui"}
 
 
+# A `slow` test's own pytest timeout, unless it names one: a corpus pass or a fuzzer that takes 20 s on a
+# quiet machine took 60-100 s at a load of 16 on 2 cores, past the 120 s default once the load is higher.
+SLOW_TIMEOUT_S = 600
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test under tests/integration and tests/tui by its folder, and every property test `slow`.
 
@@ -44,6 +49,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(marker)
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker("slow")
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
 
 
 @pytest.fixture(autouse=True)
