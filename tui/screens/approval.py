@@ -170,15 +170,25 @@ class ApprovalScreen(ModalScreen[Answer]):
         """Whether the allow answers exist now: the call is shown whole, and fits or was scrolled to its end."""
         if not self.whole or not self.fitted:  # before the body is fitted, the dialog may clip its end
             return False
-        bodies = self.query("#body")
-        return self.seen_end or not bodies or bodies.first(VerticalScroll).max_scroll_y == 0
+        return self.seen_end or self._call_end_in_view()
+
+    def _call_end_in_view(self) -> bool:
+        """Whether the call's last row is inside the body's visible part now (the notes below it may not be)."""
+        bodies, calls = self.query("#body"), self.query("#args")
+        if not bodies or not calls:
+            return False
+        body, call = bodies.first(VerticalScroll), calls.first().virtual_region
+        seen = body.scrollable_content_region.height
+        if not call.height or not seen:  # not laid out yet: nothing is known to be in view
+            return False
+        return call.bottom <= body.scroll_y + seen
 
     def _scrolled(self, _: float = 0.0) -> None:
         if self.closed or not self.query("#fold"):  # closing, or not composed yet
             return
         body = self.query_one("#body", VerticalScroll)
-        if body.max_scroll_y > 0 and body.scroll_y >= body.max_scroll_y:
-            self.seen_end = True  # scrolled over a body that overflows, to its end: seen
+        if self.fitted and body.max_scroll_y > 0 and self._call_end_in_view():
+            self.seen_end = True  # scrolled until the call's end was in view: seen (scrolling back does not undo it)
         self._gate()
 
     def _gate(self) -> None:
@@ -212,7 +222,7 @@ class ApprovalScreen(ModalScreen[Answer]):
         width = max(1, args.content_region.width or body.size.width or self.size.width)
         rows = self._call.wrap(self.app.console, width)
         # the call is the body's first part: its rows from the scroll offset plus the body's height are hidden
-        first_hidden = min(len(rows), int(body.scroll_y) + body.size.height)
+        first_hidden = min(len(rows), int(body.scroll_y) + body.scrollable_content_region.height)
         hidden = rows[first_hidden:]
         return len(hidden), sum(len(r.plain) for r in hidden)
 
