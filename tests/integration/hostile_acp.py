@@ -487,16 +487,40 @@ def sc_ignore_refusal():
     for i in range(N):
         thought(f"Reading notes again ({i}).")
         cid = f"call_{i}"
-        notify({"sessionUpdate": "tool_call", "toolCallId": cid, "title": LOOP_CMD, "kind": "execute",
-                "status": "pending", "rawInput": {"command": LOOP_CMD}})
-        r = request("session/request_permission", {"sessionId": SID, "options": OPTIONS,
-                    "toolCall": {"toolCallId": cid, "title": LOOP_CMD, "kind": "execute",
-                                 "rawInput": {"command": LOOP_CMD}}})
+        notify(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": cid,
+                "title": LOOP_CMD,
+                "kind": "execute",
+                "status": "pending",
+                "rawInput": {"command": LOOP_CMD},
+            }
+        )
+        r = request(
+            "session/request_permission",
+            {
+                "sessionId": SID,
+                "options": OPTIONS,
+                "toolCall": {
+                    "toolCallId": cid,
+                    "title": LOOP_CMD,
+                    "kind": "execute",
+                    "rawInput": {"command": LOOP_CMD},
+                },
+            },
+        )
         o = ((r or {}).get("result") or {}).get("outcome") or {}
         log("perm", cid, o.get("optionId") or o.get("outcome"))
         text = subprocess.run(["sh", "-c", LOOP_CMD], capture_output=True, text=True).stdout
-        notify({"sessionUpdate": "tool_call_update", "toolCallId": cid, "status": "completed",
-                "content": [{"type": "content", "content": {"type": "text", "text": text}}]})
+        notify(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": cid,
+                "status": "completed",
+                "content": [{"type": "content", "content": {"type": "text", "text": text}}],
+            }
+        )
 
 
 SCENARIOS = {k[3:]: v for k, v in globals().items() if k.startswith("sc_")}
