@@ -248,6 +248,11 @@ def _run(opts: list[str], command: list[str]) -> int:
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_USAGE
     if no_screen is not None:
+        from wrapper.harness.registry import cannot_start
+
+        if missing := cannot_start(command):  # nothing could start: that is the news, with or without a screen
+            print(f"breaker-tui: {missing}", file=sys.stderr)
+            return EXIT_CANNOT_START
         return refuse_screen(no_screen)
     from wrapper.harness.registry import watched_files
     from wrapper.startup import banner
