@@ -75,5 +75,5 @@ class Pulse:
         if self.chars:
             out.append((f"~{tokens(self.chars // CHARS_PER_TOKEN)} tok", False))
         if quiet := self.silent_for():
-            out.append((f"nothing from the model for {seconds(quiet)} (esc cancels)", True))
+            out.append((f"nothing from the model for {seconds(quiet)}", True))  # the footer offers esc
         return out
