@@ -19,7 +19,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REAL = HERE.parent / "real"
-R = random.Random(31)
+SEED = 31
+R = random.Random(SEED)
 OPENING_CALLS = 6  # how many of the base session's calls open the case
 PER_CLASS = 9
 
@@ -321,7 +322,13 @@ LEGIT_PER_CLASS = 16
 
 
 def write_case(
-    n: int, cls: str, expected: str, base: str, ev: list[Event], make: Callable[[list[Event]], tuple[list[Event], str]]
+    out: Path,
+    n: int,
+    cls: str,
+    expected: str,
+    base: str,
+    ev: list[Event],
+    make: Callable[[list[Event]], tuple[list[Event], str]],
 ) -> None:
     head = opening(ev)
     stretch, how = make(ev)
@@ -335,25 +342,27 @@ def write_case(
     if expected == "loop":
         meta["judge_from"] = len(head)
     lines = [meta, *head, *stretch]
-    (HERE / f"loop-{n:03d}-{cls}.jsonl" if expected == "loop" else HERE / f"legit-{n:03d}-{cls}.jsonl").write_text(
+    (out / f"loop-{n:03d}-{cls}.jsonl" if expected == "loop" else out / f"legit-{n:03d}-{cls}.jsonl").write_text(
         "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8"
     )
 
 
-def main() -> None:
-    for old in HERE.glob("*.jsonl"):
+def main(out: Path = HERE) -> None:
+    """Write every case into `out` (this folder), the same files on every run."""
+    R.seed(SEED)
+    for old in out.glob("*.jsonl"):
         old.unlink()
     pool = bases()
     n = 0
     for cls, make in LOOPS.items():
         for i in range(PER_CLASS):
             name, ev = pool[(n + i * 7) % len(pool)]
-            write_case(n, cls, "loop", name, ev, make)
+            write_case(out, n, cls, "loop", name, ev, make)
             n += 1
     for cls, make in LEGIT.items():
         for i in range(LEGIT_PER_CLASS):
             name, ev = pool[(n + i * 5) % len(pool)]
-            write_case(n, cls, "no_loop", name, ev, make)
+            write_case(out, n, cls, "no_loop", name, ev, make)
             n += 1
 
 
