@@ -33,6 +33,10 @@ breaker-tui doctor                             say what is missing and how to fi
 breaker-tui calibrate                          re-measure the detectors' threshold tables
 breaker-tui config show|path|accept            print the effective config (and where each value came from), or accept it
 breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile (default: dev)
+breaker-tui hooks install|uninstall|status [AGENT] [--project] [--dry-run] [--fail-closed]
+                                               guard claude, codex or gemini in its own terminal (its native hooks)
+breaker-tui hook AGENT [--fail-closed]         the hook command an agent runs for every tool call
+breaker-tui serve [--idle-exit S]              the per-user hook server (the first hook starts it)
 breaker-tui --version                          print the version
 """
 
@@ -578,6 +582,24 @@ def _agents(args: list[str]) -> int:
     return agents(args)
 
 
+def _hooks(args: list[str]) -> int:
+    from wrapper.hooks.cli import hooks
+
+    return hooks(args)
+
+
+def _hook(args: list[str]) -> int:
+    from wrapper.hooks.cli import hook
+
+    return hook(args)
+
+
+def _serve(args: list[str]) -> int:
+    from wrapper.hooks.cli import serve
+
+    return serve(args)
+
+
 def _setup_agent(args: list[str]) -> int:
     from wrapper.harness.acp.cli import setup
 
@@ -597,4 +619,7 @@ COMMANDS = {
     "calibrate": _calibrate,
     "config": _config,
     "init-profile": _init_profile,
+    "hooks": _hooks,
+    "hook": _hook,
+    "serve": _serve,
 }

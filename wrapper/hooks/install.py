@@ -1,0 +1,397 @@
+"""Merging breaker's hook entries into each agent's own config, and taking exactly them out again.
+
+The person's config stays theirs: install adds breaker's entries beside their own hooks, uninstall
+removes only breaker's entries from the file as it is at that moment (Gemini rewrites its own
+settings file), and when nothing else changed the file comes back byte for byte (install keeps the
+bytes it found in a private note, used only while the file is still exactly what install wrote). A
+file install created is removed. Writes are atomic: a temp file beside the config, then `os.replace`,
+the mode kept. A config that cannot be parsed is left untouched, with an error naming it.
+
+Codex's `config.toml` is edited as text, between two marker lines, and checked with `tomllib`: a
+TOML round-trip library would re-emit the person's file and could change its bytes (quoting,
+spacing, comments in odd places), and the promise here is that outside breaker's block not a byte moves.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import shlex
+import stat
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wrapper.hooks.agents import AFTER, AGENTS, BEFORE, check_agent
+from wrapper.paths import state_dir
+
+HOOK_TIMEOUT_S = 30  # the agent's own timeout for one hook run; the hook answers well before it
+BEGIN = "# >>> breaker-tui hooks: written by `breaker-tui hooks install codex`; `hooks uninstall codex` removes it"
+END = "# <<< breaker-tui hooks"
+
+Trust = Callable[[Path, list[str]], dict[str, str]]
+"""Codex's own hashes of the listed hook keys of a config (`codex app-server` computes them)."""
+
+
+class InstallError(Exception):
+    """A config breaker cannot edit safely: the message names the file and what to do."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What install or uninstall would do to one file: its bytes before and after (None: absent)."""
+
+    path: Path
+    before: bytes | None
+    after: bytes | None
+    note: str = ""
+
+    @property
+    def changes(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        """A unified diff of the change (empty when nothing changes)."""
+        a = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        b = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        src = str(self.path) if self.before is not None else "/dev/null"
+        dst = str(self.path) if self.after is not None else "/dev/null"
+        return "".join(difflib.unified_diff(a, b, src, dst))
+
+
+# -- where each agent keeps its config ------------------------------------------------------------------
+def config_path(agent: str, project: Path | None = None, env: dict[str, str] | None = None) -> Path:
+    """The config file install edits: the user's (respecting the agent's own env) or the project's."""
+    check_agent(agent)
+    e = os.environ if env is None else env
+    home = Path(e.get("HOME") or Path.home())
+    if agent == "claude":
+        user = Path(e["CLAUDE_CONFIG_DIR"]) if e.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+        return (project / ".claude" if project else user) / "settings.json"
+    if agent == "codex":
+        user = Path(e["CODEX_HOME"]) if e.get("CODEX_HOME") else home / ".codex"
+        return (project / ".codex" if project else user) / "config.toml"
+    return (project or home) / ".gemini" / "settings.json"
+
+
+def hook_command(agent: str, exe: str, fail_closed: bool) -> str:
+    """The command line the agent runs for every tool call (`--fail-closed` is recorded in it)."""
+    return f"{shlex.quote(exe)} hook {agent}" + (" --fail-closed" if fail_closed else "")
+
+
+def is_ours(command: Any, agent: str) -> bool:
+    """Whether a hook command is breaker's (`…/breaker-tui hook AGENT [--fail-closed]`), whatever its path."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return (
+        len(words) >= 3
+        and os.path.basename(words[0]) == "breaker-tui"
+        and words[1:3] == ["hook", agent]
+        and set(words[3:]) <= {"--fail-closed"}
+    )
+
+
+# -- JSON settings (Claude, Gemini) ---------------------------------------------------------------------
+def _events(agent: str) -> tuple[str, ...]:
+    return BEFORE[agent] + AFTER[agent]
+
+
+def _json_entry(agent: str, command: str, fail_closed: bool) -> dict[str, Any]:
+    if agent == "gemini":  # Gemini's timeout is in milliseconds; its entries have names
+        return {"name": "breaker-tui", "type": "command", "command": command, "timeout": HOOK_TIMEOUT_S * 1000}
+    h: dict[str, Any] = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+    if fail_closed:
+        h["onFailure"] = "block"  # a hook that errors or times out refuses the call instead of letting it run
+    return h
+
+
+def _load_json(path: Path, raw: bytes) -> dict[str, Any]:
+    try:
+        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise InstallError(f"{path} is not valid JSON ({e}): fix it first; breaker left it untouched") from None
+    if not isinstance(doc, dict):
+        raise InstallError(f"{path} holds a JSON {type(doc).__name__}, not an object: breaker left it untouched")
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise InstallError(
+            f"{path}: `hooks` must be an object of lists (one per event): fix it first; breaker left it untouched"
+        )
+    return doc
+
+
+def _ours_group(group: Any, agent: str) -> bool:
+    if not isinstance(group, dict):
+        return False
+    hs = group.get("hooks")
+    return isinstance(hs, list) and len(hs) == 1 and isinstance(hs[0], dict) and is_ours(hs[0].get("command"), agent)
+
+
+def strip_json(doc: dict[str, Any], agent: str) -> dict[str, Any]:
+    """The document without breaker's hook groups; an event list only they filled goes too."""
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return doc
+    kept_hooks: dict[str, Any] = {}
+    for ev, groups in hooks.items():
+        kept = [g for g in groups if not _ours_group(g, agent)] if ev in _events(agent) else groups
+        if kept or len(kept) == len(groups):
+            kept_hooks[ev] = kept
+    return {**doc, "hooks": kept_hooks}
+
+
+def _merge_json(doc: dict[str, Any], agent: str, command: str, fail_closed: bool) -> dict[str, Any]:
+    out = strip_json(doc, agent)
+    hooks = dict(out["hooks"]) if "hooks" in out else {}
+    matcher = "*" if agent == "claude" else ".*"
+    for ev in _events(agent):
+        group = {"matcher": matcher, "hooks": [_json_entry(agent, command, fail_closed)]}
+        hooks[ev] = [*hooks.get(ev, []), group]  # after the person's own: theirs run as before
+    return {**out, "hooks": hooks}
+
+
+def _dump_json(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# -- TOML (Codex) -----------------------------------------------------------------------------------------
+def _load_toml(path: Path, raw: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InstallError(f"{path} is not valid TOML ({e}): fix it first; breaker left it untouched") from None
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)  # a JSON string is a TOML basic string (same escapes)
+
+
+def strip_toml(text: str) -> str:
+    """The text without breaker's block (the block owns the newline before its first marker)."""
+    start = text.find("\n" + BEGIN + "\n")
+    end = text.find("\n" + END + "\n", start) if start >= 0 else -1
+    if end < 0:
+        return text
+    return text[:start] + text[end + len(END) + 2 :]
+
+
+def trust_keys(path: Path, doc: dict[str, Any]) -> list[str]:
+    """Codex's trust keys of breaker's two hooks: its groups come after the person's own."""
+    hooks = doc.get("hooks")
+    keys = []
+    for ev, snake in (("PreToolUse", "pre_tool_use"), ("PostToolUse", "post_tool_use")):
+        groups = hooks.get(ev) if isinstance(hooks, dict) else None
+        keys.append(f"{path}:{snake}:{len(groups) if isinstance(groups, list) else 0}:0")
+    return keys
+
+
+def codex_keys(path: Path) -> list[str]:
+    """The trust keys of breaker's hooks in the Codex config at `path` as it is now."""
+    raw = _read(path) or b""
+    base = strip_toml(_decode(path, raw))
+    return trust_keys(Path(os.path.abspath(path)), _load_toml(path, base.encode("utf-8")))
+
+
+def toml_block(command: str, trusted: dict[str, str]) -> str:
+    """Breaker's tables for Codex between the two markers, led by a newline (ends the person's last line)."""
+    lines = ["", BEGIN]
+    for ev in ("PreToolUse", "PostToolUse"):
+        lines += [f"[[hooks.{ev}]]", 'matcher = ".*"', f"[[hooks.{ev}.hooks]]", 'type = "command"']
+        lines += [f"command = {_toml_str(command)}", f"timeout = {HOOK_TIMEOUT_S}"]
+    for key, digest in trusted.items():
+        lines += [f"[hooks.state.{_toml_str(key)}]", f"trusted_hash = {_toml_str(digest)}"]
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def _merge_toml(path: Path, raw: bytes, command: str, trusted: dict[str, str]) -> bytes:
+    base = strip_toml(_decode(path, raw))
+    _load_toml(path, base.encode("utf-8"))
+    text = base + toml_block(command, trusted)
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InstallError(
+            f"{path}: breaker's [[hooks.PreToolUse]] tables cannot be added to this file ({e}): it may define "
+            "`hooks` inline; move its hooks into [[hooks.PreToolUse]] tables and install again. The file is untouched"
+        ) from None
+    return text.encode("utf-8")
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InstallError(f"{path} is not UTF-8 text ({e}): breaker left it untouched") from None
+
+
+# -- plans ------------------------------------------------------------------------------------------------
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InstallError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def install_plan(
+    agent: str, path: Path, exe: str, fail_closed: bool = False, trusted: dict[str, str] | None = None
+) -> Plan:
+    """What `hooks install AGENT` writes into `path` (the file is not touched)."""
+    check_agent(agent)
+    before = _read(path)
+    command = hook_command(agent, exe, fail_closed)
+    if agent == "codex":
+        return Plan(path, before, _merge_toml(path, before or b"", command, trusted or {}))
+    doc = _load_json(path, before or b"")
+    after = _dump_json(_merge_json(doc, agent, command, fail_closed))
+    if before is not None and _load_json(path, before) == json.loads(after):
+        after = before  # already installed as asked: not a byte changes
+    return Plan(path, before, after)
+
+
+def uninstall_plan(agent: str, path: Path) -> Plan:
+    """What `hooks uninstall AGENT` leaves at `path`: the file as it is now, without breaker's entries."""
+    check_agent(agent)
+    before = _read(path)
+    if before is None:
+        return Plan(path, None, None, "nothing to remove: the file does not exist")
+    note = _Note.load(path)
+    if note is not None and note.installed == _sha(before):
+        return Plan(path, before, note.original, "restored byte for byte")
+    if agent == "codex":
+        after_text = strip_toml(_decode(path, before))
+        after: bytes | None = after_text.encode("utf-8")
+        if note is not None and note.original is None and not after_text.strip():
+            after = None
+        return Plan(path, before, after)
+    doc = _load_json(path, before)
+    stripped = strip_json(doc, agent)
+    if stripped == doc:
+        return Plan(path, before, before, "no breaker entries found")
+    if note is not None and note.original is not None and "hooks" not in _load_json(path, note.original):
+        if not stripped.get("hooks"):
+            stripped.pop("hooks", None)
+    if note is not None and note.original is None and not stripped:
+        return Plan(path, before, None)
+    return Plan(path, before, _dump_json(stripped))
+
+
+def installed(agent: str, path: Path) -> bool:
+    """Whether breaker's entries are in the agent's config (an unreadable config counts as not)."""
+    try:
+        raw = _read(path)
+        if raw is None:
+            return False
+        if agent == "codex":
+            return "\n" + BEGIN + "\n" in _decode(path, raw)
+        doc = _load_json(path, raw)
+    except InstallError:
+        return False
+    return strip_json(doc, agent) != doc
+
+
+def codex_trusted(path: Path) -> bool:
+    """Whether breaker's Codex block carries trust entries for both of its hooks."""
+    raw = _read(path)
+    if raw is None:
+        return False
+    text = raw.decode("utf-8", "replace")
+    start = text.find("\n" + BEGIN + "\n")
+    return start >= 0 and text.count("trusted_hash", start) >= 2
+
+
+# -- writing ----------------------------------------------------------------------------------------------
+def apply(plan: Plan, installing: bool) -> None:
+    """Make the plan true on disk, atomically; a file install created and uninstall emptied is removed."""
+    if not plan.changes:
+        return
+    target = plan.path.resolve() if plan.path.is_symlink() else plan.path  # a dotfile link stays a link
+    if plan.after is None:
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+    else:
+        atomic_write(target, plan.after)
+    _Note.record(plan, installing)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temp file in the same folder and `os.replace`, keeping its mode."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o600
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".breaker-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Note:
+    """What install found at a path (None: no file) and the digest of what it wrote, kept in the state dir."""
+
+    original: bytes | None
+    installed: str
+
+    @staticmethod
+    def where(path: Path) -> Path:
+        return state_dir() / "hooks" / "installed" / (_sha(str(path.absolute()).encode())[:24] + ".json")
+
+    @classmethod
+    def load(cls, path: Path) -> _Note | None:
+        try:
+            d = json.loads(cls.where(path).read_text())
+            orig = d["original"]
+            return cls(None if orig is None else base64.b64decode(orig), str(d["installed"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    @classmethod
+    def record(cls, plan: Plan, installing: bool) -> None:
+        """After install keep the person's bytes (the first install's, while its output is untouched).
+
+        After uninstall forget them.
+        """
+        where = cls.where(plan.path)
+        if plan.after is None or not installing:
+            with contextlib.suppress(OSError):
+                where.unlink()
+            return
+        old = cls.load(plan.path)
+        if old is not None and plan.before is not None and old.installed == _sha(plan.before):
+            original = old.original  # a second install: the person's file is still the first one's
+        else:
+            original = plan.before
+        kept = None if original is None else base64.b64encode(original).decode()
+        body = {"original": kept, "installed": _sha(plan.after)}
+        where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(where, json.dumps(body).encode())
+
+
+__all__ = ["AGENTS", "InstallError", "Plan", "Trust", "apply", "config_path", "install_plan", "uninstall_plan"]

@@ -1,0 +1,158 @@
+"""`breaker-tui serve`: the per-user hook server, one engine per agent session, on an owner-only unix socket.
+
+One server per user: a lock file in the private run folder makes a second one (two hooks starting it at
+once) exit at once. Each connection is one payload (a header line, the payload, end of input) and one
+JSON answer line. It stops after `idle_exit_s` with no payload, or on SIGTERM/SIGINT, and then ends
+every session's recording and removes its socket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import IO
+
+from wrapper.hooks.agents import MAX_PAYLOAD
+from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
+from wrapper.hooks.sessions import Sessions
+from wrapper.settings import Settings
+
+IDLE_EXIT_S = 3600.0
+HEADER_LIMIT = 4096
+READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
+
+
+class Server:
+    """Accepts hook connections and answers each from `Sessions`."""
+
+    def __init__(self, sessions: Sessions, idle_exit_s: float = IDLE_EXIT_S) -> None:
+        self.sessions = sessions
+        self.idle_exit_s = idle_exit_s
+        self.stop = asyncio.Event()
+        self._activity = asyncio.Event()
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._activity.set()
+        try:
+            reply = await asyncio.wait_for(self._one(reader), READ_TIMEOUT_S)
+        except TimeoutError:
+            reply = {"error": f"no complete payload within {READ_TIMEOUT_S:g} s"}
+        except (ValueError, OSError) as e:
+            reply = {"error": f"a bad request: {e}"}
+        with contextlib.suppress(OSError, ConnectionError):
+            writer.write(json.dumps(reply).encode() + b"\n")
+            await writer.drain()
+            writer.close()
+
+    async def _one(self, reader: asyncio.StreamReader) -> dict[str, object]:
+        header = await reader.readline()
+        try:
+            head = json.loads(header)
+            agent = str(head["agent"])
+        except (ValueError, KeyError, TypeError):
+            return {"error": "the request does not start with a header line naming the agent"}
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := await reader.read(1 << 20):
+            size += len(chunk)
+            if size > MAX_PAYLOAD:
+                return {"error": f"the payload is over the {MAX_PAYLOAD:,}-byte limit"}
+            chunks.append(chunk)
+        try:
+            return self.sessions.handle(agent, b"".join(chunks))
+        except Exception as e:  # a bug must cost one answer, never the server and its other sessions
+            return {"error": f"breaker-tui serve failed on this payload: {type(e).__name__}: {e}"}
+
+    async def idle_watch(self) -> None:
+        while not self.stop.is_set():
+            self._activity.clear()
+            try:
+                await asyncio.wait_for(self._activity.wait(), self.idle_exit_s)
+            except TimeoutError:
+                self.stop.set()
+
+
+async def serve(sessions: Sessions, sock: Path, idle_exit_s: float) -> None:
+    """Listen on `sock` (0600) until stopped."""
+    srv = Server(sessions, idle_exit_s)
+    with contextlib.suppress(FileNotFoundError):
+        sock.unlink()  # a stale socket of a dead server (we hold the lock, so no live one owns it)
+    old = os.umask(0o177)
+    try:
+        server = await asyncio.start_unix_server(srv.connection, path=os.fspath(sock), limit=HEADER_LIMIT)
+    finally:
+        os.umask(old)
+    os.chmod(sock, 0o600)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, srv.stop.set)
+    watch = asyncio.create_task(srv.idle_watch())
+    try:
+        await srv.stop.wait()
+    finally:
+        watch.cancel()
+        server.close()
+        with contextlib.suppress(FileNotFoundError):
+            sock.unlink()
+        sessions.close()
+
+
+def lock(d: Path) -> IO[bytes] | None:
+    """The server's lock, held for its life; None when another server holds it."""
+    f = open(d / LOCK, "ab")  # noqa: SIM115 (held open for the process's life)
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        return None
+    return f
+
+
+def load_settings(config: Path | None) -> Settings:
+    """The person's settings, as a live session runs with them (a loosened value waits for `config accept`)."""
+    from wrapper import settings as S
+    from wrapper.paths import config_file
+    from wrapper.weakening import hold_back
+
+    return hold_back(S.load(config, must_exist=True) if config else S.load(config_file()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`breaker-tui serve [--config FILE] [--idle-exit S]`."""
+    p = argparse.ArgumentParser(
+        prog="breaker-tui serve",
+        description="The per-user hook server `breaker-tui hook` asks (started on demand; one per user).",
+    )
+    p.add_argument("--config", type=Path, help="the breaker-tui config file (default: the usual one)")
+    p.add_argument("--idle-exit", type=float, default=IDLE_EXIT_S, metavar="S", help="stop after S s with no call")
+    a = p.parse_args(argv)
+    try:
+        d = private_dir()
+    except (RunDirError, OSError) as e:
+        print(f"breaker-tui serve: {e}", file=sys.stderr)
+        return 3
+    held = lock(d)
+    if held is None:
+        print(f"breaker-tui serve: already running (socket {d / SOCKET})", file=sys.stderr)
+        return 0
+    with held:
+        sessions = Sessions(load_settings(a.config))
+        (d / PID).write_text(f"{os.getpid()}\n")
+        print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
+        try:
+            asyncio.run(serve(sessions, d / SOCKET, a.idle_exit))
+        finally:
+            with contextlib.suppress(OSError):
+                (d / PID).unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

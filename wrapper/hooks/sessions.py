@@ -1,0 +1,142 @@
+"""The hook server's judging: one engine per agent session, each recorded like any other session.
+
+A before-tool payload becomes the engine's tool call and `check_tool`'s verdict the answer; an after-tool
+payload feeds the result (its exit status parsed the agent's way). The records are the ones a dsh session
+writes (`verdict_request`, `verdict`, `result_request`), so `scan` of a hook recording replays the same
+verdicts the hook gave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.breaker import Breaker
+from wrapper.hooks.agents import BadPayload, Call, parse
+from wrapper.records.recorder import Recorder, session_recording
+from wrapper.settings import Settings
+
+AGENT = "main"  # the engine's agent id inside one hooked session (a session is one agent's main thread)
+IDLE_SESSION_S = 6 * 3600  # a session with no call for this long is closed (its recording ends)
+MAX_SESSIONS = 256  # beyond this the oldest idle session is closed first
+
+
+@dataclass
+class HookSession:
+    """One agent session: its engine, its recording, the calls waiting for their results."""
+
+    agent: str
+    session: str
+    breaker: Breaker
+    recorder: Recorder
+    seen: float = field(default_factory=time.monotonic)
+    n: int = 0
+    denied: set[str] = field(default_factory=set)
+    pending: dict[str, deque[str]] = field(default_factory=dict)  # Gemini: call ids by content, oldest first
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.recorder.close()
+
+
+class Sessions:
+    """Every live hooked session of this user, keyed by agent and the agent's `session_id`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.live: dict[tuple[str, str], HookSession] = {}
+
+    def handle(self, agent: str, raw: bytes) -> dict[str, Any]:
+        """The answer to one payload: {kind, reason, rule} before a call, {kind: "recorded"} after, or {error}."""
+        try:
+            call = parse(agent, raw)
+        except BadPayload as e:
+            return {"error": f"{agent} sent a payload breaker cannot read: {e}"}
+        s = self._session(call)
+        s.seen = time.monotonic()
+        s.n += 1
+        if call.phase == "before":
+            return self._before(s, call)
+        self._after(s, call)
+        return {"kind": "recorded"}
+
+    def _session(self, call: Call) -> HookSession:
+        key = (call.agent, call.session)
+        s = self.live.get(key)
+        if s is None:
+            self._prune()
+            meta = {
+                "harness": "hook",
+                "agent": call.agent,
+                "sessionId": call.session,
+                "config": self.settings.engine.model_dump(mode="json"),
+            }
+            rec = session_recording(self.settings.wrapper, meta, None, label=f"hook-{call.agent}")
+            rec.name_for(call.session)
+            s = self.live[key] = HookSession(call.agent, call.session, Breaker(self.settings.engine), rec)
+        return s
+
+    def _before(self, s: HookSession, call: Call) -> dict[str, Any]:
+        call_id = call.call_id or f"{s.agent}-{s.n}"
+        if not call.call_id:
+            s.pending.setdefault(_content(call), deque()).append(call_id)
+        vid = f"v{s.n}"
+        req = {"t": "verdict_request", "id": vid, "sessionId": AGENT, "callId": call_id, "name": call.tool}
+        s.recorder.write("in", {**req, "args": call.args})
+        v = s.breaker.check_tool(AGENT, call_id, call.tool, call.args)
+        reason = refusal(v.rule, v.message) if v.kind != "allow" else ""
+        s.recorder.write("out", {"t": "verdict", "id": vid, "kind": v.kind, "message": v.message, "rule": v.rule})
+        if v.kind == "deny":  # the agent runs nothing and reports nothing: its refusal is the call's result
+            s.denied.add(call_id)
+            self._result(s, call_id, call.tool, call.args, v.message, failed=True, dispatched=False)
+        return {"kind": v.kind, "reason": reason, "rule": v.rule}
+
+    def _after(self, s: HookSession, call: Call) -> None:
+        call_id = call.call_id
+        if not call_id:
+            waiting = s.pending.get(_content(call))
+            call_id = waiting.popleft() if waiting else f"{s.agent}-{s.n}"
+            if waiting is not None and not waiting:
+                del s.pending[_content(call)]
+        if call_id in s.denied:
+            return
+        text = call.text
+        failed = call.exit not in (None, 0)
+        if failed:
+            text = f"{text.rstrip()}\n[exit code: {call.exit}]"  # the framing every harness's shell result has
+        self._result(s, call_id, call.tool, call.args, text, failed=failed, dispatched=True)
+
+    @staticmethod
+    def _result(s: HookSession, call_id: str, tool: str, args: Any, text: str, failed: bool, dispatched: bool) -> None:
+        req = {"t": "result_request", "id": f"r{s.n}", "sessionId": AGENT, "callId": call_id, "name": tool}
+        s.recorder.write("in", {**req, "args": args, "isError": failed, "text": text})
+        s.breaker.tool_result(AGENT, call_id, tool, args, text, failed, True, dispatched)
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for key, s in list(self.live.items()):
+            if now - s.seen > IDLE_SESSION_S:
+                self.live.pop(key).close()
+        while len(self.live) >= MAX_SESSIONS:
+            key = min(self.live, key=lambda k: self.live[k].seen)
+            self.live.pop(key).close()
+
+    def close(self) -> None:
+        """End every recording (the server is stopping)."""
+        for s in self.live.values():
+            s.close()
+        self.live.clear()
+
+
+def _content(call: Call) -> str:
+    return call.tool + "\0" + json.dumps(call.args, sort_keys=True, default=str)
+
+
+def refusal(rule: str, message: str) -> str:
+    """The reason the model reads: the engine's words (what repeated, what to do instead) and the rule's name."""
+    text = message.strip() or "this call continues a loop"
+    return f"breaker-tui refused this call (rule {rule or 'loop'}): {text}"
