@@ -507,6 +507,9 @@ class BreakerApp(FrontEnd, Actions):
         """The turn's clock, streamed count and silence (`tui.widgets.pulse`) as status-line parts."""
         if self.pulse is None:
             return []
+        i = self.source.info
+        if self.caps.prompt and not i.session_id and i.child != "exited":  # an agent still opening its session
+            return [(f" · {self.pulse.starting()}", "", 1)]
         self.pulse.busy(working)
         return [
             (f" · {text}", f"bold {warning}" if warn else "", 1 if warn or n == 0 else 3)

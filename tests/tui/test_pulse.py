@@ -58,3 +58,16 @@ async def test_the_status_line_ticks_while_the_model_is_silent() -> None:
         clock.now += SILENT_AFTER_S + 1
         app.refresh_view()
         await wait_until(lambda: "nothing from the model for 11s" in text_of(app.w_status), 5, "the silence named")
+
+
+@pytest.mark.tui
+async def test_an_agent_that_takes_long_to_open_its_session_is_timed_until_it_has() -> None:
+    clock = FakeClock()
+    async with running([], size=(120, 30)) as (app, src, _pilot):
+        app.pulse = Pulse(clock=clock)
+        src.info.child = "running"
+        clock.now += 7
+        app.refresh_view()
+        await wait_until(lambda: "starting 7s" in text_of(app.w_status), 5, "the start clock")
+        src.feed(S.ready())
+        await wait_until(lambda: "starting" not in text_of(app.w_status), 5, "the session open")

@@ -40,6 +40,7 @@ class Pulse:
     def __init__(self, silent_after_s: float = SILENT_AFTER_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.silent_after_s = silent_after_s
         self.clock = clock
+        self.born = clock()  # when the monitor started: an agent that takes long to start is timed from here
         self.started: float | None = None  # when the agent started working (None: idle)
         self.last: float = 0.0  # when the last sign of life arrived
         self.chars = 0  # streamed reasoning and answer text this turn
@@ -66,6 +67,10 @@ class Pulse:
             return 0.0
         quiet = self.clock() - self.last
         return quiet if quiet >= self.silent_after_s else 0.0
+
+    def starting(self) -> str:
+        """`starting 12s`: how long the agent has taken to open its session so far."""
+        return f"starting {seconds(self.clock() - self.born)}"
 
     def parts(self) -> list[tuple[str, bool]]:
         """The status line's words, each with whether it is a warning: elapsed, the count, the silence."""
