@@ -138,15 +138,15 @@ def _ours_group(group: Any, agent: str) -> bool:
     return isinstance(hs, list) and len(hs) == 1 and isinstance(hs[0], dict) and is_ours(hs[0].get("command"), agent)
 
 
-def strip_json(doc: dict[str, Any], agent: str) -> dict[str, Any]:
-    """The document without breaker's hook groups; an event list only they filled goes too."""
+def strip_json(doc: dict[str, Any], agent: str, existed: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The document without breaker's hook groups; an event list only they filled goes too (unless it `existed`)."""
     hooks = doc.get("hooks")
     if not isinstance(hooks, dict):
         return doc
     kept_hooks: dict[str, Any] = {}
     for ev, groups in hooks.items():
         kept = [g for g in groups if not _ours_group(g, agent)] if ev in _events(agent) else groups
-        if kept or len(kept) == len(groups):
+        if kept or len(kept) == len(groups) or ev in existed:
             kept_hooks[ev] = kept
     return {**doc, "hooks": kept_hooks}
 
@@ -278,15 +278,25 @@ def uninstall_plan(agent: str, path: Path) -> Plan:
             after = None
         return Plan(path, before, after)
     doc = _load_json(path, before)
-    stripped = strip_json(doc, agent)
+    first = _first_json(path, note)  # what install found, to tell the person's empty lists from ours
+    existed = frozenset(first.get("hooks", {})) if first is not None else frozenset()
+    stripped = strip_json(doc, agent, existed)
     if stripped == doc:
         return Plan(path, before, before, "no breaker entries found")
-    if note is not None and note.original is not None and "hooks" not in _load_json(path, note.original):
-        if not stripped.get("hooks"):
-            stripped.pop("hooks", None)
+    if (first is None or "hooks" not in first) and not stripped.get("hooks"):
+        stripped.pop("hooks", None)
     if note is not None and note.original is None and not stripped:
         return Plan(path, before, None)
     return Plan(path, before, _dump_json(stripped))
+
+
+def _first_json(path: Path, note: _Note | None) -> dict[str, Any] | None:
+    if note is None or note.original is None:
+        return {} if note is not None else None
+    try:
+        return _load_json(path, note.original)
+    except InstallError:
+        return None
 
 
 def installed(agent: str, path: Path) -> bool:

@@ -1,0 +1,295 @@
+"""`hooks install` / `hooks uninstall`: breaker's entries merged into each agent's own config, and out again."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wrapper.hooks import install as I
+
+EXE = "/opt/bin/breaker-tui"
+PERSON_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh", "timeout": 5}]}
+CODEX_PERSON = """model = "gpt-x"   # the person's own comment
+approval_policy = "never"
+
+[[hooks.PreToolUse]]
+matcher = "Bash"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "~/bin/audit.sh"
+
+[hooks.state."/home/p/.codex/config.toml:pre_tool_use:0:0"]
+trusted_hash = "sha256:abc"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "state"))
+
+
+def install(agent: str, path: Path, fail_closed: bool = False) -> I.Plan:
+    plan = I.install_plan(agent, path, EXE, fail_closed)
+    I.apply(plan, installing=True)
+    return plan
+
+
+def uninstall(agent: str, path: Path) -> I.Plan:
+    plan = I.uninstall_plan(agent, path)
+    I.apply(plan, installing=False)
+    return plan
+
+
+def name(agent: str) -> str:
+    return "config.toml" if agent == "codex" else "settings.json"
+
+
+def person_bytes(agent: str) -> bytes:
+    if agent == "codex":
+        return CODEX_PERSON.encode()
+    ev = "PreToolUse" if agent == "claude" else "BeforeTool"
+    return json.dumps({"theme": "dark", "hooks": {ev: [PERSON_HOOK]}}, indent=4).encode()
+
+
+def hooks_of(agent: str, path: Path) -> dict[str, Any]:
+    raw = path.read_bytes()
+    doc = tomllib.loads(raw.decode()) if agent == "codex" else json.loads(raw)
+    hooks: dict[str, Any] = doc["hooks"]
+    return hooks
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_install_keeps_the_persons_hook_first_and_uninstall_gives_the_file_back_byte_for_byte(
+    tmp_path: Path, agent: str
+) -> None:
+    path = tmp_path / name(agent)
+    path.write_bytes(person_bytes(agent))
+    install(agent, path)
+    before = "PreToolUse" if agent != "gemini" else "BeforeTool"
+    groups = hooks_of(agent, path)[before]
+    assert groups[0]["hooks"][0]["command"] == "~/bin/audit.sh"  # theirs first, still there
+    assert groups[-1]["hooks"][0]["command"] == f"{EXE} hook {agent}"
+    uninstall(agent, path)
+    assert path.read_bytes() == person_bytes(agent)
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_each_event_the_agent_reports_gets_breakers_entry(tmp_path: Path, agent: str) -> None:
+    path = tmp_path / name(agent)
+    install(agent, path)
+    want = {"claude": {"PreToolUse", "PostToolUse", "PostToolUseFailure"}, "codex": {"PreToolUse", "PostToolUse"}}
+    assert set(hooks_of(agent, path)) >= want.get(agent, {"BeforeTool", "AfterTool"})
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_a_file_install_created_is_removed_by_uninstall(tmp_path: Path, agent: str) -> None:
+    path = tmp_path / "home" / name(agent)
+    install(agent, path)
+    assert path.exists()
+    uninstall(agent, path)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_two_installs_in_a_row_change_nothing_the_second_time(tmp_path: Path, agent: str) -> None:
+    path = tmp_path / name(agent)
+    path.write_bytes(person_bytes(agent))
+    install(agent, path)
+    once = path.read_bytes()
+    assert not install(agent, path).changes
+    assert path.read_bytes() == once
+    uninstall(agent, path)
+    assert path.read_bytes() == person_bytes(agent)
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_an_unparsable_config_gets_a_clear_error_and_is_left_untouched(tmp_path: Path, agent: str) -> None:
+    path = tmp_path / name(agent)
+    path.write_bytes(b'{"hooks": [' if agent != "codex" else b"model = = 3\n")
+    with pytest.raises(I.InstallError, match=r"not valid (JSON|TOML).*untouched"):
+        I.install_plan(agent, path, EXE)
+    assert path.read_bytes() == (b'{"hooks": [' if agent != "codex" else b"model = = 3\n")
+
+
+def test_a_config_whose_hooks_are_not_lists_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"hooks": {"PreToolUse": "x"}}')
+    with pytest.raises(I.InstallError, match="object of lists"):
+        I.install_plan("claude", path, EXE)
+
+
+def test_codex_inline_hooks_cannot_take_breakers_tables_and_the_file_is_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    text = "hooks = { PreToolUse = [] }\n"
+    path.write_text(text)
+    with pytest.raises(I.InstallError, match="inline"):
+        I.install_plan("codex", path, EXE)
+    assert path.read_text() == text
+
+
+def test_gemini_rewrote_the_file_uninstall_keeps_its_changes_and_drops_only_breakers(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(person_bytes("gemini"))
+    install("gemini", path)
+    doc = json.loads(path.read_bytes())
+    doc["general"] = {"enableAutoUpdate": False}  # Gemini migrates a key and re-indents its file
+    path.write_text(json.dumps(doc, indent=2))
+    uninstall("gemini", path)
+    left = json.loads(path.read_bytes())
+    assert left == {**json.loads(person_bytes("gemini")), "general": {"enableAutoUpdate": False}}
+
+
+def test_codex_block_edited_around_uninstall_removes_only_the_block(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_PERSON)
+    install("codex", path)
+    path.write_text(path.read_text() + '\n[profiles.fast]\nmodel = "m"\n')  # the person adds a table after ours
+    uninstall("codex", path)
+    assert path.read_text() == CODEX_PERSON + '\n[profiles.fast]\nmodel = "m"\n'
+
+
+def test_codex_trust_keys_count_the_persons_groups_and_the_entries_parse(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_PERSON)
+    keys = I.codex_keys(path)
+    assert keys == [f"{path}:pre_tool_use:1:0", f"{path}:post_tool_use:0:0"]  # after theirs: their keys keep
+    hashes = {k: f"sha256:{n}" for n, k in enumerate(keys)}
+    I.apply(I.install_plan("codex", path, EXE, trusted=hashes), installing=True)
+    state = tomllib.loads(path.read_text())["hooks"]["state"]
+    assert state[keys[0]] == {"trusted_hash": "sha256:0"} and state[keys[1]] == {"trusted_hash": "sha256:1"}
+    assert state["/home/p/.codex/config.toml:pre_tool_use:0:0"] == {"trusted_hash": "sha256:abc"}
+    assert I.codex_trusted(path)
+    uninstall("codex", path)
+    assert path.read_text() == CODEX_PERSON
+
+
+def test_fail_closed_is_in_the_command_line_and_claude_blocks_on_failure(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    install("claude", path, fail_closed=True)
+    entry = hooks_of("claude", path)["PreToolUse"][0]["hooks"][0]
+    assert entry["command"] == f"{EXE} hook claude --fail-closed" and entry["onFailure"] == "block"
+    install("claude", path)  # switching back replaces breaker's entries, never adds a second set
+    groups = hooks_of("claude", path)["PreToolUse"]
+    assert len(groups) == 1 and "onFailure" not in groups[0]["hooks"][0]
+
+
+def test_writes_are_atomic_keep_the_mode_leave_no_temp_file_and_follow_a_dotfile_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_bytes(person_bytes("claude"))
+    os.chmod(real, 0o640)
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    install("claude", link)
+    assert link.is_symlink() and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in real.parent.iterdir()) == ["settings.json"]
+    uninstall("claude", link)
+    assert link.is_symlink() and real.read_bytes() == person_bytes("claude")
+
+
+def test_config_paths_follow_each_agents_own_environment(tmp_path: Path) -> None:
+    env = {"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x"}
+    assert I.config_path("claude", env=env) == Path("/c/settings.json")
+    assert I.config_path("codex", env=env) == Path("/x/config.toml")
+    assert I.config_path("gemini", env=env) == Path("/h/.gemini/settings.json")
+    assert I.config_path("claude", env={"HOME": "/h"}) == Path("/h/.claude/settings.json")
+    assert I.config_path("codex", project=Path("/p"), env=env) == Path("/p/.codex/config.toml")
+
+
+def test_the_cli_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "BREAKER_TUI_STATE_DIR": str(tmp_path / "state")}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    exe = str(Path(sys.executable).parent / "breaker-tui")
+    p = subprocess.run([exe, "hooks", "install", "claude", "--dry-run"], capture_output=True, env=env, check=False)
+    assert p.returncode == 0, p.stderr
+    assert b"+++ " in p.stdout and b"hook claude" in p.stdout
+    assert not (tmp_path / ".claude").exists()
+    p = subprocess.run([exe, "hooks", "install", "gemini"], capture_output=True, env=env, check=False)
+    assert p.returncode == 0 and (tmp_path / ".gemini" / "settings.json").exists()
+    s = subprocess.run([exe, "hooks", "status"], capture_output=True, env=env, check=False)
+    assert b"gemini: installed" in s.stdout and b"claude: not installed" in s.stdout
+    p = subprocess.run([exe, "hooks", "uninstall", "gemini"], capture_output=True, env=env, check=False)
+    assert p.returncode == 0 and not (tmp_path / ".gemini" / "settings.json").exists()
+
+
+# -- property tests ---------------------------------------------------------------------------------------
+KEYS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=8)
+SCALARS = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=12)
+JSONV = st.recursive(SCALARS, lambda c: st.lists(c, max_size=3) | st.dictionaries(KEYS, c, max_size=3), max_leaves=8)
+GROUP = st.fixed_dictionaries(
+    {"matcher": st.sampled_from(["*", ".*", "Bash"]), "hooks": st.just([{"type": "command", "command": "mine.sh"}])}
+)
+
+
+@st.composite
+def person_json(draw: st.DrawFn, agent: str) -> bytes:
+    doc = draw(st.dictionaries(KEYS.filter(lambda k: k != "hooks"), JSONV, max_size=4))
+    events = ["PreToolUse", "PostToolUse", "Stop"] if agent == "claude" else ["BeforeTool", "AfterTool", "Other"]
+    if draw(st.booleans()):
+        doc["hooks"] = draw(st.dictionaries(st.sampled_from(events), st.lists(GROUP, max_size=2), max_size=3))
+    indent = draw(st.sampled_from([None, 2, 4, "\t"]))
+    tail = draw(st.sampled_from(["", "\n", "\n\n"]))
+    return (json.dumps(doc, indent=indent, ensure_ascii=draw(st.booleans())) + tail).encode()
+
+
+TOML_LINES = st.lists(
+    st.sampled_from(
+        [
+            'model = "m"',
+            "# a comment",
+            "",
+            "[analytics]\nenabled = false",
+            '[[hooks.PreToolUse]]\nmatcher = "x"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "a"',
+            '[hooks.state."k:pre_tool_use:0:0"]\ntrusted_hash = "h"',
+        ]
+    ),
+    max_size=6,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_install_then_uninstall_is_the_identity_on_json_configs(
+    tmp_path: Path, agent: str, data: st.DataObject
+) -> None:
+    original = data.draw(person_json(agent))
+    path = tmp_path / f"{agent}-settings.json"
+    path.write_bytes(original)
+    install(agent, path)
+    assert not install(agent, path).changes
+    uninstall(agent, path)
+    assert path.read_bytes() == original
+    # the agent rewrote the file meanwhile: uninstall still leaves the person's data exactly
+    install(agent, path)
+    path.write_text(json.dumps(json.loads(path.read_bytes()), indent=3))
+    uninstall(agent, path)
+    assert json.loads(path.read_bytes()) == json.loads(original)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=TOML_LINES, tail=st.sampled_from(["", "\n", "\n\n"]))
+def test_install_then_uninstall_is_the_identity_on_codex_configs(tmp_path: Path, lines: list[str], tail: str) -> None:
+    text = "\n".join(lines) + tail
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return  # a table drawn twice: not a config Codex would read either
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    install("codex", path)
+    assert not install("codex", path).changes
+    uninstall("codex", path)
+    assert path.read_text() == text
