@@ -156,7 +156,9 @@ def spaced(command: str) -> str:
             if op == "&" or (op == "|" and command[i - 1 : i] == ">"):
                 out.append(c)  # a background `&`, `2>&1`, `>|`: not a separator
             else:
-                out.append(f" {op} ")
+                while op == ";" and out and out[-1] in (" ", "\t"):
+                    out.pop()
+                out.append("; " if op == ";" else f" {op} ")  # the conventional spellings: `a; b`, `a && b`
                 i += len(op) - 1
         else:
             out.append(c)
@@ -188,7 +190,7 @@ def _same_command(command: str) -> str:
     if "://" not in command and not command.startswith(("cd ", "pushd ")) and _PLAIN.fullmatch(command):
         return " ".join(command.split())  # plain words: the tokenizer would split them the same way
     if "://" not in command and _PLAIN.fullmatch(_OPERATOR.sub(" ", command)) and "cd" not in command:
-        return " ".join(_OPERATOR.sub(r" \1 ", command).split())  # plain words and operators
+        return " ".join(_OPERATOR.sub(_spaced_operator, command).split())  # plain words and operators
     from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
 
     text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
@@ -199,6 +201,12 @@ _URL_KEYS = ("url", "href", "uri")
 _NO_ALIASES: dict[str, str] = {}  # one table: `norm_url` memoises per table
 _PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections
 _OPERATOR = re.compile(r"[ \t]*(&&|\|\||;|\|)[ \t]*")
+
+
+def _spaced_operator(m: re.Match[str]) -> str:
+    return "; " if m.group(1) == ";" else f" {m.group(1)} "
+
+
 _URL_IN_TEXT = re.compile(r"(?i)\bhttps?://[^\s\"'\\<>`]+")
 
 
@@ -264,7 +272,8 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
         # the numbers of the call as compared (a URL's dropped fragment or tracking value is no echo)
-        numbers = frozenset(re.findall(r"\d+", _source(tool, shell_args(tool, args)))[:32])
+        # (two digits or more: a lone digit in a result, `line 1`, `0 errors`, is too often a coincidence)
+        numbers = frozenset(re.findall(r"\d\d+", _source(tool, shell_args(tool, args)))[:32])
         if numbers:
             folded = _NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
     return folded

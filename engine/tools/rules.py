@@ -43,7 +43,8 @@ _LAST_CAP = 512
 
 @dataclass(slots=True)
 class _Pending:
-    body: str
+    body: str  # the call's arguments as compared (`novelty.shell_args`), canonical
+    exact: str  # its arguments as given, canonical: the `exact:` fingerprint's body
     call: str
     epoch: int
     reading: bool
@@ -186,15 +187,16 @@ class DefaultRules:
         return a
 
     def body(self, agent: str, call_id: str) -> str | None:
-        """The canonical arguments `gate` computed for this call (the `exact:` body)."""
+        """The canonical arguments `gate` computed for this call, as given (the `exact:` body)."""
         a = self.agents.get(agent)
         p = a.pending.get(call_id) if a else None
-        return p.body if p else None
+        return p.exact if p else None
 
     def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
         """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
         norm = shell_args(tool, args)  # quoting, a `cd DIR &&` prefix and operator spacing aside
-        body = exact_body(tool, norm, self.cfg.repeat.ignore_args)
+        exact = exact_body(tool, args, self.cfg.repeat.ignore_args)
+        body = exact if norm is args else exact_body(tool, norm, self.cfg.repeat.ignore_args)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
         reading = not mutates(tool, args)
@@ -202,7 +204,7 @@ class DefaultRules:
         path = page_path(tool, args) if reading and self.cycles.paging else None
         span = page_span(tool, args) if path is not None else None
         wait = pure_wait(tool, norm)
-        a.pending[call_id] = _Pending(body, call, epoch, reading, path, span, wait, cd_dir(tool, args))
+        a.pending[call_id] = _Pending(body, exact, call, epoch, reading, path, span, wait, cd_dir(tool, args))
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
