@@ -6,12 +6,22 @@ replayed through a fresh engine. Printed, not asserted: the time per call (next 
 check's, timed in the same run, since the machine's speed drifts), and the tracemalloc peak of a
 100-call scan against a 1,000-call scan (flat memory: the ratio stays near 1, not near 10). Also
 run by `python -m wrapper.bench`.
+
+`--dir DIR` and `--quotes MB,...` measure the command itself, `breaker-tui scan DIR` or `scan FILE` run
+as a child process, in files/s and MB/s: over a folder of session files (it judges them in parallel,
+so the machine's CPU count and load, printed beside the figures, bound it), and over generated
+SWE-agent trajectories whose one action is `echo a'ba'b...` of the given size (the shape whose
+scan once took quadratic time). A scan that runs past `--limit` seconds is stopped and said so.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -103,6 +113,107 @@ def run(calls: int = 1000) -> dict[str, float]:
     }
 
 
+_SCAN_CLI = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def machine() -> str:
+    """The machine's CPU count and load averages (1, 5, 15 minutes), to print beside a throughput."""
+    one, five, fifteen = os.getloadavg()
+    return f"{os.cpu_count()} CPUs, load {one:.1f} {five:.1f} {fifteen:.1f}"
+
+
+def session_files(path: Path) -> list[Path]:
+    """The files `scan DIR` judges (or the one file given)."""
+    if path.is_file():
+        return [path]
+    suffixes = (".jsonl", ".json", ".traj", ".zst", ".zstd")
+    return sorted(f for f in path.rglob("*") if f.suffix in suffixes and f.is_file() and not f.is_symlink())
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def scan_command(path: Path, limit: float) -> tuple[float, float] | None:
+    """Wall and CPU seconds of `breaker-tui scan PATH` in a child process (output discarded), None past `limit`.
+
+    The CPU seconds are the child's and its workers' (a loaded machine stretches the wall time more).
+    """
+    t0, c0 = time.perf_counter(), _children_cpu()
+    try:
+        subprocess.run(
+            [sys.executable, "-c", _SCAN_CLI, "scan", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=limit,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return time.perf_counter() - t0, _children_cpu() - c0
+
+
+def throughput(name: str, path: Path, limit: float) -> dict[str, Any]:
+    """One `scan` of `path`: its files, bytes, seconds, files/s and MB/s, and the machine around it."""
+    files = session_files(path)
+    size = sum(f.stat().st_size for f in files)
+    load_before = os.getloadavg()[0]
+    timed = scan_command(path, limit)
+    seconds, cpu = timed if timed is not None else (None, None)
+    return {
+        "name": name,
+        "files": len(files),
+        "bytes": size,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "files_per_s": len(files) / seconds if seconds else None,
+        "mb_per_s": size / 1e6 / seconds if seconds else None,
+        "mb_per_cpu_s": size / 1e6 / cpu if cpu else None,
+        "cpus": os.cpu_count(),
+        "load_1m": (load_before + os.getloadavg()[0]) / 2,
+    }
+
+
+def write_quote_heavy(path: Path, megabytes: float) -> None:
+    """A SWE-agent trajectory of one step whose action is `echo a'ba'b...`, about `megabytes` MB long."""
+    action = "echo " + "a'b" * int(megabytes * 1e6 / 3)
+    step = {"thought": "write the file", "action": action, "observation": "ok"}
+    path.write_text(json.dumps({"trajectory": [step], "history": [{"role": "user", "content": "task"}]}))
+
+
+def throughputs(folder: Path | None, quote_mb: list[float], limit: float) -> list[dict[str, Any]]:
+    """`scan` throughput over `folder` (when given) and over a quote-heavy trajectory of each size."""
+    rows = []
+    if folder is not None:
+        rows.append(throughput(f"scan {folder}", folder, limit))
+    with tempfile.TemporaryDirectory(prefix="breaker-scanbench-") as d:
+        if quote_mb:  # what any scan costs: the interpreter, the imports, a one-step file
+            tiny = Path(d) / "tiny.traj"
+            write_quote_heavy(tiny, 0.0)
+            rows.append(throughput("scan, one tiny SWE-agent action (the start-up cost)", tiny, limit))
+        for mb in quote_mb:
+            p = Path(d) / f"quotes-{mb:g}mb.traj"
+            write_quote_heavy(p, mb)
+            rows.append(throughput(f"scan, one {mb:g} MB quote-heavy SWE-agent action", p, limit))
+            p.unlink()
+    return rows
+
+
+def report_throughputs(rows: list[dict[str, Any]], limit: float) -> None:
+    """Print one line per measured scan, with the machine's CPU count and load."""
+    for r in rows:
+        where = f"{r['files']} files, {r['bytes'] / 1e6:.1f} MB"
+        if r["seconds"] is None:
+            print(f"{r['name']}: did not finish in {limit:g} s ({where}; {r['cpus']} CPUs, load {r['load_1m']:.1f})")
+            continue
+        print(
+            f"{r['name']}: {r['seconds']:.2f} s ({r['cpu_seconds']:.2f} CPU s), {r['files_per_s']:.3g} files/s, "
+            f"{r['mb_per_s']:.3g} MB/s, {r['mb_per_cpu_s']:.3g} MB per CPU s "
+            f"({where}; {r['cpus']} CPUs, load {r['load_1m']:.1f})"
+        )
+
+
 def report(r: dict[str, float]) -> None:
     """Print the measurements."""
     print(
@@ -130,9 +241,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="end with one JSON line")
     ap.add_argument("--calls", type=int, default=1000, help="calls in the big trace (the small one has a tenth)")
     ap.add_argument("--out", default="bench-results/scan.json", help="where to write the JSON results")
+    ap.add_argument("--dir", type=Path, help="also time `breaker-tui scan DIR` over this folder (files/s, MB/s)")
+    ap.add_argument(
+        "--quotes",
+        default="",
+        metavar="MB,...",
+        help="also time `scan` of a generated quote-heavy SWE-agent action of each size (e.g. 0.3,1.2,9)",
+    )
+    ap.add_argument("--limit", type=float, default=600.0, help="seconds after which a timed scan is stopped")
+    ap.add_argument("--throughput-only", action="store_true", help="skip the 1,000-call trace measurements")
     a = ap.parse_args(argv)
-    r = run(a.calls)
-    report(r)
+    if a.dir is not None and not a.dir.exists():
+        ap.error(f"--dir {a.dir}: no such file or folder")
+    try:
+        quote_mb = [float(x) for x in a.quotes.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--quotes {a.quotes!r}: give sizes in MB separated by commas, e.g. 0.3,1.2,9")
+    r: dict[str, Any] = {} if a.throughput_only else dict(run(a.calls))
+    if not a.throughput_only:
+        report(r)
+    if a.dir is not None or quote_mb:
+        print(f"scan throughput on {machine()}")
+        rows = throughputs(a.dir, quote_mb, a.limit)
+        report_throughputs(rows, a.limit)
+        r["throughput"] = rows
     return finish(r, a.out, a.json)
 
 
