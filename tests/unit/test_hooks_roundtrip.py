@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = Path("/work/shared/samples/hooks")
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "hooks"
 EXE = str(Path(sys.executable).parent / "breaker-tui")
 AGENTS = ("claude", "codex", "gemini")
 
