@@ -293,3 +293,13 @@ def test_install_then_uninstall_is_the_identity_on_codex_configs(tmp_path: Path,
     assert not install("codex", path).changes
     uninstall("codex", path)
     assert path.read_text() == text
+
+
+def test_a_codex_reinstall_keeps_its_trust_while_the_hook_is_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_PERSON)
+    hashes = {k: "sha256:t" for k in I.codex_keys(path)}
+    I.apply(I.install_plan("codex", path, EXE, trusted=hashes), installing=True)
+    assert not I.install_plan("codex", path, EXE).changes  # Codex absent this time: its trust is kept
+    switched = I.install_plan("codex", path, EXE, fail_closed=True)  # another command: Codex's hash no longer holds
+    assert b"trusted_hash" not in (switched.after or b"").split(I.BEGIN.encode())[1]

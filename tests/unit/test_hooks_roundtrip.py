@@ -211,3 +211,48 @@ def test_the_hook_process_imports_neither_the_engine_nor_textual(home: Home) -> 
         [sys.executable, "-c", code], capture_output=True, env=home.env, cwd=ROOT, timeout=90, check=False
     )
     assert b"HEAVY [] 0" in p.stderr, p.stderr
+
+
+@pytest.mark.slow
+def test_twenty_sessions_at_once_each_get_their_own_window(home: Home) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pre = sample("claude", "pre-1.stdin.json")
+    assert home.hook("claude", {**pre, "session_id": "warm"}).returncode == 0  # one server, started once
+
+    def session(n: int) -> list[str]:
+        out = []
+        for k in range(6):
+            p = home.hook("claude", {**pre, "session_id": f"s{n}", "tool_use_id": f"c{n}-{k}"})
+            assert p.returncode == 0, p.stderr
+            out.append(verdict("claude", p.stdout)[0])
+        return out
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(session, range(20)))
+    assert all(r == ["allow"] * 4 + ["deny"] * 2 for r in results), results
+    home.stop()
+    assert len(home.recordings()) == 21
+    for rec in home.recordings():
+        assert json.loads(rec.read_text().splitlines()[-1])["k"] == "end"  # every recording closed whole
+
+
+def test_a_server_killed_mid_session_costs_no_answer_and_a_new_one_takes_over(home: Home) -> None:
+    pre = sample("gemini", "pre-1.stdin.json")
+    assert home.hook("gemini", pre).returncode == 0
+    pid = home.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # no cleanup: its socket file stays behind
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    p = home.hook("gemini", pre)
+    assert p.returncode == 0 and p.stderr == b"", p.stderr  # a verdict: the next hook started a new server
+    assert home.pid() not in (None, pid)
+    first = home.recordings()[0].read_text().splitlines()
+    assert any('"verdict_request"' in line for line in first)  # what the killed server judged was written through

@@ -108,11 +108,14 @@ def install(agent: str, project: Path | None, dry_run: bool, fail_closed: bool, 
 def trust_codex(path: Path, exe: str, fail_closed: bool, codex: str | None, project: Path | None) -> int:
     """Write Codex's trust for the two hooks just written (it skips untrusted hooks without a word)."""
     from wrapper.hooks.codex_trust import codex_hashes
-    from wrapper.hooks.install import InstallError, apply, codex_keys, install_plan
+    from wrapper.hooks.install import InstallError, apply, codex_keys, codex_trusted, install_plan
 
     try:
         hashes = codex_hashes(path, codex_keys(path), codex, project)
     except InstallError as e:
+        if codex_trusted(path):  # the same hooks as before: the trust Codex gave them still holds
+            print(f"kept the trust Codex gave these hooks before (could not ask it again: {e})", file=sys.stderr)
+            return EXIT_OK
         print(f"breaker-tui hooks install codex: the hooks are written but NOT trusted: {e}", file=sys.stderr)
         return EXIT_FAILED
     apply(install_plan("codex", path, exe, fail_closed, hashes), installing=True)

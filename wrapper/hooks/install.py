@@ -215,9 +215,28 @@ def toml_block(command: str, trusted: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _merge_toml(path: Path, raw: bytes, command: str, trusted: dict[str, str]) -> bytes:
-    base = strip_toml(_decode(path, raw))
-    _load_toml(path, base.encode("utf-8"))
+def _kept_trust(text: str, command: str) -> dict[str, str]:
+    """The trust entries of breaker's current block, while its command is unchanged (Codex's hash holds)."""
+    start = text.find("\n" + BEGIN + "\n")
+    end = text.find("\n" + END + "\n", start) if start >= 0 else -1
+    if end < 0:
+        return {}
+    try:
+        block = tomllib.loads(text[start:end])
+        same = block["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == command
+        state = block["hooks"].get("state", {}) if same else {}
+        return {str(k): str(v["trusted_hash"]) for k, v in state.items()}
+    except (tomllib.TOMLDecodeError, KeyError, IndexError, TypeError, AttributeError):
+        return {}
+
+
+def _merge_toml(path: Path, raw: bytes, command: str, trusted: dict[str, str] | None) -> bytes:
+    text = _decode(path, raw)
+    base = strip_toml(text)
+    doc = _load_toml(path, base.encode("utf-8"))
+    if trusted is None:  # a re-install keeps Codex's trust while the hook is the same (same keys, same command)
+        keys = set(trust_keys(Path(os.path.abspath(path)), doc))
+        trusted = {k: v for k, v in _kept_trust(text, command).items() if k in keys}
     text = base + toml_block(command, trusted)
     try:
         tomllib.loads(text)
@@ -254,7 +273,7 @@ def install_plan(
     before = _read(path)
     command = hook_command(agent, exe, fail_closed)
     if agent == "codex":
-        return Plan(path, before, _merge_toml(path, before or b"", command, trusted or {}))
+        return Plan(path, before, _merge_toml(path, before or b"", command, trusted))
     doc = _load_json(path, before or b"")
     after = _dump_json(_merge_json(doc, agent, command, fail_closed))
     if before is not None and _load_json(path, before) == json.loads(after):
