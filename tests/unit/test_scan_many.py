@@ -107,6 +107,7 @@ def test_the_progress_line_is_drawn_only_on_a_terminal() -> None:
     assert pipe.getvalue() == ""
 
 
+@pytest.mark.slow  # the red-team corpus evaluated twice, once in worker processes
 def test_eval_runs_its_files_in_parallel_with_the_same_answer(tmp_path: Path) -> None:
     from wrapper.records.evaluate import evaluate
 
