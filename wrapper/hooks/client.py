@@ -56,6 +56,8 @@ def run(agent: str, fail_closed: bool, stdin: BinaryIO, start: bool = True) -> O
     except Exception as e:  # a bug here must not decide the call: the fail mode the person chose does
         return no_verdict(agent, fail_closed, raw, f"breaker-tui hook failed: {type(e).__name__}: {e}")
     kind = reply.get("kind")
+    if kind == "recorded":  # a result: nothing to answer
+        return Outcome("", "", 0)
     if kind not in ("allow", "deny", "ask"):
         return no_verdict(agent, fail_closed, raw, str(reply.get("error") or f"an answer without a verdict: {reply}"))
     out, code = answer(agent, kind, str(reply.get("reason") or ""))
