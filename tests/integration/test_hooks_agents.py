@@ -1,0 +1,249 @@
+"""The real Claude Code, Codex CLI and Gemini CLI, each in its own non-interactive mode, guarded by breaker's hooks.
+
+Each CLI is the pinned npm package installed into a cache folder; it talks to the project's mock model
+(Anthropic, Responses, Gemini APIs) in a private HOME that holds the person's own config. The scenario
+re-runs one shell call six times with cosmetic changes: `hooks install` exits 0, `hooks uninstall` gives
+the person's config back byte for byte, and once installed again exactly 4 of the 6 calls run and the model
+gets the refusal naming the repeat as the refused call's result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from wrapper.mock.server import MockModel
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
+
+BIN = Path(sys.executable).parent
+CACHE = Path(os.environ.get("BREAKER_TUI_NPM_CACHE") or Path.home() / ".cache" / "breaker-tui-tests" / "npm")
+NET_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH", "network")
+
+
+@dataclass(frozen=True)
+class Cli:
+    package: str
+    version: str
+    binary: str
+
+
+CLIS = {
+    "claude": Cli("@anthropic-ai/claude-code", "2.1.332", "claude"),
+    "codex": Cli("@openai/codex", "0.171.0", "codex"),
+    "gemini": Cli("@google/gemini-cli", "0.61.0", "gemini"),
+}
+
+
+def installed_cli(agent: str) -> Path:
+    """The pinned CLI, installed from npm into the cache once; a skip only when npm cannot be reached."""
+    c = CLIS[agent]
+    where = CACHE / f"{agent}-{c.version}"
+    exe = where / "node_modules" / ".bin" / c.binary
+    if exe.exists():
+        return exe
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed, so the pinned agent CLIs cannot be fetched")
+    where.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(where), f"{c.package}@{c.version}"],
+        capture_output=True,
+        text=True,
+        timeout=500,
+        check=False,
+    )
+    if p.returncode != 0 and any(e in p.stderr for e in NET_ERRORS):
+        pytest.skip(f"npm cannot reach the registry to fetch {c.package}@{c.version}: {p.stderr.strip()[-300:]}")
+    assert p.returncode == 0 and exe.exists(), p.stderr[-2000:]
+    return exe
+
+
+@dataclass
+class World:
+    tmp: Path
+    home: Path
+    ws: Path
+    env: dict[str, str]
+    model: MockModel
+
+    def breaker(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "breaker-tui"), *args], env=self.env, cwd=self.ws, capture_output=True, text=True, check=False
+        )
+
+    def ran(self) -> int:
+        log = self.ws / "calls.log"
+        return len(log.read_text().splitlines()) if log.exists() else 0
+
+    def model_got(self) -> str:
+        return json.dumps([r["body"] for r in self.model.requests])
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    short = Path(tempfile.mkdtemp(prefix="bkw-", dir="/tmp"))  # the server's socket path must stay short
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    ws.mkdir()
+    (ws / "notes.txt").write_text("the notes\n")
+    m = MockModel("tool-loop")
+    m.workspace = str(ws)
+    m.start()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
+        "BREAKER_TUI_RUN_DIR": str(short / "run"),
+        "BREAKER_TUI_CONFIG": str(tmp_path / "no-config.toml"),
+    }
+    w = World(tmp_path, home, ws, env, m)
+    try:
+        yield w
+    finally:
+        m.stop()
+        pid = short / "run" / "serve.pid"
+        if pid.exists():
+            os.kill(int(pid.read_text()), signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while pid.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def install_twice_round(w: World, agent: str, config: Path) -> None:
+    """Install, uninstall (the person's bytes back), install again."""
+    person = config.read_bytes()
+    p = w.breaker("hooks", "install", agent)
+    assert p.returncode == 0, p.stderr
+    p = w.breaker("hooks", "uninstall", agent)
+    assert p.returncode == 0, p.stderr
+    assert config.read_bytes() == person
+    p = w.breaker("hooks", "install", agent)
+    assert p.returncode == 0, p.stderr
+
+
+def assert_four_ran_and_the_model_was_told(w: World, refusal_prefix: str) -> None:
+    assert w.ran() == 4
+    got = w.model_got()
+    assert refusal_prefix in got and "REPEAT_TOOL_BLOCKED" in got and "rule repeat:" in got
+
+
+def test_gemini_cli(world: World) -> None:
+    gemini = installed_cli("gemini")
+    cfg = world.home / ".gemini" / "settings.json"
+    cfg.parent.mkdir()
+    person = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"enableAutoUpdate": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+    }
+    cfg.write_text(json.dumps(person, indent=2) + "\n")
+    install_twice_round(world, "gemini", cfg)
+    env = {
+        **world.env,
+        "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.model.port}",
+        "GEMINI_API_KEY": "mock-key",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    p = subprocess.run(
+        [str(gemini), "-p", "Read notes.txt.", "--yolo", "-o", "json"],
+        env=env,
+        cwd=world.ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert_four_ran_and_the_model_was_told(world, "Tool execution blocked")
+    assert "this result was not recorded" not in p.stderr
+
+
+def test_claude_code_and_the_persons_own_hook_still_runs(world: World) -> None:
+    claude = installed_cli("claude")
+    cfg_dir = world.home / ".claude"
+    cfg_dir.mkdir()
+    own = world.tmp / "own-hook.log"
+    mine = {"matcher": "*", "hooks": [{"type": "command", "command": f"echo mine >> {own}"}]}
+    (cfg_dir / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [mine]}}, indent=2) + "\n")
+    world.env["CLAUDE_CONFIG_DIR"] = str(cfg_dir)
+    install_twice_round(world, "claude", cfg_dir / "settings.json")
+    env = {
+        **world.env,
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{world.model.port}",
+        "ANTHROPIC_API_KEY": "mock-key",
+        "ANTHROPIC_MODEL": "mock-model",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "IS_SANDBOX": "1",  # claude refuses to skip permissions as root otherwise (the tests may run as root)
+    }
+    p = subprocess.run(
+        [str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"],
+        env=env,
+        cwd=world.ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert_four_ran_and_the_model_was_told(world, "hook error")
+    assert len(own.read_text().splitlines()) == 6, p.stdout[-2000:]  # the person's hook saw every call
+
+
+CODEX_CONFIG = """model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:{port}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+"""
+
+
+def test_codex_cli_trusted_by_install(world: World) -> None:
+    codex = installed_cli("codex")
+    home = world.home / ".codex"
+    home.mkdir()
+    cfg = home / "config.toml"
+    cfg.write_text(CODEX_CONFIG.format(port=world.model.port))
+    world.env["CODEX_HOME"] = str(home)
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"  # install asks this codex for its trust hashes
+    install_twice_round(world, "codex", cfg)
+    s = world.breaker("hooks", "status", "codex")
+    assert "codex: installed, trusted" in s.stdout, s.stdout + s.stderr
+    p = subprocess.run(
+        [str(codex), "exec", "--skip-git-repo-check", "--json", "Read notes.txt."],
+        env={**world.env, "MOCK_API_KEY": "mock-key"},
+        cwd=world.ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
+    assert p.returncode == 0, p.stderr[-2000:]
