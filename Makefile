@@ -23,7 +23,7 @@ FAST := -m "not integration and not tui and not slow"
 PARALLEL := -n auto --dist worksteal
 
 .PHONY: setup compiled dsh agents demo docs check check-format check-lint check-imports check-types check-unit \
-	lint test unit bench conformance calibrate clean
+	lint test test-compiled test-suite unit bench conformance calibrate clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -87,14 +87,21 @@ check-unit: $(STAMP)
 
 lint: check-format check-lint check-imports check-types
 
-# Everything: the checks, the conformance vectors and the unit tests against the compiled wheel
-# (run from inside .venv-compiled, so the checkout's sources are not on the import path), then the
-# whole suite (real dsh against the mock model, the TUI) from the checkout.
-test: dsh agents lint docs compiled
+# Everything: the checks and the docs, then two halves at once: the compiled wheel (built, then the
+# conformance vectors and make check's tests against it, run from inside .venv-compiled so the checkout's
+# sources are not on the import path) and the whole suite from the checkout (the slow tests, real dsh and
+# agents against the mock model, the TUI). The suite spends much of its time waiting on agents and the
+# mock model's pace, so the compiler's minutes fit beside it instead of before it.
+test: dsh agents lint docs
+	@$(MAKE) --no-print-directory -j2 --output-sync=line test-compiled test-suite
+
+test-compiled: compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
 	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q $(PARALLEL) -p no:cacheprovider \
 		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(FAST) $(CURDIR)/tests/unit
+
+test-suite: $(STAMP)
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
 	$(BIN)/pytest -q $(PARALLEL)
 
