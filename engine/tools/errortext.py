@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from engine.tools.novelty import unframe
+from engine.tools.novelty import clean, unframe
 from engine.tools.progress import SHELL_TOOLS
 
 _HEAD = 400  # the patterns read the start of a result (and the traceback its end)
@@ -45,13 +45,20 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):(?:.|\n)*\n\s*\w+(
 _SIBLING = "Sibling tool call errored"
 
 
+def _steady(text: str) -> str:
+    """The text without the lines that carry a volatile value (a stamp, a pid, a duration, a counter:
+    `novelty.clean`): a one-line rejection followed by `[1700000097] done` is still one line.
+    """
+    return "\n".join(ln for ln in clean(text).splitlines() if "#" not in ln)
+
+
 def reads_as_error(tool: str, text: str) -> bool:
     """Whether a result with no status reads as an error (see the module docstring)."""
     if not text:
         return False
     text = unframe(text[:_HEAD] if len(text) <= 2 * _HEAD else text[:_HEAD] + "\n" + text[-2000:])
     head = text[:_HEAD]
-    if _ANY.search(head) or _REJECTION.match(head):
+    if _ANY.search(head) or _REJECTION.match(head) or _REJECTION.match(_steady(head)):
         return True
     if _TRACEBACK.search(text[-2000:]):
         return True

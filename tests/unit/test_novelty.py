@@ -246,3 +246,19 @@ def test_seen_forgets_results_when_the_workspace_changes() -> None:
     s.add("k", 1, 0)
     assert not s.new("k", 1, 0) and s.new("k", 2, 0) and s.new("k", 1, 1)
     assert not s.new("other", 1, 0)  # a first call is not news about a repeat
+
+
+def test_a_one_line_rejection_followed_by_a_volatile_line_is_still_a_failure() -> None:
+    # SWE-agent reports no status: `Wrong flag!` is read as a failure, a stamp line after it changes nothing
+    steps = [
+        (
+            "call",
+            {
+                "tool": "submit",
+                "args": {"flag": "picoCTF{x}"},
+                "output": f"Wrong flag!\n[{1_700_000_000 + 97 * k}] done",
+            },
+        )
+        for k in range(6)
+    ]
+    assert 0 < first_block(steps) <= 4
