@@ -49,7 +49,12 @@ class Work:
 
     def __init__(self) -> None:
         self.chars = 0
+        self.by_pattern: dict[str, int] = {}
         self.failed: dict[str, int] = {}
+
+    def add(self, name: str, chars: int) -> None:
+        self.chars += chars
+        self.by_pattern[name] = self.by_pattern.get(name, 0) + chars
 
 
 class Counted:
@@ -68,10 +73,10 @@ class Counted:
 
     def _one(self, m: re.Match[str] | None, s: str, pos: int, endpos: int) -> re.Match[str] | None:
         if m is None:
-            self.work.chars += self._span(s, pos, endpos)
+            self.work.add(self.name, self._span(s, pos, endpos))
             self.work.failed[self.name] = self.work.failed.get(self.name, 0) + 1
         else:
-            self.work.chars += m.end() - pos + 1
+            self.work.add(self.name, m.end() - pos + 1)
         return m
 
     def match(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
@@ -84,19 +89,19 @@ class Counted:
         return self._one(self.pattern.search(s, pos, endpos), s, pos, endpos)
 
     def finditer(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
-        self.work.chars += self._span(s, pos, endpos)
+        self.work.add(self.name, self._span(s, pos, endpos))
         return self.pattern.finditer(s, pos, endpos)
 
     def findall(self, s: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        self.work.chars += self._span(s, pos, endpos)
+        self.work.add(self.name, self._span(s, pos, endpos))
         return self.pattern.findall(s, pos, endpos)
 
     def sub(self, repl: Any, s: str, count: int = 0) -> str:
-        self.work.chars += len(s)
+        self.work.add(self.name, len(s))
         return self.pattern.sub(repl, s, count)
 
     def split(self, s: str, maxsplit: int = 0) -> list[Any]:
-        self.work.chars += len(s)
+        self.work.add(self.name, len(s))
         return self.pattern.split(s, maxsplit)
 
 
@@ -201,14 +206,20 @@ _MINI_TEXTS: dict[str, Callable[[int], str]] = {
 
 @pytest.mark.parametrize("shape", list(_MINI_TEXTS))
 def test_mini_swe_agent_runs_its_lazy_patterns_only_where_they_match(
-    monkeypatch: pytest.MonkeyPatch, shape: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shape: str
 ) -> None:
-    work = _count_patterns(monkeypatch, mini_swe_agent)
     text = _MINI_TEXTS[shape](2000)
+    p = tmp_path / "t.traj.json"
+    messages = [{"role": "user", "content": "task"}, {"role": "assistant", "content": text}]
+    p.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "messages": messages}))
+    work = _count_patterns(monkeypatch, mini_swe_agent)
     mini_swe_agent.observation(text)
-    mini_swe_agent._bash_blocks(text)
-    lazy = {k: v for k, v in work.failed.items() if k in ("_OUTPUT", "_HEAD_TAIL", "_BASH")}
+    list(mini_swe_agent.read_mini_swe_agent(p, 1 << 30))  # the reply's fenced blocks
+    lazy = {k: v for k, v in work.failed.items() if k in ("_OUTPUT", "_HEAD_TAIL")}
     assert lazy == {}, f"a lazy pattern ran where it cannot match (it reads to the end from each opening): {lazy}"
+    # the fence's pattern reads no further than the last closing fence (after it no block can end)
+    last = text.rfind("\n" + _FENCE)
+    assert work.by_pattern.get("_BASH", 0) <= (last + 4 if last >= 0 else 0), work.by_pattern
     assert work.chars <= 4 * len(text) + 64, (work.chars, len(text))
 
 
