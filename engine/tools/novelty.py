@@ -12,12 +12,14 @@ decided once:
   timestamps (dates, clock times, epoch seconds and milliseconds), durations, pids (`pid 12`,
   `[1] 12345`, `prog[12345]:`), ports, addresses, temporary names anywhere, whole dashed UUIDs and
   long hex ids;
-* and after removing the call's own echo (`echoes`): the numbers its arguments carry (`try 3`
-  printed back), each URL and host exactly as the call spelled it (`Could not resolve host:
-  WWW.Example.COM`), and the whole command when the harness restates it;
+* and after removing the call's own echo (`echoes`, whole tokens only): the numbers of two digits
+  or more its arguments carry (`--attempt 12` printed back), each URL, host and path exactly as the
+  call spelled it (`Could not resolve host: WWW.Example.COM`), and the whole command when the
+  harness restates it;
 * a call brought something new when that cleaned result is not among the results the same call
   (one of its keys: a fingerprint, the call itself) returned since the workspace last changed
-  (`Seen`) — or the workspace changed.
+  (`Seen`) — or the workspace changed. A call is compared as the rules see it (`shell_args`):
+  a shell command's quoting, a leading `cd DIR &&`, operator spacing and a URL's cosmetic parts aside.
 
 A repeated thought while results keep bringing new things is progress; an identical result behind
 moving counters is not.
