@@ -256,3 +256,12 @@ def test_a_server_killed_mid_session_costs_no_answer_and_a_new_one_takes_over(ho
     assert home.pid() not in (None, pid)
     first = home.recordings()[0].read_text().splitlines()
     assert any('"verdict_request"' in line for line in first)  # what the killed server judged was written through
+
+
+def test_a_server_that_cannot_start_is_named_at_once_with_its_reason(home: Home, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[engine\n")
+    home.env["BREAKER_TUI_CONFIG"] = str(bad)
+    p = home.hook("claude", sample("claude", "pre-1.stdin.json"))
+    assert p.returncode == 0 and p.stdout == b""
+    assert b"exited with status 2" in p.stderr and b"bad config" in p.stderr and b"runs unchecked" in p.stderr

@@ -136,16 +136,27 @@ def connect(start: bool = True) -> socket.socket:
     except (FileNotFoundError, ConnectionRefusedError):
         if not start:
             raise NoVerdict(f"breaker-tui serve is not running (no one listens on {path})") from None
-    spawn_server()
+    proc = spawn_server()
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         try:
             return _connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
+            log = path.parent / LOG
+            code = proc.poll()
+            if code:  # it could not start (a bad config, say): say why now, not after the whole timeout
+                raise NoVerdict(f"breaker-tui serve exited with status {code}: {_last_line(log)}") from None
             if time.monotonic() > deadline:
-                log = path.parent / LOG
                 raise NoVerdict(f"breaker-tui serve did not start within {START_TIMEOUT_S:g} s (see {log})") from None
             time.sleep(0.02)
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return f"see {log}"
+    return lines[-1][:400] if lines else f"see {log}"
 
 
 def _connect(path: Path) -> socket.socket:
@@ -158,12 +169,12 @@ def _connect(path: Path) -> socket.socket:
     return s
 
 
-def spawn_server() -> None:
+def spawn_server() -> subprocess.Popen[bytes]:
     """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock)."""
     d = private_dir()
     with open(d / LOG, "ab") as log:
         try:
-            subprocess.Popen(
+            return subprocess.Popen(
                 [sys.executable, "-m", "wrapper.hooks.server"],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from engine.errors import ConfigError
 from wrapper.hooks.agents import MAX_PAYLOAD
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
 from wrapper.hooks.sessions import Sessions
@@ -143,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"breaker-tui serve: already running (socket {d / SOCKET})", file=sys.stderr)
         return 0
     with held:
-        sessions = Sessions(load_settings(a.config))
+        try:
+            sessions = Sessions(load_settings(a.config))
+        except ConfigError as e:
+            print(f"breaker-tui serve: bad config: {e}", file=sys.stderr)
+            return 2
         (d / PID).write_text(f"{os.getpid()}\n")
         print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:
