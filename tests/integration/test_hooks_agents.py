@@ -173,16 +173,9 @@ def test_gemini_cli(world: World) -> None:
     assert "this result was not recorded" not in p.stderr
 
 
-def test_claude_code_and_the_persons_own_hook_still_runs(world: World) -> None:
-    claude = installed_cli("claude")
-    cfg_dir = world.home / ".claude"
-    cfg_dir.mkdir()
-    own = world.tmp / "own-hook.log"
-    mine = {"matcher": "*", "hooks": [{"type": "command", "command": f"echo mine >> {own}"}]}
-    (cfg_dir / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [mine]}}, indent=2) + "\n")
-    world.env["CLAUDE_CONFIG_DIR"] = str(cfg_dir)
-    install_twice_round(world, "claude", cfg_dir / "settings.json")
-    env = {
+def claude_env(world: World) -> dict[str, str]:
+    """Claude Code against the mock model, offline."""
+    return {
         **world.env,
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{world.model.port}",
         "ANTHROPIC_API_KEY": "mock-key",
@@ -193,6 +186,18 @@ def test_claude_code_and_the_persons_own_hook_still_runs(world: World) -> None:
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",  # claude refuses to skip permissions as root otherwise (the tests may run as root)
     }
+
+
+def test_claude_code_and_the_persons_own_hook_still_runs(world: World) -> None:
+    claude = installed_cli("claude")
+    cfg_dir = world.home / ".claude"
+    cfg_dir.mkdir()
+    own = world.tmp / "own-hook.log"
+    mine = {"matcher": "*", "hooks": [{"type": "command", "command": f"echo mine >> {own}"}]}
+    (cfg_dir / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [mine]}}, indent=2) + "\n")
+    world.env["CLAUDE_CONFIG_DIR"] = str(cfg_dir)
+    install_twice_round(world, "claude", cfg_dir / "settings.json")
+    env = claude_env(world)
     p = subprocess.run(
         [str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"],
         env=env,
@@ -247,3 +252,25 @@ def test_codex_cli_trusted_by_install(world: World) -> None:
     )
     assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_fail_closed_with_no_server_refuses_every_claude_call(world: World) -> None:
+    claude = installed_cli("claude")
+    cfg_dir = world.home / ".claude"
+    world.env["CLAUDE_CONFIG_DIR"] = str(cfg_dir)
+    p = world.breaker("hooks", "install", "claude", "--fail-closed")
+    assert p.returncode == 0, p.stderr
+    world.env["BREAKER_TUI_RUN_DIR"] = str(world.tmp / ("x" * 120))  # no socket can live there: no server at all
+    env = claude_env(world)
+    subprocess.run(
+        [str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"],
+        env=env,
+        cwd=world.ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert world.ran() == 0
+    assert "installed fail-closed" in world.model_got()
