@@ -177,7 +177,7 @@ class BreakerApp(FrontEnd, Actions):
         main.before_frame = self._before_frame
         self._clear_banner()  # the title
         self._apply_colours()
-        if self.mode == keys.LIVE and self._loosened.startswith("OBSERVING"):
+        if self.mode == keys.LIVE and (self._loosened.startswith("OBSERVING") or self.settings.held_back):
             # the stderr lines are hidden by the screen: the person reads them here too
             self._notify(" · ".join(report(self.settings)), "config loosened", "warning", 30)
         if self._observe and self.mode == keys.LIVE:
