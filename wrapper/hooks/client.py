@@ -181,6 +181,7 @@ def spawn_server() -> subprocess.Popen[bytes]:
                 stderr=log,
                 start_new_session=True,
                 close_fds=True,
+                cwd=d,  # not the agent's project folder: a long-lived server must not hold it
             )
         except OSError as e:
             raise NoVerdict(f"cannot start breaker-tui serve: {e.strerror or e}") from None
