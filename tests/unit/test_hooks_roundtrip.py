@@ -265,3 +265,18 @@ def test_a_server_that_cannot_start_is_named_at_once_with_its_reason(home: Home,
     p = home.hook("claude", sample("claude", "pre-1.stdin.json"))
     assert p.returncode == 0 and p.stdout == b""
     assert b"exited with status 2" in p.stderr and b"bad config" in p.stderr and b"runs unchecked" in p.stderr
+
+
+def test_a_new_prompt_from_the_person_starts_a_new_window_and_scan_agrees(home: Home) -> None:
+    pre = sample("claude", "pre-1.stdin.json")
+    got = []
+    for n in range(6):
+        prompt = {"prompt_id": "second-prompt"} if n >= 4 else {}  # the person prompted again before call 5
+        p = home.hook("claude", {**pre, **prompt, "tool_use_id": f"call-{n}"})
+        got.append(verdict("claude", p.stdout)[0])
+    assert got == ["allow"] * 6
+    home.stop()
+    (rec,) = home.recordings()
+    p = subprocess.run([EXE, "scan", str(rec), "--json"], capture_output=True, env=home.env, timeout=90, check=False)
+    found = [json.loads(line) for line in p.stdout.splitlines() if line.startswith(b"{")]
+    assert [f["verdict"] for f in found if f.get("kind") == "verdict"] == got, p.stderr

@@ -39,6 +39,7 @@ class Call:
     args: Any
     text: str = ""
     exit: int | None = None
+    turn: str = ""  # the person's prompt this call answers (Claude `prompt_id`, Codex `turn_id`); "" unknown
 
 
 def check_agent(agent: str) -> str:
@@ -73,11 +74,12 @@ def parse(agent: str, raw: bytes) -> Call:
     tool, args = engine_call(agent, name, p.get("tool_input"))
     session = p.get("session_id")
     call_id = p.get("tool_use_id")
-    call = Call(agent, phase, str(session or "default"), str(call_id or ""), tool, args)
+    turn = p.get("prompt_id") or p.get("turn_id") or ""
+    call = Call(agent, phase, str(session or "default"), str(call_id or ""), tool, args, turn=str(turn))
     if phase == "before":
         return call
     text, code = result_of(agent, event, p)
-    return Call(call.agent, "after", call.session, call.call_id, tool, args, text, code)
+    return Call(call.agent, "after", call.session, call.call_id, tool, args, text, code, call.turn)
 
 
 def engine_call(agent: str, name: str, tool_input: Any) -> tuple[str, Any]:

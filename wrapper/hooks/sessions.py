@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.breaker import Breaker
+from engine.events import UserMessage
 from wrapper.hooks.agents import BadPayload, Call, parse
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
@@ -37,6 +38,7 @@ class HookSession:
     n: int = 0
     denied: set[str] = field(default_factory=set)
     pending: dict[str, deque[str]] = field(default_factory=dict)  # Gemini: call ids by content, oldest first
+    turn: str = ""  # the person's prompt the last call answered
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -60,6 +62,7 @@ class Sessions:
         s.seen = time.monotonic()
         s.n += 1
         if call.phase == "before":
+            self._new_prompt(s, call)
             return self._before(s, call)
         self._after(s, call)
         return {"kind": "recorded"}
@@ -79,6 +82,22 @@ class Sessions:
             rec.name_for(call.session)
             s = self.live[key] = HookSession(call.agent, call.session, Breaker(self.settings.engine), rec)
         return s
+
+    @staticmethod
+    def _new_prompt(s: HookSession, call: Call) -> None:
+        """The person prompted again (a new `prompt_id`/`turn_id`): the engine starts a turn, as for dsh and ACP.
+
+        Recorded as dsh's own `user/message` event, so a replay starts the same turn at the same place.
+        """
+        if not call.turn or call.turn == s.turn:
+            return
+        first = not s.turn
+        s.turn = call.turn
+        if first:
+            return
+        msg = {"type": "user/message", "data": {"source": {"kind": "user"}, "content": ""}}
+        s.recorder.write("in", {"t": "event", "sessionId": AGENT, "event": msg})
+        s.breaker.feed(UserMessage(AGENT, "", "user"))
 
     def _before(self, s: HookSession, call: Call) -> dict[str, Any]:
         call_id = call.call_id or f"{s.agent}-{s.n}"
