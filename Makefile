@@ -56,14 +56,10 @@ dsh: setup
 demo: dsh
 	$(BIN)/breaker-tui demo
 
-# The ACP agents the integration tests drive (pinned, from the npm registry; about 1.1 GB, once).
+# Every ACP agent in wrapper/harness/acp/presets.py, which the integration tests drive (pinned, from the npm
+# registry; about 1.5 GB, once).
 agents: setup
-	$(BIN)/breaker-tui setup-agent opencode
-	$(BIN)/breaker-tui setup-agent claude
-	$(BIN)/breaker-tui setup-agent codex
-	$(BIN)/breaker-tui setup-agent gemini
-	$(BIN)/breaker-tui setup-agent qwen
-	$(BIN)/breaker-tui setup-agent kilo
+	$(BIN)/breaker-tui setup-agent --all
 
 # Format, lint, import contracts, types and the unit tests, all five at once (the unit tests, the longest,
 # first), and each to its end even when another fails, so one run shows every complaint.

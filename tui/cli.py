@@ -27,8 +27,8 @@ breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of 
 breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
 breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
 breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
-breaker-tui agents                             the known ACP agents (claude, opencode, codex, gemini, qwen, kilo)
-breaker-tui setup-agent NAME [--force]         install a pinned ACP agent beside dsh
+breaker-tui agents                             the known ACP agents, which copy runs, how each is made to ask
+breaker-tui setup-agent NAME|--all [--force]   install a pinned ACP agent (or every one) beside dsh
 breaker-tui doctor                             say what is missing and how to fix it
 breaker-tui calibrate                          re-measure the detectors' threshold tables
 breaker-tui config show|path|accept            print the effective config (and where each value came from), or accept it
@@ -347,7 +347,7 @@ def _demo(args: list[str]) -> int:
     )
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
-    p.add_argument("--agent", help="run it with an installed ACP agent (claude, opencode, codex, ...) instead of dsh")
+    p.add_argument("--agent", help="run it with an installed ACP agent (see `breaker-tui agents`) instead of dsh")
     p.add_argument("--config", type=Path, help="config file (default: the platform path)")
     p.add_argument("--theme", help="breaker-dark, breaker-light, or any Textual theme")
     a = p.parse_args(args)

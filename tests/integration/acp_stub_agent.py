@@ -2,7 +2,8 @@
 
 No `loadSession`, a garbage line, a helper that ignores SIGTERM (as Codex's native binary does), and
 dying mid-turn. With `STUB_LOAD=1` it loads sessions as Gemini does: it answers `session/load` first
-and replays the old turns after the answer (a looping thought, a finished tool call).
+and replays the old turns after the answer (a looping thought, a finished tool call). The prompt `ask`
+makes it ask permission for one command, then say the answer and the `STUB_ASKS` it was started with.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 
 def send(obj: dict[str, object]) -> None:
@@ -22,10 +24,30 @@ def update(sid: str, u: dict[str, object]) -> None:
     send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": u}})
 
 
+def ask(sid: str, lines: Iterator[str]) -> None:
+    """One command call that asks first: the answer (and the environment's `STUB_ASKS`) go into the reply."""
+    call = {"toolCallId": "call-1", "title": "ls", "kind": "execute", "rawInput": {"command": "ls"}}
+    update(sid, {"sessionUpdate": "tool_call", "status": "pending", **call})
+    options = [
+        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+    ]
+    params = {"sessionId": sid, "toolCall": call, "options": options}
+    send({"jsonrpc": "2.0", "id": "ask-1", "method": "session/request_permission", "params": params})
+    answer = next(m for m in map(json.loads, lines) if m.get("id") == "ask-1" and "method" not in m)
+    outcome = (answer.get("result") or {}).get("outcome") or {}
+    chosen = outcome.get("optionId") or outcome.get("outcome")
+    status = "completed" if chosen == "allow" else "failed"
+    update(sid, {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": status})
+    text = f"answer {chosen} asks {os.environ.get('STUB_ASKS', '')} "
+    update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}})
+
+
 def main() -> None:
     n = 0
     waiting = None
-    for line in sys.stdin:
+    lines = iter(sys.stdin)
+    for line in lines:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
         if method == "initialize":
@@ -83,6 +105,8 @@ def main() -> None:
                 if text == "own-session-wait":
                     waiting = rid  # answered `cancelled` when the cancel comes; the job is left running
                     continue
+            if text == "ask":
+                ask(sid, lines)
             if text == "die":
                 sys.exit(3)
             update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}})

@@ -1,17 +1,20 @@
-"""Private homes for the agents added after the first four: what points each at a model endpoint.
+"""Each agent's private home and ask settings: what points it at a model endpoint and what makes it ask.
 
-`presets.mock_env` lays out the first four agents itself; each agent added later brings its own function
-here, named by its `Preset.mock_setup`, so adding an agent never edits another agent's branch. A function
-gets the endpoint's base URL (`http://127.0.0.1:PORT`, no `/v1`), the agent's private home (HOME points
-there) and the model name, writes the agent's settings files under the home, and returns the environment
-variables to add. Nothing here is used outside the demo and the tests: a person's own agent keeps its own
-login and settings.
+A `Preset` names its functions here (`mock_setup`, `ask_setup`), so adding an agent adds functions and
+never edits another agent's. A home function gets the endpoint's base URL (`http://127.0.0.1:PORT`, no
+`/v1`), the agent's private home (HOME points there) and the model name, writes the agent's settings files
+under the home, and returns the environment variables to add; the homes are used only by the demo and the
+tests (a person's own agent keeps its own login and settings). An ask function gets the agent's
+environment and returns it with what makes the agent ask before tool calls.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+_ASK = {"bash": "ask", "edit": "ask", "webfetch": "ask"}  # opencode's and Kilo's `permission` that asks
 
 
 def qwen_home(base_url: str, home: Path, model: str) -> dict[str, str]:
@@ -48,7 +51,7 @@ def kilo_ask(env: dict[str, str]) -> dict[str, str]:
     """
     out = dict(env)
     cfg = _kilo_config(out)
-    cfg.setdefault("permission", {"bash": "ask", "edit": "ask", "webfetch": "ask"})
+    cfg.setdefault("permission", dict(_ASK))
     out["KILO_CONFIG_CONTENT"] = json.dumps(cfg)
     for k in ("KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE"):
         out.setdefault(k, "1")
@@ -83,3 +86,96 @@ def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
     ):
         env[k] = "1"
     return env
+
+
+def opencode_ask(env: dict[str, str]) -> dict[str, str]:
+    """opencode: bash, edit and webfetch always ask (the person's own `permission`, read first by
+    `own.py`, answers these asks).
+    """
+    out = dict(env)
+    try:
+        cfg = json.loads(out.get("OPENCODE_CONFIG_CONTENT") or "{}")
+    except ValueError:
+        cfg = {}
+    if not isinstance(cfg, dict):
+        cfg = {}
+    cfg["permission"] = dict(_ASK)
+    out["OPENCODE_CONFIG_CONTENT"] = json.dumps(cfg)
+    for k in ("OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_SHARE"):
+        out.setdefault(k, "1")
+    return out
+
+
+def claude_ask(env: dict[str, str]) -> dict[str, str]:
+    """Claude Code asks through its mode (`Preset.mode`): here only no update check and no telemetry."""
+    out = dict(env)
+    for k in ("DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY"):
+        out.setdefault(k, "1")
+    return out
+
+
+def opencode_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """opencode: the mock as a provider inline, and the offline person's own settings asking before commands,
+    edits and fetches (a test may rewrite them).
+    """
+    cfg = {"$schema": "https://opencode.ai/config.json", **opencode_style_config(base_url, model)}
+    env = {"OPENCODE_CONFIG_CONTENT": json.dumps(cfg)}
+    own = home / ".config" / "opencode"
+    own.mkdir(parents=True, exist_ok=True)
+    (own / "opencode.json").write_text(json.dumps({"permission": _ASK}))
+    for k in (
+        "OPENCODE_DISABLE_MODELS_FETCH",
+        "OPENCODE_DISABLE_AUTOUPDATE",
+        "OPENCODE_DISABLE_SHARE",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    ):
+        env[k] = "1"
+    return env
+
+
+def claude_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Claude Code: the offline person's own settings in its default mode, which asks before commands and edits."""
+    cdir = home / ".claude"
+    cdir.mkdir(parents=True, exist_ok=True)
+    settings = {"skipWebFetchPreflight": True, "permissions": {"defaultMode": "default"}}
+    (cdir / "settings.json").write_text(json.dumps(settings))
+    env = {
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "mock-key",
+        "ANTHROPIC_MODEL": model,
+        "CLAUDE_CONFIG_DIR": str(cdir),
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    if os.geteuid() == 0:
+        env["IS_SANDBOX"] = "1"  # Claude Code refuses to start as root otherwise
+    return env
+
+
+def codex_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Codex: a `responses` provider for the mock in `$CODEX_HOME/config.toml`, asking (`untrusted`)."""
+    cdir = home / ".codex"
+    cdir.mkdir(parents=True, exist_ok=True)
+    (cdir / "config.toml").write_text(
+        f'model = "{model}"\nmodel_provider = "mock"\napproval_policy = "untrusted"\n'
+        'sandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n\n'
+        f'[model_providers.mock]\nname = "mock"\nbase_url = "{base_url}/v1"\nenv_key = "MOCK_API_KEY"\n'
+        'wire_api = "responses"\n\n[analytics]\nenabled = false\n'
+    )
+    return {"CODEX_HOME": str(cdir), "MOCK_API_KEY": "mock-key"}
+
+
+def gemini_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Gemini CLI: an API key sign-in against the mock's base URL, no statistics, telemetry or update check."""
+    gdir = home / ".gemini"
+    gdir.mkdir(parents=True, exist_ok=True)
+    settings = {
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True},
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+    }
+    (gdir / "settings.json").write_text(json.dumps(settings))
+    return {"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"}

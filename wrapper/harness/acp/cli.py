@@ -38,17 +38,30 @@ def which_runs(name: str, path: str | None = None) -> str:
 
 
 def setup(args: list[str]) -> int:
-    """Install a pinned agent into the user data directory."""
+    """Install a pinned agent (or every known one) into the user data directory, or list the known ones."""
     ap = argparse.ArgumentParser(prog="breaker-tui setup-agent")
-    ap.add_argument("name", choices=list(PRESETS), help="the agent to install")
+    ap.add_argument("name", nargs="?", choices=list(PRESETS), help="the agent to install")
+    ap.add_argument("--all", action="store_true", help="install every known agent (what `make agents` runs)")
+    ap.add_argument("--list", action="store_true", help="print the known agents' names, one a line, and exit")
     ap.add_argument("--force", action="store_true", help="reinstall even if present")
     a = ap.parse_args(args)
+    if a.list:
+        print("\n".join(PRESETS))
+        return 0
+    if (a.name is None) == (not a.all):
+        ap.error(f"name one agent ({', '.join(PRESETS)}) or give --all (not both)")
+    failed = [name for name in ([a.name] if a.name else list(PRESETS)) if not _installed_one(name, a.force)]
+    return 3 if failed else 0
+
+
+def _installed_one(name: str, force: bool) -> bool:
+    """Install one agent, saying why not on stderr."""
     try:
-        setup_agent(a.name, lambda s: print(s, flush=True), force=a.force)
+        setup_agent(name, lambda s: print(s, flush=True), force=force)
     except ProvisionError as e:
         print(f"breaker-tui setup-agent: {inert(str(e))}", file=sys.stderr)
-        return 3
-    return 0
+        return False
+    return True
 
 
 def cannot_run(command: list[str], path: str | None = None) -> str | None:

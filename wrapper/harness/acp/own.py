@@ -20,6 +20,9 @@ person (or the `--approvals` policy). Answers made so are recorded as `policy (y
   else `general.defaultApprovalMode` (system settings, then the project's `.gemini/settings.json`, then
   `~/.gemini/settings.json`, then the system defaults; `yolo` there is ignored, as Gemini ignores it):
   `yolo` allows, `auto_edit` allows edits, `default` asks, `plan` (read-only) refuses edits and asks the rest.
+
+Each agent's `Preset.own` names its reader here (an `OwnReader`); an agent without one sends every ask to
+the person. A reader returns an `OwnSettings` whose `decide` reads its agent's own kind of setting.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,15 +53,13 @@ class OwnSettings:
 
     def decide(self, kind: str, name: str, command: str) -> Own | None:
         """What the person's settings say about one call (`kind` is ACP's: execute, edit, fetch, ...)."""
-        if self.agent == "opencode":
-            return self._opencode(kind, command)
-        if self.agent == "claude":
-            return self._claude(kind, name, command)
-        if self.agent == "gemini":
-            return self._gemini(kind)
         return self.default
 
-    def _gemini(self, kind: str) -> Own | None:
+
+class _GeminiSettings(OwnSettings):
+    """Gemini CLI's approval mode: `auto_edit` allows edits, `plan` refuses them."""
+
+    def decide(self, kind: str, name: str, command: str) -> Own | None:
         mode = self.per_tool.get("mode")
         edit = kind in ("edit", "delete", "move")
         if mode == "auto_edit" and edit:
@@ -66,7 +68,11 @@ class OwnSettings:
             return "deny"  # read-only: Gemini itself would not have written
         return self.default
 
-    def _opencode(self, kind: str, command: str) -> Own | None:
+
+class _OpencodeSettings(OwnSettings):
+    """opencode's `permission`: per tool, a string or patterns (the last matching one wins)."""
+
+    def decide(self, kind: str, name: str, command: str) -> Own | None:
         tool = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}.get(kind)
         v = self.per_tool.get(tool) if tool else None
         if isinstance(v, str) and v in _ACTIONS:
@@ -79,7 +85,11 @@ class OwnSettings:
             return found if found is not None else self.default
         return self.default
 
-    def _claude(self, kind: str, name: str, command: str) -> Own | None:
+
+class _ClaudeSettings(OwnSettings):
+    """Claude Code's rules (deny, then ask, then allow), then its permission mode."""
+
+    def decide(self, kind: str, name: str, command: str) -> Own | None:
         tool = name or {"execute": "Bash", "edit": "Edit", "read": "Read", "fetch": "WebFetch"}.get(kind, "")
         for action in ("deny", "ask", "allow"):  # Claude Code: deny rules first, then ask, then allow
             for rule in self.rules.get(action, ()):
@@ -154,7 +164,7 @@ def opencode_settings(env: dict[str, str], cwd: str) -> OwnSettings:
             if isinstance(star, str) and star in _ACTIONS:
                 default = star  # type: ignore[assignment]
             source = f"{where}: permission"
-    return OwnSettings("opencode", default, per_tool, {}, source)
+    return _OpencodeSettings("opencode", default, per_tool, {}, source)
 
 
 def claude_settings(env: dict[str, str], cwd: str) -> OwnSettings:
@@ -179,7 +189,7 @@ def claude_settings(env: dict[str, str], cwd: str) -> OwnSettings:
     default: Own | None = "ask"
     if mode in ("", "bypassPermissions", "auto", "dontAsk"):
         default = "allow"
-    return OwnSettings(
+    return _ClaudeSettings(
         "claude", default, {"mode": mode}, {k: tuple(v) for k, v in rules.items()}, source + f" (mode {mode or 'auto'})"
     )
 
@@ -229,17 +239,7 @@ def gemini_settings(env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettin
     default: Own | None = "allow" if mode == "yolo" else "ask"
     if mode not in ("yolo", "auto_edit", "plan", "default"):
         default = None  # not a mode Gemini knows: the person decides
-    return OwnSettings("gemini", default, {"mode": mode}, {}, f"{source} = {mode}")
+    return _GeminiSettings("gemini", default, {"mode": mode}, {}, f"{source} = {mode}")
 
 
-def own_settings(agent: str, env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings | None:
-    """The person's own settings for a known agent (None: every ask of the agent goes to the person)."""
-    if agent == "opencode":
-        return opencode_settings(env, cwd)
-    if agent == "claude":
-        return claude_settings(env, cwd)
-    if agent == "codex":
-        return codex_settings(env, argv)
-    if agent == "gemini":
-        return gemini_settings(env, cwd, argv)
-    return None
+OwnReader = Callable[[dict[str, str], str, list[str]], OwnSettings]  # (agent's env, cwd, argv) -> its settings

@@ -14,7 +14,8 @@ The preset's ACP arguments (`acp`, `--acp`) and its ask settings are added once:
 already typed is not added again (`opencode acp` stays `opencode acp`; `gemini --experimental-acp`
 keeps their flag). A launcher that is a `#!/usr/bin/env node` script runs with the person's `node`
 when their `PATH` has one, else with breaker-tui's Node 24 named by its full path; nothing is put
-in front of their `PATH`.
+in front of their `PATH`. Every name and flag used here is the preset's own (`Preset.typed`,
+`path_names`, `acp_spellings`).
 """
 
 from __future__ import annotations
@@ -26,33 +27,6 @@ from pathlib import Path
 
 from wrapper.harness.acp.presets import PRESETS, Preset, installed
 
-# the names each agent's ACP server is found under on PATH (the first is the preset's own launcher)
-NAMES: dict[str, tuple[str, ...]] = {
-    "opencode": ("opencode",),
-    "claude": ("claude-agent-acp", "claude-code-acp"),
-    "codex": ("codex-acp",),
-    "gemini": ("gemini",),
-    "qwen": ("qwen",),
-    "kilo": ("kilo",),
-}
-# the names a person may type for each agent (basename of argv[0])
-TYPED: dict[str, tuple[str, ...]] = {
-    "opencode": ("opencode",),
-    "claude": ("claude", "claude-code", "claude-agent-acp", "claude-code-acp"),
-    "codex": ("codex", "codex-acp"),
-    "gemini": ("gemini",),
-    "qwen": ("qwen", "qwen-code"),
-    "kilo": ("kilo", "kilocode"),
-}
-# arguments that already say "speak ACP" (the person's own spelling wins over the preset's)
-ACP_FLAGS: dict[str, tuple[str, ...]] = {
-    "opencode": ("acp",),
-    "claude": (),
-    "codex": (),
-    "gemini": ("--acp", "--experimental-acp"),
-    "qwen": ("--acp", "--experimental-acp"),
-    "kilo": ("acp",),
-}
 _NODES = ("node", "nodejs")
 
 
@@ -72,14 +46,14 @@ def preset_for(argv: list[str]) -> Preset | None:
     if not argv:
         return None
     base = os.path.basename(argv[0])
-    for name, typed in TYPED.items():
-        if base in typed:
-            return PRESETS[name]
+    for p in PRESETS.values():
+        if base in p.typed:
+            return p
     if base in _NODES and len(argv) > 1:  # `node …/claude-agent-acp/dist/index.js`
         script = argv[1]
-        for name, names in NAMES.items():
-            if any(f"/{n}/" in script or script.endswith(f"/{n}") for n in (*names, PRESETS[name].package)):
-                return PRESETS[name]
+        for p in PRESETS.values():
+            if any(f"/{n}/" in script or script.endswith(f"/{n}") for n in (*p.path_names, p.package)):
+                return p
     return None
 
 
@@ -102,7 +76,7 @@ def _runner(launcher: str, path: str, bundled_node: Path) -> list[str]:
 
 def _added(p: Preset, rest: list[str], make_ask: bool) -> list[str]:
     """The preset's ACP arguments and ask settings, each added only when the person did not write it."""
-    acp = [] if any(a in ACP_FLAGS.get(p.name, p.args) for a in rest) else list(p.args)
+    acp = [] if any(a in p.acp_spellings for a in rest) else list(p.args)
     ask = list(p.ask_args) if make_ask else []
     if ask and ask[0] == "-c":
         key = ask[1].split("=", 1)[0]
@@ -132,8 +106,8 @@ def resolve(argv: list[str], path: str | None, bundled_node: Path, make_ask: boo
         if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
             raise FileNotFoundError(f"{exe}: no such executable file (the {p.name} you named)")
         return Resolved(p, [*_runner(exe, path, bundled_node), *_added(p, rest, make_ask)], exe, "the path you gave")
-    names = [base] if base in NAMES[p.name] else []
-    names += [n for n in NAMES[p.name] if n not in names]
+    names = [base] if base in p.path_names else []
+    names += [n for n in p.path_names if n not in names]
     for n in names:
         found = shutil.which(n, path=path)
         if found:

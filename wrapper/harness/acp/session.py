@@ -22,8 +22,7 @@ from wrapper.harness.acp.handshake import ACP, mode_for, open_acp_session
 from wrapper.harness.acp.history import HistoryLog, is_state
 from wrapper.harness.acp.install import check_pinned, pinned_copy
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
-from wrapper.harness.acp.own import own_settings
-from wrapper.harness.acp.presets import Preset, ask_env
+from wrapper.harness.acp.presets import Preset, ask_env, own_settings
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.shown import SILENT_NOTICE
 from wrapper.harness.acp.stream import ItemStream
@@ -126,7 +125,7 @@ class AcpSession(ItemStream):
         env = self._agent_env()
         if self.preset is not None and self.settings.acp.make_ask:
             # read before breaker-tui makes the agent ask: these are the answers it gives for the person
-            self.acp.own = own_settings(self.preset.name, env, self.cwd, self.display_argv)
+            self.acp.own = own_settings(self.preset, env, self.cwd, self.display_argv)
             env = ask_env(self.preset, env)
         if self.preset is not None and pinned_copy(self.preset, self.argv):
             changed = await asyncio.to_thread(check_pinned, self.preset)

@@ -5,7 +5,7 @@ None of these reach the engine: they are what a person reads and picks from. The
 them from the recorded frames exactly as the live session showed them.
 
 A mode that never asks matters to the breaker: a call that does not ask can only be cancelled after it
-ran, never refused before. `SILENT_MODES` names those modes per agent, and `ChoicesItem.silent` carries
+ran, never refused before. Each agent's `Preset.silent_modes` names those modes, and `ChoicesItem.silent` carries
 them so the screen can warn before switching and mark the status line after.
 """
 
@@ -13,20 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from wrapper.harness.acp.presets import PRESETS
 from wrapper.harness.acp.view import choices_of, commands_of, plan_of
 from wrapper.items import SILENT_NOTICE, Choice, ChoicesItem, CommandsItem, Item, PlanItem
 
-# Modes in which calls that ask under the preset's own mode run without asking (so a repeat of them can be
-# cancelled after it ran, not refused before). opencode, Kilo Code and Codex take their asks from the
-# config the preset injects, so their modes (build, plan) do not change them.
-SILENT_MODES: dict[str, tuple[str, ...]] = {
-    "claude": ("acceptEdits", "auto", "bypassPermissions", "dontAsk"),
-    "gemini": ("autoEdit", "yolo"),
-    "qwen": ("auto-edit", "yolo"),
-}
+__all__ = ["SILENT_NOTICE", "Shown", "silent_modes"]
 
 
-__all__ = ["SILENT_MODES", "SILENT_NOTICE", "Shown"]
+def silent_modes(agent_name: str) -> tuple[str, ...]:
+    """The modes of a known agent in which calls that ask under its preset's mode run unasked.
+
+    opencode, Kilo Code and Codex take their asks from the config the preset injects, so their modes
+    (build, plan) change nothing and they declare none.
+    """
+    p = PRESETS.get(agent_name)
+    return p.silent_modes if p is not None else ()
 
 
 class Shown:
@@ -42,7 +43,7 @@ class Shown:
     @property
     def silent(self) -> tuple[str, ...]:
         """The modes of this agent that never ask."""
-        return SILENT_MODES.get(self.agent_name, ())
+        return silent_modes(self.agent_name)
 
     def _choices_item(self) -> ChoicesItem:
         return ChoicesItem(tuple(self.choices), self.silent)
