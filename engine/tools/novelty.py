@@ -196,10 +196,13 @@ def _same_command(command: str) -> str:
     from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
 
     text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
+    while (m := _CD_PREFIX.match(text)) is not None:  # also where the rest would not parse (an open quote)
+        text = text[m.end() :]
     return " ".join(shell.bounded(w) for w in shell.tokenize(shell.drop_navigation(spaced(text))))
 
 
 _URL_KEYS = ("url", "href", "uri")
+_CD_PREFIX = re.compile(r"\s*(?:cd|pushd)\s+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|'\"]+)\s*(?:&&|;)\s*")
 _NO_ALIASES: dict[str, str] = {}  # one table: `norm_url` memoises per table
 _PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections
 _OPERATOR = re.compile(r"[ \t]*(&&|\|\||;|\|)[ \t]*")
