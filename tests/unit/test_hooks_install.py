@@ -303,3 +303,31 @@ def test_a_codex_reinstall_keeps_its_trust_while_the_hook_is_unchanged(tmp_path:
     assert not I.install_plan("codex", path, EXE).changes  # Codex absent this time: its trust is kept
     switched = I.install_plan("codex", path, EXE, fail_closed=True)  # another command: Codex's hash no longer holds
     assert b"trusted_hash" not in (switched.after or b"").split(I.BEGIN.encode())[1]
+
+
+def test_the_cli_project_scope_writes_the_folders_own_config_and_uninstall_dry_run_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "BREAKER_TUI_STATE_DIR": str(tmp_path / "state")}
+    env.pop("CODEX_HOME", None)
+    exe = str(Path(sys.executable).parent / "breaker-tui")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    p = subprocess.run(
+        [exe, "hooks", "install", "codex", "--project"], cwd=proj, capture_output=True, env=env, check=False
+    )
+    assert (proj / ".codex" / "config.toml").exists() and not (tmp_path / "home" / ".codex").exists()
+    assert b"NOT trusted" in p.stderr or b"trusted" in p.stdout  # without codex here it says it could not ask
+    written = (proj / ".codex" / "config.toml").read_bytes()
+    d = subprocess.run(
+        [exe, "hooks", "uninstall", "codex", "--project", "--dry-run"],
+        cwd=proj,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert d.returncode == 0 and b"--- " in d.stdout and (proj / ".codex" / "config.toml").read_bytes() == written
+    s = subprocess.run(
+        [exe, "hooks", "status", "codex", "--project"], cwd=proj, capture_output=True, env=env, check=False
+    )
+    assert b"codex: installed" in s.stdout, s.stdout + s.stderr

@@ -141,7 +141,7 @@ def uninstall(agent: str, project: Path | None, dry_run: bool) -> int:
 def status(agents: list[str], project: Path | None) -> int:
     """Per agent: where its config is, whether breaker's hooks are in it (and trusted), whether serve answers."""
     from wrapper.hooks.client import NoVerdict, connect
-    from wrapper.hooks.install import codex_trusted, config_path, installed
+    from wrapper.hooks.install import config_path, installed
 
     try:
         connect(start=False).close()
@@ -152,7 +152,22 @@ def status(agents: list[str], project: Path | None) -> int:
         path = config_path(agent, project)
         state = "installed" if installed(agent, path) else "not installed"
         if agent == "codex" and state == "installed":
-            state += ", trusted" if codex_trusted(path) else ", NOT trusted (Codex skips these hooks)"
+            state += codex_trust_state(path, project)
         print(f"{agent}: {state} ({path})")
     print(reach)
     return EXIT_OK
+
+
+def codex_trust_state(path: Path, project: Path | None) -> str:
+    """Whether Codex runs breaker's hooks: Codex's own answer when `codex` runs here, else the file's entries."""
+    from wrapper.hooks.codex_trust import codex_says
+    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted
+
+    try:
+        said = codex_says(codex_keys(path), project)
+    except InstallError as e:
+        return f", trust unknown: {e}"
+    if said is None:
+        written = codex_trusted(path)
+        return ", trust entries written (codex is not on PATH to confirm)" if written else ", NOT trusted"
+    return ", trusted (Codex says)" if said == "trusted" else f", NOT trusted: Codex says {said} (it skips them)"

@@ -35,6 +35,19 @@ def codex_hashes(path: Path, keys: list[str], codex: str | None = None, cwd: Pat
     return {k: found[k] for k in keys}
 
 
+def codex_says(keys: list[str], cwd: Path | None = None) -> str | None:
+    """What Codex itself reports for breaker's hooks ("trusted", "untrusted", "not listed"), or None without codex."""
+    exe = shutil.which("codex")
+    if exe is None:
+        return None
+    try:
+        hooks = {str(h.get("key")): str(h.get("trustStatus")) for h in _list_hooks(exe, cwd or Path.cwd())}
+    except InstallError:
+        return None
+    states = {hooks.get(k, "not listed") for k in keys}
+    return states.pop() if len(states) == 1 else ", ".join(sorted(states))
+
+
 def _list_hooks(exe: str, cwd: Path) -> list[dict[str, Any]]:
     try:
         p = subprocess.Popen(
