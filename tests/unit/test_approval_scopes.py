@@ -19,6 +19,8 @@ from wrapper.harness.dsh.approvals import Approvals
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem
 from wrapper.monitor import Info
+from wrapper.process.child import Child
+from wrapper.process.contain import Containment
 from wrapper.settings import Settings
 
 HEALTH = "http://127.0.0.1:18999/health"
@@ -34,6 +36,8 @@ class Owner:
         self.monitor.handle(P.parse_inbound({"t": "ready", "sessionId": "s1", "model": "mock-model"}))
         self.info = self.monitor.info
         self.approver = approver
+        self.child: Child | None = None
+        self.contain: Containment | None = None
         self.approvals = Approvals(self)
         self.items: list[Item] = []
         self.records: list[tuple[str, dict[str, Any]]] = []
