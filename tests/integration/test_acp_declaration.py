@@ -6,6 +6,7 @@ private PATH; nothing but `PRESETS` learns about it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import sys
@@ -20,6 +21,7 @@ from tests.integration.pumped import started
 from wrapper.harness import registry
 from wrapper.harness.acp.cli import setup
 from wrapper.harness.acp.install import agent_checks
+from wrapper.harness.acp.own import OwnReader, OwnSettings
 from wrapper.harness.acp.presets import PRESETS, Preset, mock_env
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.acp.shown import silent_modes
@@ -77,7 +79,16 @@ def test_the_declaration_alone_lists_it(declared: dict[str, str], capsys: pytest
     assert declared["STUB_MODEL_URL"] == "http://127.0.0.1:9/v1"
 
 
-async def test_the_declaration_alone_runs_the_agent_end_to_end(declared: dict[str, str], tmp_path: Path) -> None:
+def _own_allow(env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings:
+    return OwnSettings("dummy", "allow", source="the dummy's own settings")
+
+
+@pytest.mark.parametrize("own", [None, _own_allow], ids=["person-asked", "own-settings-answer"])
+async def test_the_declaration_alone_runs_the_agent_end_to_end(
+    declared: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own: OwnReader | None
+) -> None:
+    preset = dataclasses.replace(DUMMY, own=own)
+    monkeypatch.setitem(PRESETS, preset.name, preset)
     asked: list[Question] = []
 
     async def allow(q: Question) -> Answer:
@@ -87,7 +98,7 @@ async def test_the_declaration_alone_runs_the_agent_end_to_end(declared: dict[st
     settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
     assert registry.is_acp(["dummy-agent"])
     session = registry.open_session(["dummy-agent"], settings, allow, str(tmp_path), declared)
-    assert isinstance(session, AcpSession) and session.preset is DUMMY
+    assert isinstance(session, AcpSession) and session.preset is preset
     assert session.argv[-1] == "--acp" and session.argv[0].endswith("dummy-acp")
     run = await started(session, 60)
     try:
@@ -96,7 +107,8 @@ async def test_the_declaration_alone_runs_the_agent_end_to_end(declared: dict[st
         items: list[Item] = run.items
         verdicts = [i for i in items if isinstance(i, VerdictItem)]
         assert [(v.call_id, v.verdict.kind, v.ran) for v in verdicts][:1] == [("call-1", "allow", False)]
-        assert len(asked) == 1, "the engine allowed the call, so the person was asked"
+        # the engine allowed the call: the person's own settings (when declared) answer it, else the person
+        assert len(asked) == (1 if own is None else 0)
         said = "".join(i.event.text for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.AnswerDelta))
         assert "answer allow asks declared" in said, said
         pgid = session.proc.pgid if session.proc else None
