@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from wrapper.hooks.agents import BadPayload, answer, parse
+from wrapper.hooks.agents import BadPayload, answer
+from wrapper.hooks.payloads import parse
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "hooks"
 

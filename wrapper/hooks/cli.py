@@ -5,9 +5,7 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -45,6 +43,8 @@ def serve(args: list[str]) -> int:
 
 def hooks(args: list[str]) -> int:
     """`breaker-tui hooks install|uninstall|status [AGENT]`."""
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="breaker-tui hooks",
         description="Guard Claude Code, Codex or Gemini CLI in its own terminal: breaker's entries in the agent's "
@@ -75,6 +75,8 @@ def hooks(args: list[str]) -> int:
 
 def own_executable() -> str:
     """The absolute path of `breaker-tui`, written into the agent's config."""
+    import shutil
+
     from wrapper.hooks.install import InstallError
 
     found = shutil.which("breaker-tui")

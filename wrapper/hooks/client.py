@@ -12,15 +12,16 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from wrapper.hooks.agents import AFTER, MAX_PAYLOAD, BadPayload, answer, check_agent
 from wrapper.hooks.rundir import LOG, RunDirError, private_dir, socket_path
+
+if TYPE_CHECKING:
+    import subprocess
 
 VERDICT_TIMEOUT_S = 20.0  # below the agents' own hook timeout (30 s as installed): our answer comes first
 START_TIMEOUT_S = 15.0  # for a server started on demand to listen
@@ -31,13 +32,13 @@ class NoVerdict(Exception):
     """The server gave no verdict: the message says why."""
 
 
-@dataclass(frozen=True)
 class Outcome:
-    """What the hook prints and how it exits."""
+    """What the hook prints and how it exits (a plain class: `dataclasses` costs the hook milliseconds)."""
 
-    stdout: str
-    stderr: str
-    code: int
+    __slots__ = ("code", "stderr", "stdout")
+
+    def __init__(self, stdout: str, stderr: str, code: int) -> None:
+        self.stdout, self.stderr, self.code = stdout, stderr, code
 
 
 def run(agent: str, fail_closed: bool, stdin: BinaryIO, start: bool = True) -> Outcome:
@@ -171,6 +172,8 @@ def _connect(path: Path) -> socket.socket:
 
 def spawn_server() -> subprocess.Popen[bytes]:
     """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock)."""
+    import subprocess  # only when a server must be started: most hooks never need it
+
     d = private_dir()
     with open(d / LOG, "ab") as log:
         try:

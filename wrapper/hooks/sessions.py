@@ -17,7 +17,8 @@ from typing import Any
 
 from engine.breaker import Breaker
 from engine.events import UserMessage
-from wrapper.hooks.agents import BadPayload, Call, parse
+from wrapper.hooks.agents import BadPayload
+from wrapper.hooks.payloads import Call, parse
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
 
