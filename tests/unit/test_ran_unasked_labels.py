@@ -23,6 +23,7 @@ from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.harness.base import recording_line
 from wrapper.headless import human
 from wrapper.items import VerdictItem
+from wrapper.monitor import Info
 from wrapper.records.recorder import Recorder
 
 
@@ -69,7 +70,7 @@ def test_the_exit_line_counts_it_as_ran_not_denied(tmp_path: Path) -> None:
     read_loop(m)
     rec = Recorder(tmp_path / "r.jsonl", {"harness": "acp"})
     rec.write("note", {"what": "x"})
-    line = recording_line(SimpleNamespace(recorder=rec, breaker=m.breaker, turns_done=1))
+    line = recording_line(SimpleNamespace(recorder=rec, breaker=m.breaker, turns_done=1, info=Info()))
     rec.close()
     assert "0 denied" in line and "1 ran then tripped" in line, line
 
