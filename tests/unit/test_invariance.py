@@ -489,22 +489,22 @@ INVARIANT: dict[str, Transform] = {
 # of a class shows up as an unexpected pass: then delete its line here. The property tests see every
 # labelled loop; the fast tests only their few sessions, hence two lists.
 _LOST = "loops let through or stopped more than 2 calls later"
-_ONE_LINE = "real-098's one-line `Wrong flag!` rejections are no failure once a line is added (same-error 13 -> never)"
+_REPAIR = (
+    "a RepairAgent run (real-public 202, Closure_117) stopped by same-error at 12 is stopped by a cycle at 39 "
+    "once the line is added in front of its `Command … returned: Error:` results"
+)
+_VOLATILE_CLASSES = {
+    "epoch-seconds": "an epoch-second",
+    "epoch-millis": "an epoch-millisecond",
+    "job-pid": "a `[1] 12345`",
+    "prog-pid": "a `java[12345]: started`",
+    "port": "a `port N`",
+    "temp-name": "a temporary-name",
+    "dashed-uuid": "a dashed-uuid",
+    "duration": "a duration",
+}
 FAILING_PROPERTY: dict[str, str] = {
-    **{
-        name: f"a fresh {what} line on each result: {_LOST}: {_ONE_LINE}"
-        for name, what in (
-            ("epoch-seconds", "epoch-second"),
-            ("epoch-millis", "epoch-millisecond"),
-            ("job-pid", "`[1] 12345`"),
-            ("prog-pid", "`java[12345]: started`"),
-            ("port", "`port N`"),
-            ("temp-name", "temporary-name"),
-            ("dashed-uuid", "dashed-uuid"),
-            ("duration", "duration"),
-        )
-    },
-    "attempt-counter": f"`(try N)` echoed in a repeated call's result: {_LOST}: {_ONE_LINE}",
+    **{name: f"{what} line on each result: {_LOST}: {_REPAIR}" for name, what in _VOLATILE_CLASSES.items()},
     "cd-prefix": f"`cd /testbed && ` on some repeats: {_LOST} (cause-failure 15 -> 18 on a Kimi K2.5 run)",
     "respelling-echoed": f"re-spelled repeats whose result echoes `$ CMD`: {_LOST} (a Kimi K2.5 run: same-error at "
     "19 -> repeat:exact at 46)",
@@ -520,11 +520,7 @@ NEW_CONTENT_FAILING = (
 # flipping on this build (session, seed): run first as explicit examples, so a flip in a few sessions
 # is not left to sampling.
 SWEEP_FLIPS: dict[str, tuple[tuple[str, int], ...]] = {
-    **{
-        name: (("real/real-098-sweagent-ctf-crypto-eps.jsonl", 0),)
-        for name in FAILING_PROPERTY
-        if "real-098" in FAILING_PROPERTY[name]
-    },
+    **{name: (("traces/202-sola-repairagent__experiment_412_Closure_117.jsonl", 602),) for name in _VOLATILE_CLASSES},
     "cd-prefix": (("traces/128-kimi-mailman__azhsPLd.jsonl", 0),),
     # found by the property test itself (another seed draws another spelling)
     "respelling-echoed": (("traces/114-kimi-fix-ocaml-gc__sxV2aBK.jsonl", 11553350),),
