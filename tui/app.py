@@ -447,7 +447,9 @@ class BreakerApp(FrontEnd, Actions):
             self.w_scores.show(scores, max(6, min(16, (self.w_scores.size.width - 32) or 16)))
             self.w_window.show(scores)
             line = self.timeline.text(max(0, self.w_window.size.width - 14))
-            self.w_window.border_title = f"window · {line}" if line else "window"
+            title = f"window · {line}" if line else "window"
+            if self.w_window.border_title != title:  # setting it repaints the panel, even to the same text
+                self.w_window.border_title = title
         self.w_status.update(self._status_text(snap.enforcing))
 
     def _status_text(self, enforcing: bool) -> Text:
