@@ -1,4 +1,4 @@
-"""Codex (`codex-acp`) and Gemini CLI driven for real against the mock model, through issue 19's per-agent items.
+"""Codex (`codex-acp`) and Gemini CLI driven for real against the mock model, through the per-agent items.
 
 What it proves, agent by agent: Codex's structured `rawOutput` (its output and exit code) is shown and is
 what the engine judges, so a failing command retried is stopped by the failure rule; Gemini's command

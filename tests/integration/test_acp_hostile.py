@@ -1,6 +1,6 @@
 """The ACP client against the scripted hostile agent of the reliability probes (`hostile_acp.py`).
 
-Each test replays one finding of `../shared/reports/reliability-turn3.md` with the real agent process,
+Each test replays one way a hostile agent got past the client before, with the real agent process,
 its real pipes and its real commands (`calls.log` counts what ran): a reused call id (H2), a frame
 nested 1,500 and 100,000 deep (H5), a closed stdout (M6), an over-long line (L5), an "allow once" the
 agent can only take as "always" (L1), a permission flood (M3), the agent dying while a question is open

@@ -79,7 +79,7 @@ def _rec(s: AcpSession) -> Path:
     return s.recorder.path
 
 
-@pytest.mark.parametrize("agent", (*AGENTS, "qwen", "kilo"))  # and the two agents added for issue 22
+@pytest.mark.parametrize("agent", (*AGENTS, "qwen", "kilo"))  # and the two agents added later
 async def test_a_session_resumed_from_the_list_shows_its_history_and_none_of_it_is_judged(
     agent: str, tmp_path: Path
 ) -> None:

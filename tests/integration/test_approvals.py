@@ -76,7 +76,7 @@ def poll_then_escalate(turn: Turn) -> Reply:
 async def test_allow_turn_on_a_local_poll_leaves_an_escalation_its_own_question(
     run_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The report's C3: after `t` on a local poll, a danger-full-access escalation ran without a question."""
+    """After `t` on a local poll, a danger-full-access escalation ran without a question."""
     monkeypatch.setitem(scenarios.SCENARIOS, "poll-escalate", (poll_then_escalate, "Poll, then write.", "test only"))
     run = await run_factory("poll-escalate", answers=["allow-turn", "deny"])
     await run.turn("Poll, then write", timeout=90)

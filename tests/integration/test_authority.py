@@ -1,8 +1,8 @@
 """The agent tries to switch its breaker off from inside a tool, with the real dsh, and fails.
 
-Each test is one of the ways the reliability report (turn 3) found: a plugin hot-loaded through a
-dsh patch layer (C2), a process planted with `setsid` that outlives its session (C1, M4) and the
-hand-off hijack it then ran against the next session (C1). Each asserts what the tool could do
+Each test is one of the ways a reliability review found: a plugin hot-loaded through a
+dsh patch layer, a process planted with `setsid` that outlives its session and the
+hand-off hijack it then ran against the next session. Each asserts what the tool could do
 before: that the loop's 5th and 6th repeats would have run.
 """
 

@@ -1,4 +1,4 @@
-"""The monitored command deletes or forges its own session's recording (report turn 3, M1), end to end.
+"""The monitored command deletes or forges its own session's recording, end to end.
 
 The real `breaker-tui --no-tui` runs a real child on a real pty; the child does what the report's tool
 calls did (`rm` the newest recording; replace it with its first line and an end marker). Before the fix

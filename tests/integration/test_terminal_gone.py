@@ -1,6 +1,6 @@
 """A closed terminal ends the monitor: the TUI in a real tmux pane, a tool running, then the session killed.
 
-Before, the TUI stayed for good, attached to the deleted terminal (issue 18). Textual's writer thread
+Before, the TUI stayed for good, attached to the deleted terminal. Textual's writer thread
 died on the first EIO, and its full queue then blocked the event loop, so even SIGTERM went
 unhandled. Its child and the running tool stayed with it. Two ways the terminal goes:
 

@@ -1,4 +1,4 @@
-"""A crafted recording replayed through the real app: every recorded text is shown inert (report turn 3, H4).
+"""A crafted recording replayed through the real app: every recorded text is shown inert.
 
 The recording is the probe's (`reliability-probes/hostile_recording.py`): markup, an OSC title, clear-screen
 and cursor-home escapes, bidi controls and a C1 CSI in every place a recording can put text, and odd kinds,

@@ -45,7 +45,7 @@ def test_a_denied_call_that_produced_a_real_result_is_an_alarm() -> None:
     led.verdict("c5", "deny", "REPEAT_TOOL_BLOCKED: bash repeats an action")
     assert led.ran("c5", "bash", "Error: REPEAT_TOOL_BLOCKED: bash repeats an action", is_error=True) is None
     led.verdict("c6", "deny", "REPEAT_TOOL_BLOCKED: bash repeats an action")
-    why = led.ran("c6", "bash", "the notes", is_error=False)  # what the hand-off hijack produced (C1)
+    why = led.ran("c6", "bash", "the notes", is_error=False)  # what the hand-off hijack produced
     assert why is not None and "denied" in why
 
 

@@ -1,4 +1,4 @@
-"""The cause an error names, and numbers that are data (issue 20, the tau-bench cases of `tests/data/real/`).
+"""The cause an error names, and numbers that are data (the tau-bench cases of `tests/data/real/`).
 
 Each test drives the real `Breaker` in the default mode, call by call, as `eval` replays a trace: a
 customer's message is a `UserMessage`, a tool's `Error: ...` result carries no status (the text says

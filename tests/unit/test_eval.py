@@ -40,7 +40,7 @@ def test_work_default_mode(work: dict[str, dict[str, int]]) -> None:
     assert (t["legit"], t["loops"]) == (10, 11)
     assert t["legit_blocked"] <= 1 and t["loops_blocked"] >= 10
     assert (t["legit_blocked"], t["loops_blocked"]) == (0, 11)  # as measured
-    # median calls from a loop's start to its block (issue 20's target: within 6); the period-4 view
+    # median calls from a loop's start to its block (the target: within 6); the period-4 view
     # cycle is now stopped by the cycle rule at its 13th call: its four ranges are four reads (numbers
     # that are whole values are data), where the toy outputs made them one "same result" at the 5th
     assert t["median_block_calls"] == 5

@@ -1,4 +1,4 @@
-"""The importers of issue 20: mini-swe-agent, Harbor ATIF, OpenClaw, Codex, Gemini CLI, opencode.
+"""The importers of other agents' logs: mini-swe-agent, Harbor ATIF, OpenClaw, Codex, Gemini CLI, opencode.
 
 Each is read from a small hand-written file (`tests/unit/data/formats/`) or from an original in
 `tests/data/real/formats/`; `scan FILE` recognises every format without `--from`, and a bad file is

@@ -35,7 +35,7 @@ def _disagreeing(report: ModeReport, expected: str) -> list[str]:
 
 def test_corpus_shape(tables: dict[str, dict[str, int]]) -> None:
     t = tables["default"]
-    # 160 from the first half of issue 20, then 200 tau-bench airline runs (gpt-4o) with 3 real loops
+    # 160 from the first collection, then 200 tau-bench airline runs (gpt-4o) with 3 real loops
     assert (t["cases"], t["legit"], t["loops"]) == (360, 355, 5)
 
 

@@ -1,7 +1,7 @@
 """Records that cannot lie silently: the recorder's check at close, the hash chain, the digest index, `scan`.
 
-Each tamper is what an agent running as the same user can do to its own session's recording (report
-turn 3, M1): delete it, replace it, append to it, edit a line, cut it short, forge it from scratch or in
+Each tamper is what an agent running as the same user can do to its own session's recording:
+delete it, replace it, append to it, edit a line, cut it short, forge it from scratch or in
 the older format. The recorder must say so at close instead of naming the file as the record, and `scan`
 must tell each from a complete recording, with its own exit status (4).
 """

@@ -37,7 +37,7 @@ def test_default_mode_blocks_no_legitimate_work_and_the_loops(results: dict[str,
     t = results["default"]
     assert t["legit_blocked"] == 0 and t["legit_steered"] == 0
     assert t["loops_blocked"] == 27  # the emoji flood in an answer is missed: see the README
-    assert t["median_block_calls"] == 5  # issue 20's target: within 6 calls of the loop's start
+    assert t["median_block_calls"] == 5  # the target: within 6 calls of the loop's start
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""A result is the evidence (issue 20): changing results are progress, identical results are a repeat.
+"""A result is the evidence: changing results are progress, identical results are a repeat.
 
 Each test drives the real `Breaker` in the default mode, call by call, as the live monitor does.
 """

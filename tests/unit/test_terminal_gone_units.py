@@ -1,4 +1,4 @@
-"""The rules that let a TUI whose terminal went away end cleanly (issue 18), one at a time.
+"""The rules that let a TUI whose terminal went away end cleanly, one at a time.
 
 The whole path, with a real tmux pane and the real dsh, is in `tests/integration/test_terminal_gone.py`.
 """

@@ -5,7 +5,7 @@ and a monitor that died without cleaning (SIGKILL, power loss) is recognisable l
 at the next start. Telling a live directory from an abandoned one must not depend on what the
 agent can write: the directory is in the agent's reach (its TMPDIR is inside), and a tool that
 wrote a dead pid into the owner file got a *live* session's directory deleted by the next start,
-after which `ctrl+r` crashed (report M7). So the owner file names the pid *and its start time*
+after which `ctrl+r` crashed. So the owner file names the pid *and its start time*
 (`/proc/PID/stat` field 22: a reused pid is not the owner), and the live monitor holds an
 `flock` on the directory itself, which no file the agent writes can release: a directory whose
 lock is held is never removed. A run directory or TMPDIR that went missing, or was swapped for a

@@ -3,7 +3,7 @@
 The agent's tools run as the same user as the monitor, so nothing they can reach may lead to the
 channel. A socket path and a token in a hand-off file could be reached: a process a tool planted
 (`setsid`, outliving its session) swapped the next launch's path and relayed the traffic, turning
-every deny into an allow (report C1). So there is no path and no token any more: each launch gets a
+every deny into an allow. So there is no path and no token any more: each launch gets a
 fresh `socketpair()`, the child inherits one end as fd 3 (`wrapper.process.child.Child`,
 `pass_fds`, renumbered), the monitor closes its copy of that end at once, and Node marks fd 3
 close-on-exec at start-up (past 15 it may not), so no tool dsh runs holds it. A connection nobody else can open needs no

@@ -1,7 +1,7 @@
 """Which dsh runs: the pinned install unless the person opts in to another, and whether it is intact.
 
 A `dsh` planted early on PATH (a wrapper that loads a bridge copy which never asks) used to be
-preferred over the pinned install, and `doctor` called it "ok" (report C4). Now the pinned install
+preferred over the pinned install, and `doctor` called it "ok". Now the pinned install
 is what runs, launched as `node bin.js` with the bundled Node (no PATH lookup at all); another dsh
 runs only when `$BREAKER_TUI_DSH` names it, and a different `dsh` on PATH is reported, never run
 (not even for `--version`). `setup-dsh` writes a manifest of every file of the install
