@@ -1,10 +1,10 @@
 """The ACP client against the scripted hostile agent of the reliability probes (`hostile_acp.py`).
 
 Each test replays one way a hostile agent got past the client before, with the real agent process,
-its real pipes and its real commands (`calls.log` counts what ran): a reused call id (H2), a frame
-nested 1,500 and 100,000 deep (H5), a closed stdout (M6), an over-long line (L5), an "allow once" the
-agent can only take as "always" (L1), a permission flood (M3), the agent dying while a question is open
-(M5), and bounded per-call state (L2).
+its real pipes and its real commands (`calls.log` counts what ran): a reused call id, a frame
+nested 1,500 and 100,000 deep, a closed stdout, an over-long line, an "allow once" the
+agent can only take as "always", a permission flood, the agent dying while a question is open,
+and bounded per-call state.
 """
 
 from __future__ import annotations

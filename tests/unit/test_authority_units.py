@@ -58,14 +58,14 @@ def test_an_ask_runs_only_once_approved() -> None:
     assert led.ran("a2", "bash", "ok") is not None
 
 
-# -- the run directory (M7, L7) ----------------------------------------------------------------
+# -- the run directory -------------------------------------------------------------------------
 
 
 def test_a_live_run_directory_is_never_taken_for_stale_whatever_its_owner_file_says(tmp_path: Path) -> None:
     d = RunDir(tmp_path)
     pid, start = (d.path / OWNER_FILE).read_text().split()
     assert int(pid) == os.getpid() and int(start) == proc.start_time(os.getpid())
-    (d.path / OWNER_FILE).write_text("999999999 1\n")  # what the agent's tool wrote (M7)
+    (d.path / OWNER_FILE).write_text("999999999 1\n")  # what the agent's tool wrote
     assert clean_stale(tmp_path) == [] and d.path.is_dir(), "the lock says it is alive"
     d.remove()
 
@@ -83,10 +83,10 @@ def test_a_missing_run_directory_is_made_again_and_a_tmp_symlink_is_replaced(tmp
     outside.mkdir()
     (outside / "keep").write_text("x")
     shutil.rmtree(d.tmp)
-    d.tmp.symlink_to(outside)  # L7: the tool swapped the child's TMPDIR for a link out of the run dir
+    d.tmp.symlink_to(outside)  # the tool swapped the child's TMPDIR for a link out of the run dir
     t = d.fresh_tmp()
     assert not t.is_symlink() and t.is_dir() and (outside / "keep").exists(), "the link removed, not followed"
-    shutil.rmtree(d.path)  # M7: the next start removed it
+    shutil.rmtree(d.path)  # the next start removed it
     assert d.ensure() is True and d.path.is_dir() and (d.path / OWNER_FILE).exists()
     assert d.fresh_tmp().is_dir()
     assert clean_stale(tmp_path) == [], "made again, and locked again"
@@ -187,7 +187,7 @@ def wait_until_sync(pred: Callable[[], bool], what: str, timeout: float = 10) ->
         time.sleep(0.02)
 
 
-# -- weakening is loud (C4) --------------------------------------------------------------------
+# -- weakening is loud -----------------------------------------------------------------------
 
 
 def test_a_config_that_switches_the_breaker_off_is_named_key_by_key() -> None:

@@ -54,7 +54,8 @@ def test_work_seed_mode_is_the_seed(work: dict[str, dict[str, int]]) -> None:
 def test_peers_default_mode(peers: dict[str, dict[str, int]]) -> None:
     assert peers["default"]["cases"] == 134
     assert peers["default"]["agreed"] >= 118
-    # as measured; the 6 disagreements are listed in the README. Two of them are on purpose since issue 20:
+    # as measured; the 6 disagreements are listed in docs/detection.md. Two of them are on purpose, since
+    # results count as progress:
     # openclaw calls a poll whose output changes every time ("tick N") a loop; a result that keeps
     # changing is progress here (the "does not block known polling when output progresses" case, which
     # the backstop used to deny, agrees now)

@@ -46,7 +46,7 @@ def test_default_mode_figures(tables: dict[str, dict[str, int]], reports: dict[s
     # before them changed its baggage count, data, so it is not part of the loop), 6 (real-173) and 7
     # (real-273): the 4th update that still carries the flight its error named (`cause-failure`, across
     # the customer's messages), and 11 (real-122, an OpenHands edit whose identical failing retry comes
-    # only after 6 different failing edits): the median is 6 (issue 20's target: within 6)
+    # only after 6 different failing edits): the median is 6 (the target: within 6)
     assert t["median_block_calls"] == 6
     assert t["loops_blocked"] == 5 and t["legit_steered"] == 6
     blocks = {c.file[:8]: (c.first_rule, c.block_calls) for c in reports["default"].cases if c.expected == "loop"}

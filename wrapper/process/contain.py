@@ -3,7 +3,7 @@
 A tool can leave processes behind: `setsid sleep 600 &` leaves dsh's process group and session, so
 signalling the group misses it, and when dsh exits it is re-parented to pid 1 and lives on. Such a
 process planted by one session attacked the next one's channel, and a running tool
-survived a closed terminal or a dsh crash (M4). Two mechanisms, as the system allows:
+survived a closed terminal or a dsh crash. Two mechanisms, as the system allows:
 
 * a **cgroup v2 leaf** (`breaker-tui-<pid>-<start>-<n>` beside the monitor's own cgroup) when that
   directory is writable: the child enters it in the forked process before exec, so nothing it

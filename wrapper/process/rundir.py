@@ -9,7 +9,7 @@ after which `ctrl+r` crashed. So the owner file names the pid *and its start tim
 (`/proc/PID/stat` field 22: a reused pid is not the owner), and the live monitor holds an
 `flock` on the directory itself, which no file the agent writes can release: a directory whose
 lock is held is never removed. A run directory or TMPDIR that went missing, or was swapped for a
-symlink (L7: the restarted dsh's spill folders then landed outside, never removed), is made
+symlink (the restarted dsh's spill folders then landed outside, never removed), is made
 again, as a real directory, before the next launch.
 """
 
