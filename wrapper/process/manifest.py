@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,47 +92,38 @@ def load(root: Path) -> dict[str, Entry] | str:
 
 def quick(root: Path) -> list[str]:
     """What differs from the manifest by size and mtime (every file listed, none hashed): the launch check."""
-    want = load(root)
-    if isinstance(want, str):
-        return [want]
-    problems: list[str] = []
-    seen: set[str] = set()
-    for rel, st, _link in _walk(root):
-        seen.add(rel)
-        e = want.get(rel)
-        if e is None:
-            problems.append(f"added: {rel}")
-        elif e.size != st.st_size or e.mtime_ns != st.st_mtime_ns:
-            problems.append(f"changed: {rel}")
-    return _ordered(problems, want, seen)
-
-
-def _ordered(problems: list[str], want: dict[str, Entry], seen: set[str]) -> list[str]:
-    """The problems by file name, then the missing files."""
-    found = sorted(problems, key=lambda p: p.partition(": ")[2])
-    return found + [f"missing: {rel}" for rel in sorted(set(want) - seen)]
+    return _compare(root, lambda rel, st, link, e: e.size != st.st_size or e.mtime_ns != st.st_mtime_ns)
 
 
 def full(root: Path) -> list[str]:
     """What differs from the manifest by content (every file hashed): `doctor` and the end of `setup-*`."""
+    return _compare(root, lambda rel, st, link, e: _read_digest(root / rel, link) != e.digest)
+
+
+def _read_digest(path: Path, link: bool) -> str:
+    """The file's digest, or "" when it cannot be read (then it differs from any recorded digest)."""
+    try:
+        return _digest(path, link)
+    except OSError:
+        return ""
+
+
+def _compare(root: Path, differs: Callable[[str, os.stat_result, bool, Entry], bool]) -> list[str]:
+    """Every file added, changed (as `differs` judges it) or missing against the manifest, by file name."""
     want = load(root)
     if isinstance(want, str):
         return [want]
     problems: list[str] = []
     seen: set[str] = set()
-    for rel, _st, link in _walk(root):
+    for rel, st, link in _walk(root):
         seen.add(rel)
         e = want.get(rel)
         if e is None:
             problems.append(f"added: {rel}")
-            continue
-        try:
-            got = _digest(root / rel, link)
-        except OSError:
-            got = ""
-        if got != e.digest:
+        elif differs(rel, st, link, e):
             problems.append(f"changed: {rel}")
-    return _ordered(problems, want, seen)
+    found = sorted(problems, key=lambda p: p.partition(": ")[2])
+    return found + [f"missing: {rel}" for rel in sorted(set(want) - seen)]
 
 
 def describe(problems: list[str], what: str, fix: str) -> str:
