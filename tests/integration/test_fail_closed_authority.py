@@ -172,6 +172,17 @@ def acp_ignores_refusals(tmp_path: Path) -> None:
     assert any("refused calls ran" in n["text"] for n in _notes(rec, "alarm"))
 
 
+def acp_runs_on_after_the_alarm(tmp_path: Path) -> None:
+    """After the ALARM, an agent that ignores refusals asks again: it gets no answer, so nothing more runs."""
+    acp_ignores_refusals(tmp_path)
+    ws = tmp_path / "ws"
+    asked = [ln.split() for ln in (ws / "agent.log").read_text().splitlines() if ln.startswith("perm ")]
+    refused = [a for a in asked if a[2] != "allow"]
+    assert len(refused) == 1, f"a permission was answered after the agent ran a refused call: {asked}"
+    runs = (ws / "calls.log").read_text().count("ran")
+    assert runs == len(asked), f"{runs} runs for {len(asked)} answered permissions: {asked}"
+
+
 def _closed_recording(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     """A real headless dsh session's recording, its digest kept out of the state folder (`--digest-to`)."""
     w = request.getfixturevalue("world_factory")("tool-loop")
@@ -232,6 +243,7 @@ ROWS = [
     pytest.param("pilot", keys_remapped_modal, id="approval-keys-labels-are-live", marks=TUI),
     pytest.param("pilot", modal_overflow_hides_a_tail, id="modal-overflow-hides-a-tail", marks=TUI),
     pytest.param("plain", acp_ignores_refusals, id="acp-agent-ignores-refusals"),
+    pytest.param("plain", acp_runs_on_after_the_alarm, id="acp-agent-asks-again-after-the-alarm"),
     pytest.param("live", recording_rewritten_with_its_index, id="recording-rewritten-with-index-entry"),
     pytest.param("live", recording_index_entry_deleted, id="recording-index-entry-deleted"),
 ]

@@ -330,6 +330,10 @@ class AcpSession(ItemStream):
     async def _on_request(self, method: str, params: dict[str, Any], rid: Any) -> None:
         assert self.proc is not None
         proc = self.proc
+        if self._closing and method == "session/request_permission":
+            # the agent is being stopped (an alarm, or the session ends): an agent that ran a refused
+            # call runs the next one whatever it is told, so it gets no answer and waits for its end
+            return
         if method != "session/request_permission":
             await proc.respond_error(
                 rid, -32601, f"breaker-tui does not offer {method} (it advertised no such capability)"
