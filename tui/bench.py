@@ -115,6 +115,7 @@ async def measure(rate: int, seconds: float, size: tuple[int, int] = (160, 45)) 
             "writes_per_s": writes / seconds,
             "cpu_share": cpu,
             "load_1m": os.getloadavg()[0],
+            "cpus": os.cpu_count() or 0,
             "reference_loop_ms": reference_loop_ms(),
         }
 
@@ -141,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         f"frames   {r['frames_per_s']:.0f}/s, the log written {r['writes_per_s']:.0f} times/s; "
         f"the process (app and feeder) used {r['cpu_share']:.0%} of a core"
     )
-    print(f"machine  a reference loop (300,000 Python additions) took {r['reference_loop_ms']:.1f} ms, best of 3")
+    print(
+        f"machine  load average {r['load_1m']:.2f} on {r['cpus']} cores; a reference loop (300,000 Python"
+        f" additions) took {r['reference_loop_ms']:.1f} ms, best of 3"
+    )
     return finish(r, a.out, a.json)
 
 

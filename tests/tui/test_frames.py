@@ -253,3 +253,26 @@ async def test_the_display_benchmark_measures_a_stream_it_shows_whole() -> None:
     assert r["deltas"] >= 50 and r["displayed"] == r["deltas"] == r["in_log"], r
     assert r["never_drawn"] == 0 and 0 < r["lag_p50_ms"] <= r["lag_p99_ms"] <= r["lag_max_ms"], r
     assert r["frames_per_s"] > 0 and r["reference_loop_ms"] > 0, r
+
+
+async def test_a_burst_that_outruns_the_frames_ends_with_every_delta_in_the_log() -> None:
+    """Thousands of deltas at once (a stalled screen catching up): every one of them ends up in the log.
+
+    The burst is more text than a frame's worth but fewer lines than the scrollback: coalescing the paints
+    must not drop any of it, however late the frame that writes it comes.
+    """
+    burst = [scripts.reasoning(f"d{n:05d}x" + "-" * 40 + "\n") for n in range(3000)]
+    assert sum(len(m["event"]["data"]["chunk"]["text"]) for m in burst) > 2 * 65536
+    async with running([scripts.ready(), *scripts.turn(1, "go"), *burst], (120, 40)) as (app, _src, pilot):
+        stream = app.w_stream
+        assert stream.max_lines > 3000
+
+        def settled() -> bool:
+            app.refresh_view()
+            return not stream._pending and stream.waiting == 0
+
+        await wait_until(settled, 30, "the burst written and drawn")
+        await pilot.pause()
+        rows = "".join(row.text.rstrip() for row in app.query_one("#stream #log", StreamLog).lines)
+        seen = {int(n) for n in re.findall(r"d(\d{5})x", rows)}
+        assert seen == set(range(3000)), f"{3000 - len(seen)} of 3000 deltas are missing from the log"

@@ -4,7 +4,8 @@ Feeding is cheap: `delta()`/`line()` only buffer, `flush()` (called as items arr
 arrived since the last call in one go: finished lines are appended to the log, the line still
 streaming is its last rows (`StreamLog` wraps only what changed; Textual draws at most once per
 frame). Every buffer is bounded, so a flood costs a fixed amount of memory: a line longer than
-`LONG_LINE` is cut into pieces, and text beyond the per-frame budget is skipped and counted.
+`LONG_LINE` is cut into pieces, and a flood of more than `FLOOD_CHARS` between two writes keeps its
+newest text (the older is skipped and counted). A frame that comes late loses nothing below that.
 Every piece of agent text is passed through `inert()` before it becomes a `Text`.
 """
 
@@ -28,8 +29,9 @@ from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, Verdic
 from wrapper.safetext import inert
 
 LONG_LINE = 4000
-FRAME_CHARS = 65536  # the most text written per frame's worth of time; older text in a flood is skipped
-FRAME_HZ = 20  # frames per second the budget is counted in
+# The most text one write takes, however long since the last: a late frame (a loaded machine, a
+# collection) writes all that waited; only a flood beyond this between two writes skips its oldest text.
+FLOOD_CHARS = 262144
 DEFAULT_PALETTE = Palette(
     "#5fafd7", "#d7af5f", "#ff5f5f", "#7f8793", "#5fafd7", "#87d787", "#d7af5f", "#ff5f5f", "#888"
 )
@@ -118,8 +120,6 @@ class StreamView(Vertical):
         self.lines_written = 0
         self.frames_asked = 0  # batches that asked for a frame (`frame_due`)
         self.writes = 0  # flushes that wrote to the log (once a frame at most, when frames write)
-        self._budget = float(FRAME_CHARS)
-        self._budget_at = time.perf_counter()
         self._log = StreamLog(max_lines, id="log")
 
     def compose(self) -> ComposeResult:
@@ -247,11 +247,11 @@ class StreamView(Vertical):
         """Write what arrived since the last call: the committed lines in one go, then the open line.
 
         Called as items arrive. Writing costs what arrived; the screen draws at most once per frame.
-        A flood writes at most `FRAME_CHARS` per frame's worth of time: its oldest text is skipped.
+        A flood writes its newest `FLOOD_CHARS`: the older text is skipped and counted.
         """
         if self._kind is not None:
             self._commit_text(final=False)
-        budget = self._refill()
+        budget = FLOOD_CHARS
         keep = len(self._pending)
         while keep > 0 and budget > 0:  # a flood writes only its newest text: the rest is counted
             keep -= 1
@@ -267,7 +267,6 @@ class StreamView(Vertical):
         if self._pending or self._open_changed:
             self.writes += 1
         if self._pending:
-            self._budget -= sum(len(t) for _, t in self._pending)
             self._history.extend(self._pending)
             written = [t for k, t in self._pending if self._visible(k)]
             self._log.write(written)
@@ -297,13 +296,6 @@ class StreamView(Vertical):
         if batch:
             self._log.track(batch, line)
         self.arrivals = []
-
-    def _refill(self) -> float:
-        """The text a flush may write: `FRAME_CHARS` per frame (at `FRAME_HZ`), saved up to one frame."""
-        now = time.perf_counter()
-        self._budget = min(float(FRAME_CHARS), self._budget + (now - self._budget_at) * FRAME_CHARS * FRAME_HZ)
-        self._budget_at = now
-        return self._budget
 
     # -- items ---------------------------------------------------------------------------------
     def event(self, e: ev.Event, arrived: float | None = None) -> None:
