@@ -360,6 +360,37 @@ async def multiplexer_answer(ctx: Ctx) -> Outcome:
     return Outcome(allowed, told, told)
 
 
+async def multiplexer_client_script(ctx: Ctx) -> Outcome:
+    """A helper script runs a short-lived multiplexer client again and again (as a `capture-pane` poller
+    does, the socket found by path): the clients come and go between looks, the script stays: refused.
+    """
+    subprocess.run([*ctx.tmux, "new-session", "-d", "-s", "t", "sleep 300"], check=True)
+    sock = subprocess.run(
+        [*ctx.tmux, "display-message", "-p", "-t", "t", "#{socket_path}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    poll = f"while :; do tmux -S {shlex.quote(sock)} display-message -p -t t x >/dev/null; sleep 0.3; done"
+    hold = f"nohup sh -c {shlex.quote(poll)} > /dev/null 2>&1 &"
+
+    def scenario(turn: Turn) -> Reply:
+        if turn.index == 0:
+            return Reply(reasoning=["Start a helper."], tool_calls=[ToolCallSpec("bash", {"command": hold})])
+        return dev_server_loop(dataclasses.replace(turn, index=turn.index - 1))
+
+    ctx.monkeypatch.setitem(scenarios.SCENARIOS, "mux-script", (scenario, "Poll.", "test"))
+    await _dsh(ctx, "mux-script", answers=["allow-once"] * 8)  # as if typed by the helper
+    before = ctx.session.turns_done
+    assert await ctx.session.prompt("Wait for the dev server")
+    assert await ctx.session.wait_turn_end(before, 120)
+
+    def allowed() -> bool:
+        asked = [i for i in ctx.items if isinstance(i, ApprovalItem) and i.answer is not None]
+        assert asked, "the repeat was asked about"
+        return any(i.answer in ("allow-once", "allow-turn") for i in asked)
+
+    told = "ALARM: an approval answer arrived while"
+    return Outcome(allowed, told, told)
+
+
 async def multiplexer_gone_before_the_answer(ctx: Ctx) -> Outcome:
     """A helper holds the multiplexer while the question is open and is gone when the "allow" arrives
     (as a `tmux send-keys` client is): what was seen while the question was open refuses it too.
@@ -447,6 +478,7 @@ DOORS: list[Any] = [
     pytest.param(install_changed, id="install-changed-outside-scope"),
     pytest.param(multiplexer_answer, id="multiplexer-answer"),
     pytest.param(multiplexer_gone_before_the_answer, id="multiplexer-gone-before-the-answer"),
+    pytest.param(multiplexer_client_script, id="multiplexer-client-script"),
     pytest.param(acp_never_initializes, id="acp-never-initializes"),
 ]
 

@@ -9,7 +9,11 @@ sockets (`/proc/PID/fd`) whose peer (the kernel's `sock_diag`, as `ss -xp` reads
 bound to a multiplexer's path; a process running a multiplexer's client counts too. An answer given
 while one exists is refused (the caller raises the alarm).
 
-What this cannot see: a client that connected, sent its keys and exited between two looks. The dsh
+A script that starts such clients (a loop of `tmux capture-pane` and `tmux send-keys`, each client
+living a few milliseconds) is seen by its own command line, which names the client or its socket.
+
+What this cannot see: a client that connected, sent its keys and exited between two looks, started
+by a process whose command line does not say so (a compiled helper, an obfuscated script). The dsh
 session looks while a question is open too (every `SAMPLE_S`), which catches a helper that polls the
 screen (`tmux capture-pane` in a loop) with high likelihood, not with certainty.
 """
@@ -30,6 +34,13 @@ from wrapper.process import proc
 MUX_PATH = re.compile(r"(^|/)(tmux-\d+/|screen/S-|\.?screen/|zellij|kitty|wezterm)", re.IGNORECASE)
 SAMPLE_S = 0.1  # how often the processes of the session are looked at while a person's answer is awaited
 MUX_CLIENTS = frozenset({"tmux", "screen", "zellij", "kitten", "kitty", "wezterm", "wezterm-gui"})
+# a script that runs a multiplexer's client (a command word after a shell separator), or names its socket:
+# each client it starts lives a few milliseconds, the script that starts them lives as long as it polls
+MUX_SCRIPT = re.compile(
+    r"(?:^|[;&|(`\n]|\b(?:do|then|else|if|while|until|exec|nohup|setsid|env|xargs|timeout\s+\S+))\s*(?:\S*/)?"
+    r"(?:tmux|screen|zellij|kitten|wezterm)(?=\s|$|[;&|)`])"
+    r"|/tmux-\d+/|/screen/S-|/zellij-\d+/"
+)
 
 _NETLINK_SOCK_DIAG = 4
 _SOCK_DIAG_BY_FAMILY = 20
@@ -130,6 +141,9 @@ def holders(pids: Iterable[int]) -> list[str]:
     for pid in pids:
         if _comm(pid) in MUX_CLIENTS:
             found.append(f"pid {pid} ({proc.cmdline(pid)}) runs a terminal multiplexer's client")
+            continue
+        if MUX_SCRIPT.search(proc.cmdline(pid, 4096)):
+            found.append(f"pid {pid} ({proc.cmdline(pid)}) runs a script that drives a terminal multiplexer")
             continue
         inodes = _socket_inodes(pid)
         if not inodes:
