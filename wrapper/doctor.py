@@ -9,6 +9,7 @@ import sys
 import engine
 from engine.errors import ConfigError
 from wrapper.harness.registry import harness_checks
+from wrapper.hooks.health import doctor_checks as hook_checks
 from wrapper.paths import config_file, recordings_dir
 from wrapper.settings import load
 from wrapper.toolchain import Check, node
@@ -75,4 +76,5 @@ def doctor() -> list[Check]:
     out.append(_config_check())
     out.append(_recordings_check())
     out.extend(harness_checks())
+    out.extend(hook_checks())
     return out

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from wrapper.hooks import install as I
 
-EXE = "/opt/bin/breaker-tui"
+EXE = ["/opt/bin/python3", "-I", "-S", "/opt/lib/wrapper/hooks/client.py"]
+START = " ".join(EXE)
 PERSON_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh", "timeout": 5}]}
 CODEX_PERSON = """model = "gpt-x"   # the person's own comment
 approval_policy = "never"
@@ -78,7 +79,7 @@ def test_install_keeps_the_persons_hook_first_and_uninstall_gives_the_file_back_
     before = "PreToolUse" if agent != "gemini" else "BeforeTool"
     groups = hooks_of(agent, path)[before]
     assert groups[0]["hooks"][0]["command"] == "~/bin/audit.sh"  # theirs first, still there
-    assert groups[-1]["hooks"][0]["command"] == f"{EXE} hook {agent}"
+    assert groups[-1]["hooks"][0]["command"] == f"{START} {agent}"
     uninstall(agent, path)
     assert path.read_bytes() == person_bytes(agent)
 
@@ -177,7 +178,7 @@ def test_fail_closed_is_in_the_command_line_and_claude_blocks_on_failure(tmp_pat
     path = tmp_path / "settings.json"
     install("claude", path, fail_closed=True)
     entry = hooks_of("claude", path)["PreToolUse"][0]["hooks"][0]
-    assert entry["command"] == f"{EXE} hook claude --fail-closed" and entry["onFailure"] == "block"
+    assert entry["command"] == f"{START} claude --fail-closed" and entry["onFailure"] == "block"
     install("claude", path)  # switching back replaces breaker's entries, never adds a second set
     groups = hooks_of("claude", path)["PreToolUse"]
     assert len(groups) == 1 and "onFailure" not in groups[0]["hooks"][0]
@@ -212,7 +213,7 @@ def test_the_cli_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path) -> Non
     exe = str(Path(sys.executable).parent / "breaker-tui")
     p = subprocess.run([exe, "hooks", "install", "claude", "--dry-run"], capture_output=True, env=env, check=False)
     assert p.returncode == 0, p.stderr
-    assert b"+++ " in p.stdout and b"hook claude" in p.stdout
+    assert b"+++ " in p.stdout and b"client.py claude" in p.stdout
     assert not (tmp_path / ".claude").exists()
     p = subprocess.run([exe, "hooks", "install", "gemini"], capture_output=True, env=env, check=False)
     assert p.returncode == 0 and (tmp_path / ".gemini" / "settings.json").exists()

@@ -7,9 +7,7 @@ captured from the real CLIs (Claude Code 2.1.332, Codex 0.171.0, Gemini CLI 0.61
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # not `typing`'s: importing typing costs the hook process milliseconds
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -39,6 +37,8 @@ def answer(agent: str, kind: Kind, reason: str) -> tuple[str, int]:
     Gemini never gets `ask` (it hangs `gemini -p` for good) and Codex cannot ask (it runs the call): for
     both an ask is a refusal whose reason says a person would have been asked.
     """
+    import json  # here, not at the top: the hook process gets its answers rendered and never needs it
+
     check_agent(agent)
     if kind == "allow":
         return "", 0

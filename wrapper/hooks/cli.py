@@ -1,37 +1,24 @@
 """The command lines of the hooks: `hooks install|uninstall|status`, `hook AGENT` and `serve`.
 
-`hook` runs before every tool call: it parses its two words by hand and imports only the client.
+`hook` runs before every tool call: it parses its two words by hand and imports only the client (the
+installed command runs the client's file directly, see `wrapper.hooks.client`).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from wrapper.hooks.agents import AGENTS
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-HOOK_HELP = f"""usage: breaker-tui hook {{{",".join(AGENTS)}}} [--fail-closed]
-
-The command an agent runs before and after every tool call (`breaker-tui hooks install AGENT` writes it
-into the agent's config). It reads the agent's payload on stdin, asks `breaker-tui serve` (starting it
-when absent) and answers in the agent's own format: nothing to allow, a refusal with its reason.
-With no verdict the call runs and stderr says why; with --fail-closed it is refused."""
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def hook(args: list[str]) -> int:
-    """`breaker-tui hook AGENT [--fail-closed]`: the agent's hook command."""
-    from wrapper.hooks.client import main
+    """`breaker-tui hook AGENT [--fail-closed]`: the alias of the installed `PYTHON -I -m wrapper.hooks.client`."""
+    from wrapper.hooks.client import cli
 
-    if "-h" in args or "--help" in args:
-        print(HOOK_HELP)
-        return EXIT_OK
-    words = [a for a in args if a != "--fail-closed"]
-    if len(words) != 1 or words[0] not in AGENTS:
-        print(HOOK_HELP, file=sys.stderr)
-        return EXIT_USAGE
-    return main(words[0], "--fail-closed" in args)
+    return cli(args)
 
 
 def serve(args: list[str]) -> int:
@@ -73,28 +60,17 @@ def hooks(args: list[str]) -> int:
         return EXIT_FAILED
 
 
-def own_executable() -> str:
-    """The absolute path of `breaker-tui`, written into the agent's config."""
-    import shutil
-
-    from wrapper.hooks.install import InstallError
-
-    found = shutil.which("breaker-tui")
-    if found is None:
-        beside = Path(sys.executable).parent / "breaker-tui"
-        found = str(beside) if os.access(beside, os.X_OK) else None
-    if found is None:
-        raise InstallError("breaker-tui is not on PATH: install it (pipx install breaker-tui) and run this again")
-    return os.path.abspath(found)
-
-
 def install(agent: str, project: Path | None, dry_run: bool, fail_closed: bool, codex: str | None) -> int:
     """Merge breaker's entries into the agent's config (Codex: then ask Codex to trust them)."""
-    from wrapper.hooks.install import apply, config_path, install_plan
+    from wrapper.hooks.health import probe
+    from wrapper.hooks.install import InstallError, apply, config_path, install_plan, launcher
 
     path = config_path(agent, project)
-    exe = own_executable()
-    plan = install_plan(agent, path, exe, fail_closed)
+    start = launcher()
+    ok, said = probe(start)
+    if not ok:  # a command that cannot run would block every Gemini call: never write one
+        raise InstallError(f"the hook command does not run here ({said}): reinstall breaker-tui and try again")
+    plan = install_plan(agent, path, start, fail_closed)
     if dry_run:
         print(plan.diff() or f"{path}: already installed, nothing to change")
         if agent == "codex":
@@ -103,11 +79,11 @@ def install(agent: str, project: Path | None, dry_run: bool, fail_closed: bool, 
     apply(plan, installing=True)
     print(f"installed breaker-tui's hooks for {agent} in {path}" + (" (fail-closed)" if fail_closed else ""))
     if agent == "codex":
-        return trust_codex(path, exe, fail_closed, codex, project)
+        return trust_codex(path, start, fail_closed, codex, project)
     return EXIT_OK
 
 
-def trust_codex(path: Path, exe: str, fail_closed: bool, codex: str | None, project: Path | None) -> int:
+def trust_codex(path: Path, start: list[str], fail_closed: bool, codex: str | None, project: Path | None) -> int:
     """Write Codex's trust for the two hooks just written (it skips untrusted hooks without a word)."""
     from wrapper.hooks.codex_trust import codex_hashes
     from wrapper.hooks.install import InstallError, apply, codex_keys, codex_trusted, install_plan
@@ -120,7 +96,7 @@ def trust_codex(path: Path, exe: str, fail_closed: bool, codex: str | None, proj
             return EXIT_OK
         print(f"breaker-tui hooks install codex: the hooks are written but NOT trusted: {e}", file=sys.stderr)
         return EXIT_FAILED
-    apply(install_plan("codex", path, exe, fail_closed, hashes), installing=True)
+    apply(install_plan("codex", path, start, fail_closed, hashes), installing=True)
     print(f"trusted them in {path} (Codex's own hashes)")
     return EXIT_OK
 
@@ -141,35 +117,21 @@ def uninstall(agent: str, project: Path | None, dry_run: bool) -> int:
 
 
 def status(agents: list[str], project: Path | None) -> int:
-    """Per agent: where its config is, whether breaker's hooks are in it (and trusted), whether serve answers."""
-    from wrapper.hooks.client import NoVerdict, connect
-    from wrapper.hooks.install import config_path, installed
+    """Per agent: its config, each of breaker's hook commands and whether it runs, Codex's trust, the server.
 
-    try:
-        connect(start=False).close()
-        reach = "serve: running"
-    except (NoVerdict, OSError) as e:
-        reach = f"serve: not running ({e}); the first hook starts it"
+    Exits 1 when an installed hook cannot run or is not trusted: a missing command blocks every Gemini call.
+    """
+    from wrapper.hooks.health import check, server
+
+    bad = False
     for agent in agents:
-        path = config_path(agent, project)
-        state = "installed" if installed(agent, path) else "not installed"
-        if agent == "codex" and state == "installed":
-            state += codex_trust_state(path, project)
-        print(f"{agent}: {state} ({path})")
-    print(reach)
-    return EXIT_OK
-
-
-def codex_trust_state(path: Path, project: Path | None) -> str:
-    """Whether Codex runs breaker's hooks: Codex's own answer when `codex` runs here, else the file's entries."""
-    from wrapper.hooks.codex_trust import codex_says
-    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted
-
-    try:
-        said = codex_says(codex_keys(path), project)
-    except InstallError as e:
-        return f", trust unknown: {e}"
-    if said is None:
-        written = codex_trusted(path)
-        return ", trust entries written (codex is not on PATH to confirm)" if written else ", NOT trusted"
-    return ", trusted (Codex says)" if said == "trusted" else f", NOT trusted: Codex says {said} (it skips them)"
+        h = check(agent, project)
+        print(f"{agent}: {'installed' if h.installed else 'not installed'} ({h.path})")
+        for line in h.lines:
+            print(f"  {line}")
+        for problem in h.problems:
+            print(f"  PROBLEM: {problem}\n  fix: {h.fix}")
+        bad = bad or bool(h.problems)
+    _, said = server()
+    print(f"serve: {said}")
+    return EXIT_FAILED if bad else EXIT_OK

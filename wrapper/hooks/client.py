@@ -1,31 +1,47 @@
 """`breaker-tui hook AGENT`: the process an agent runs before and after every tool call.
 
-It must start fast (it runs for every call), so it imports neither the engine nor Textual: it reads the
-payload, asks the per-user `breaker-tui serve` over its unix socket (starting it when absent), and prints
-the answer in the agent's own format. With no verdict it lets the call run and says why on stderr (every
-agent does that for a failed hook), unless the hooks were installed `--fail-closed`: then it refuses.
+It must start fast (it runs for every call), so it imports neither the engine nor Textual, nor even
+pathlib, typing or platformdirs: `hooks install` writes `PYTHON -I -S …/wrapper/hooks/client.py AGENT` into
+the agent's config, which skips `breaker-tui`'s own command line and Python's `site` (`breaker-tui hook
+AGENT` and `python -m wrapper.hooks.client AGENT` stay as aliases). `-I` also keeps the agent's project
+folder and its PYTHON* variables out of the hook's imports. It reads
+the payload, asks the per-user `breaker-tui serve` over its unix socket (starting it when absent), and
+prints the answer in the agent's own format. With no verdict it lets the call run and says why on stderr
+(every agent does that for a failed hook), unless the hooks were installed `--fail-closed`: then it refuses.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import _socket  # `socket` imports enum and selectors: ~4x the cost of starting Python, on every call
 import os
-import socket
 import sys
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
-from wrapper.hooks.agents import AFTER, MAX_PAYLOAD, BadPayload, answer, check_agent
-from wrapper.hooks.rundir import LOG, RunDirError, private_dir, socket_path
+if __name__ == "__main__" and not __package__:
+    # Run as a file (`PYTHON -I -S …/wrapper/hooks/client.py`): without `site` (~10 ms saved on every
+    # call) the package is not on the path, so its root goes there, after the standard library.
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from wrapper.hooks.agents import AFTER, AGENTS, MAX_PAYLOAD, BadPayload, answer, check_agent
+from wrapper.hooks.rundir import LOG, RunDirError, private_dir, socket_name
+
+TYPE_CHECKING = False  # not `typing`'s: importing typing costs this process milliseconds
 if TYPE_CHECKING:
     import subprocess
+    from typing import BinaryIO
 
+HOOK_HELP = f"""usage: breaker-tui hook {{{",".join(AGENTS)}}} [--fail-closed]
+
+The command an agent runs before and after every tool call (`breaker-tui hooks install AGENT` writes it
+into the agent's config as `PYTHON -I -S …/wrapper/hooks/client.py AGENT`, the same command without
+breaker-tui's start-up). It reads the agent's payload on stdin, asks `breaker-tui serve` (starting it
+when absent) and answers in the agent's own format: nothing to allow, a refusal with its reason.
+With no verdict the call runs and stderr says why; with --fail-closed it is refused.
+--version says that the hook runs and which breaker-tui it is (`hooks status` and `doctor` run it)."""
 VERDICT_TIMEOUT_S = 20.0  # below the agents' own hook timeout (30 s as installed): our answer comes first
 START_TIMEOUT_S = 15.0  # for a server started on demand to listen
 MAX_REPLY = 1 << 20
+RENDERED = b"B2 "  # the start of a rendered answer (a JSON answer starts with `{`)
 
 
 class NoVerdict(Exception):
@@ -61,7 +77,10 @@ def run(agent: str, fail_closed: bool, stdin: BinaryIO, start: bool = True) -> O
         return Outcome("", "", 0)
     if kind not in ("allow", "deny", "ask"):
         return no_verdict(agent, fail_closed, raw, str(reply.get("error") or f"an answer without a verdict: {reply}"))
-    out, code = answer(agent, kind, str(reply.get("reason") or ""))
+    if isinstance(reply.get("stdout"), str):  # the server said it the agent's way already
+        out, code = str(reply["stdout"]), 0
+    else:
+        out, code = answer(agent, kind, str(reply.get("reason") or ""))
     return Outcome(out + "\n" if out else "", "", code)
 
 
@@ -82,6 +101,8 @@ def no_verdict(agent: str, fail_closed: bool, raw: bytes, why: str) -> Outcome:
 
 def is_after(agent: str, raw: bytes) -> bool:
     """Whether a payload reports a result (nothing to refuse); a payload that cannot be read is not one."""
+    import json
+
     try:
         p = json.loads(raw)
     except (ValueError, RecursionError):
@@ -90,26 +111,42 @@ def is_after(agent: str, raw: bytes) -> bool:
 
 
 def ask_server(agent: str, raw: bytes, start: bool = True) -> dict[str, object]:
-    """One round trip: a header line, the payload, then the server's one-line JSON answer."""
+    """One round trip: a header line, the payload, then the server's answer.
+
+    The header asks for the answer already in the agent's format (`RENDERED` then the verdict's kind on
+    the first line, the hook's stdout after it), so this process never imports `json` (it costs more than
+    the rest of the hook); a server started before that existed answers one JSON line, still understood.
+    """
     try:
         s = connect(start)
     except RunDirError as e:
         raise NoVerdict(str(e)) from None
     except OSError as e:
-        raise NoVerdict(f"cannot reach breaker-tui serve at {socket_path()}: {e.strerror or e}") from None
-    with s:
-        s.settimeout(VERDICT_TIMEOUT_S)
-        try:
-            s.sendall(json.dumps({"v": 1, "agent": agent}).encode() + b"\n")
-            s.sendall(raw)
-            s.shutdown(socket.SHUT_WR)
-            data = _read_reply(s)
-        except TimeoutError:
-            raise NoVerdict(f"breaker-tui serve did not answer within {VERDICT_TIMEOUT_S:g} s") from None
-        except OSError as e:
-            raise NoVerdict(f"the connection to breaker-tui serve failed: {e.strerror or e}") from None
+        raise NoVerdict(f"cannot reach breaker-tui serve at {socket_name()}: {e.strerror or e}") from None
+    s.settimeout(VERDICT_TIMEOUT_S)
     try:
-        reply = json.loads(data)
+        s.sendall(b'{"v": 2, "agent": "%s"}\n' % agent.encode())  # a known agent's name: nothing to escape
+        s.sendall(raw)
+        s.shutdown(_socket.SHUT_WR)
+        data = _read_reply(s)
+    except TimeoutError:
+        raise NoVerdict(f"breaker-tui serve did not answer within {VERDICT_TIMEOUT_S:g} s") from None
+    except OSError as e:
+        raise NoVerdict(f"the connection to breaker-tui serve failed: {e.strerror or e}") from None
+    finally:
+        s.close()
+    if data.startswith(RENDERED):
+        first, _, body = data[len(RENDERED) :].partition(b"\n")
+        said = body.decode("utf-8", "replace")
+        return {"error": said} if first == b"error" else {"kind": first.decode("ascii", "replace"), "stdout": said}
+    return _json_reply(data.split(b"\n", 1)[0])
+
+
+def _json_reply(line: bytes) -> dict[str, object]:
+    import json
+
+    try:
+        reply = json.loads(line)
     except ValueError:
         raise NoVerdict("breaker-tui serve answered something that is not JSON") from None
     if not isinstance(reply, dict):
@@ -117,21 +154,21 @@ def ask_server(agent: str, raw: bytes, start: bool = True) -> dict[str, object]:
     return reply
 
 
-def _read_reply(s: socket.socket) -> bytes:
+def _read_reply(s: _socket.socket) -> bytes:
     buf = b""
-    while b"\n" not in buf and len(buf) < MAX_REPLY:
+    while len(buf) < MAX_REPLY:
         chunk = s.recv(65536)
         if not chunk:
             break
         buf += chunk
     if not buf:
         raise NoVerdict("breaker-tui serve closed the connection without answering")
-    return buf.split(b"\n", 1)[0]
+    return buf
 
 
-def connect(start: bool = True) -> socket.socket:
+def connect(start: bool = True) -> _socket.socket:
     """A connection to the server; when none listens (and `start`), start one and wait until it does."""
-    path = socket_path()
+    path = socket_name()
     try:
         return _connect(path)
     except (FileNotFoundError, ConnectionRefusedError):
@@ -143,7 +180,7 @@ def connect(start: bool = True) -> socket.socket:
         try:
             return _connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
-            log = path.parent / LOG
+            log = os.path.join(os.path.dirname(path), LOG)
             code = proc.poll()
             if code:  # it could not start (a bad config, say): say why now, not after the whole timeout
                 raise NoVerdict(f"breaker-tui serve exited with status {code}: {_last_line(log)}") from None
@@ -152,18 +189,19 @@ def connect(start: bool = True) -> socket.socket:
             time.sleep(0.02)
 
 
-def _last_line(log: Path) -> str:
+def _last_line(log: str) -> str:
     try:
-        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
+        with open(log, "rb") as f:
+            lines = f.read()[-4096:].decode("utf-8", "replace").strip().splitlines()
     except OSError:
         return f"see {log}"
     return lines[-1][:400] if lines else f"see {log}"
 
 
-def _connect(path: Path) -> socket.socket:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _connect(path: str) -> _socket.socket:
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        s.connect(os.fspath(path))
+        s.connect(path)
     except OSError:
         s.close()
         raise
@@ -193,10 +231,37 @@ def spawn_server() -> subprocess.Popen[bytes]:
 def main(agent: str, fail_closed: bool) -> int:
     """`breaker-tui hook AGENT [--fail-closed]`."""
     o = run(agent, fail_closed, sys.stdin.buffer)
-    with contextlib.suppress(OSError):
+    try:
         if o.stdout:
             sys.stdout.write(o.stdout)
             sys.stdout.flush()
         if o.stderr:
             sys.stderr.write(o.stderr)
+    except OSError:  # the agent stopped reading: the exit status still says it
+        pass
     return o.code
+
+
+def version() -> str:
+    """What `--version` prints: that the hook runs, with which Python and which breaker-tui package."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return f"breaker-tui hook: runs (python {sys.executable}, package in {root})"
+
+
+def cli(args: list[str]) -> int:
+    """The hook's command line, parsed by hand (argparse alone costs the hook milliseconds)."""
+    if "-h" in args or "--help" in args:
+        print(HOOK_HELP)
+        return 0
+    if "--version" in args:
+        print(version())
+        return 0
+    words = [a for a in args if a != "--fail-closed"]
+    if len(words) != 1 or words[0] not in AGENTS:
+        print(HOOK_HELP, file=sys.stderr)
+        return 2
+    return main(words[0], "--fail-closed" in args)
+
+
+if __name__ == "__main__":
+    sys.exit(cli(sys.argv[1:]))

@@ -22,6 +22,7 @@ import json
 import os
 import shlex
 import stat
+import sys
 import tempfile
 import tomllib
 from collections.abc import Callable
@@ -81,25 +82,53 @@ def config_path(agent: str, project: Path | None = None, env: dict[str, str] | N
     return (project or home) / ".gemini" / "settings.json"
 
 
-def hook_command(agent: str, exe: str, fail_closed: bool) -> str:
+CLIENT_TAIL = ("wrapper", "hooks", "client.py")
+
+
+def launcher() -> list[str]:
+    """How the agent starts the hook: this Python, isolated and without `site`, running the client's file.
+
+    `breaker-tui hook` would pay for breaker-tui's own command line and `site` on every call; `-I` keeps
+    the agent's project folder and PYTHON* variables out of the hook's imports.
+    """
+    client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "client.py")
+    return [os.path.abspath(sys.executable), "-I", "-S", client]
+
+
+def hook_command(agent: str, start: list[str], fail_closed: bool) -> str:
     """The command line the agent runs for every tool call (`--fail-closed` is recorded in it)."""
-    return f"{shlex.quote(exe)} hook {agent}" + (" --fail-closed" if fail_closed else "")
+    return shlex.join([*start, agent, *(["--fail-closed"] if fail_closed else [])])
 
 
-def is_ours(command: Any, agent: str) -> bool:
-    """Whether a hook command is breaker's (`…/breaker-tui hook AGENT [--fail-closed]`), whatever its path."""
+def hook_words(command: Any) -> tuple[list[str], list[str]] | None:
+    """A breaker hook command split into how it starts and its own words (AGENT [--fail-closed]); None if not one.
+
+    Both forms count, whatever their paths: the installed `PYTHON [-FLAGS] …/wrapper/hooks/client.py`
+    (or `-m wrapper.hooks.client`) and the older `…/breaker-tui hook`, so a reinstall replaces either.
+    """
     if not isinstance(command, str):
-        return False
+        return None
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
-    return (
-        len(words) >= 3
-        and os.path.basename(words[0]) == "breaker-tui"
-        and words[1:3] == ["hook", agent]
-        and set(words[3:]) <= {"--fail-closed"}
-    )
+        return None
+    if len(words) >= 2 and os.path.basename(words[0]) == "breaker-tui" and words[1] == "hook":
+        return words[:2], words[2:]
+    for i, w in enumerate(words[1:], 1):
+        if tuple(w.replace(os.sep, "/").split("/")[-3:]) == CLIENT_TAIL:
+            return words[: i + 1], words[i + 1 :]
+        if w == "-m":
+            ok = words[i + 1 : i + 2] == ["wrapper.hooks.client"]
+            return (words[: i + 2], words[i + 2 :]) if ok else None
+        if not w.startswith("-"):
+            return None
+    return None
+
+
+def is_ours(command: Any, agent: str) -> bool:
+    """Whether a hook command is breaker's hook for `agent` (either form, whatever its paths)."""
+    split = hook_words(command)
+    return split is not None and split[1][:1] == [agent] and set(split[1][1:]) <= {"--fail-closed"}
 
 
 # -- JSON settings (Claude, Gemini) ---------------------------------------------------------------------
@@ -266,12 +295,12 @@ def _read(path: Path) -> bytes | None:
 
 
 def install_plan(
-    agent: str, path: Path, exe: str, fail_closed: bool = False, trusted: dict[str, str] | None = None
+    agent: str, path: Path, start: list[str], fail_closed: bool = False, trusted: dict[str, str] | None = None
 ) -> Plan:
-    """What `hooks install AGENT` writes into `path` (the file is not touched)."""
+    """What `hooks install AGENT` writes into `path`, the hook started by `start` (the file is not touched)."""
     check_agent(agent)
     before = _read(path)
-    command = hook_command(agent, exe, fail_closed)
+    command = hook_command(agent, start, fail_closed)
     if agent == "codex":
         return Plan(path, before, _merge_toml(path, before or b"", command, trusted))
     doc = _load_json(path, before or b"")
@@ -330,6 +359,28 @@ def installed(agent: str, path: Path) -> bool:
     except InstallError:
         return False
     return strip_json(doc, agent) != doc
+
+
+def hook_commands(agent: str, path: Path) -> list[str]:
+    """Breaker's hook command lines in the agent's config, each once, in file order (unreadable: none)."""
+    try:
+        raw = _read(path)
+        if raw is None:
+            return []
+        doc = _load_toml(path, raw) if agent == "codex" else _load_json(path, raw)
+    except InstallError:
+        return []
+    hooks = doc.get("hooks")
+    found: list[str] = []
+    for ev, groups in hooks.items() if isinstance(hooks, dict) else []:
+        if ev not in _events(agent) or not isinstance(groups, list):
+            continue
+        for g in groups:
+            for h in g.get("hooks", []) if isinstance(g, dict) and isinstance(g.get("hooks"), list) else []:
+                c = h.get("command") if isinstance(h, dict) else None
+                if isinstance(c, str) and is_ours(c, agent) and c not in found:
+                    found.append(c)
+    return found
 
 
 def codex_trusted(path: Path) -> bool:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
-from wrapper.paths import state_dir
+TYPE_CHECKING = False  # not `typing`'s: the hook process imports this module and skips that import
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SOCKET = "serve.sock"
 LOCK = "serve.lock"
@@ -19,14 +20,25 @@ class RunDirError(OSError):
     """The folder is not private to this user, or its path is too long for a socket."""
 
 
-def run_dir(env: dict[str, str] | None = None) -> Path:
-    """`$BREAKER_TUI_RUN_DIR`, else `$XDG_RUNTIME_DIR/breaker-tui`, else `run/` in the state folder."""
+def run_dir_name(env: dict[str, str] | None = None) -> str:
+    """`$BREAKER_TUI_RUN_DIR`, else `$XDG_RUNTIME_DIR/breaker-tui`, else `run/` in the state folder (a string:
+    the hook process computes it on every call and does without pathlib and platformdirs).
+    """
     e = os.environ if env is None else env
     if e.get("BREAKER_TUI_RUN_DIR"):
-        return Path(e["BREAKER_TUI_RUN_DIR"])
+        return e["BREAKER_TUI_RUN_DIR"]
     if e.get("XDG_RUNTIME_DIR"):
-        return Path(e["XDG_RUNTIME_DIR"]) / "breaker-tui"
-    return state_dir() / "run"
+        return os.path.join(e["XDG_RUNTIME_DIR"], "breaker-tui")
+    from wrapper.paths import state_dir  # platformdirs costs the hook ~20 ms: only when no folder is set
+
+    return os.path.join(state_dir(), "run")
+
+
+def run_dir(env: dict[str, str] | None = None) -> Path:
+    """The run folder as a Path."""
+    from pathlib import Path
+
+    return Path(run_dir_name(env))
 
 
 def private_dir(env: dict[str, str] | None = None) -> Path:
@@ -47,3 +59,8 @@ def private_dir(env: dict[str, str] | None = None) -> Path:
 def socket_path(env: dict[str, str] | None = None) -> Path:
     """The server's socket (the folder is not created)."""
     return run_dir(env) / SOCKET
+
+
+def socket_name(env: dict[str, str] | None = None) -> str:
+    """The server's socket as a string, for the hook process."""
+    return os.path.join(run_dir_name(env), SOCKET)

@@ -16,11 +16,13 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import IO
 
 from engine.errors import ConfigError
-from wrapper.hooks.agents import MAX_PAYLOAD
+from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
+from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
 from wrapper.hooks.sessions import Sessions
 from wrapper.settings import Settings
@@ -33,29 +35,35 @@ READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
 class Server:
     """Accepts hook connections and answers each from `Sessions`."""
 
-    def __init__(self, sessions: Sessions, idle_exit_s: float = IDLE_EXIT_S) -> None:
+    def __init__(self, sessions: Sessions, idle_exit_s: float = IDLE_EXIT_S, metrics: Metrics | None = None) -> None:
         self.sessions = sessions
+        self.metrics = metrics
         self.idle_exit_s = idle_exit_s
         self.stop = asyncio.Event()
         self._activity = asyncio.Event()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._activity.set()
+        t0 = time.monotonic()
+        head: dict[str, object] = {}
         try:
-            reply = await asyncio.wait_for(self._one(reader), READ_TIMEOUT_S)
+            reply = await asyncio.wait_for(self._one(reader, head), READ_TIMEOUT_S)
         except TimeoutError:
             reply = {"error": f"no complete payload within {READ_TIMEOUT_S:g} s"}
         except (ValueError, OSError) as e:
             reply = {"error": f"a bad request: {e}"}
         with contextlib.suppress(OSError, ConnectionError):
-            writer.write(json.dumps(reply).encode() + b"\n")
+            writer.write(encode(head, reply))
             await writer.drain()
             writer.close()
+        if self.metrics is not None:
+            self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0)
+            self.metrics.sessions(len(self.sessions.live))
 
-    async def _one(self, reader: asyncio.StreamReader) -> dict[str, object]:
+    async def _one(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object]:
         header = await reader.readline()
         try:
-            head = json.loads(header)
+            head.update(json.loads(header))
             agent = str(head["agent"])
         except (ValueError, KeyError, TypeError):
             return {"error": "the request does not start with a header line naming the agent"}
@@ -80,9 +88,26 @@ class Server:
                 self.stop.set()
 
 
-async def serve(sessions: Sessions, sock: Path, idle_exit_s: float) -> None:
+def encode(head: dict[str, object], reply: dict[str, object]) -> bytes:
+    """The answer's bytes: for a hook that asked (`v` >= 2), `B2 KIND` then its stdout in the agent's format
+    (the hook then needs no `json`); for an older one, one JSON line.
+    """
+    agent = str(head.get("agent"))
+    v = head.get("v")
+    if not isinstance(v, int) or v < 2 or agent not in AGENTS:
+        return json.dumps(reply).encode() + b"\n"
+    kind = reply.get("kind")
+    if kind == "recorded":
+        return b"B2 recorded\n"
+    if kind not in ("allow", "deny", "ask"):
+        return b"B2 error\n" + str(reply.get("error") or f"an answer without a verdict: {reply}").encode()
+    out, _ = answer(agent, kind, str(reply.get("reason") or ""))
+    return f"B2 {kind}\n{out}".encode()
+
+
+async def serve(sessions: Sessions, sock: Path, idle_exit_s: float, metrics: Metrics | None = None) -> None:
     """Listen on `sock` (0600) until stopped."""
-    srv = Server(sessions, idle_exit_s)
+    srv = Server(sessions, idle_exit_s, metrics)
     with contextlib.suppress(FileNotFoundError):
         sock.unlink()  # a stale socket of a dead server (we hold the lock, so no live one owns it)
     old = os.umask(0o177)
@@ -125,6 +150,16 @@ def load_settings(config: Path | None) -> Settings:
     return hold_back(S.load(config, must_exist=True) if config else S.load(config_file()))
 
 
+def start_metrics(address: str) -> Metrics:
+    """The metrics, served over HTTP at `address` ([HOST:]PORT), the URL said on stderr."""
+    host, port = parse_address(address)
+    m = Metrics()
+    bound = m.start(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"breaker-tui serve: metrics on http://{shown}:{bound}/metrics", file=sys.stderr, flush=True)
+    return m
+
+
 def main(argv: list[str] | None = None) -> int:
     """`breaker-tui serve [--config FILE] [--idle-exit S]`."""
     p = argparse.ArgumentParser(
@@ -133,7 +168,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--config", type=Path, help="the breaker-tui config file (default: the usual one)")
     p.add_argument("--idle-exit", type=float, default=IDLE_EXIT_S, metavar="S", help="stop after S s with no call")
+    p.add_argument(
+        "--metrics",
+        metavar="[HOST:]PORT",
+        help="serve Prometheus metrics on HOST:PORT (default host 127.0.0.1; needs the [metrics] extra)",
+    )
     a = p.parse_args(argv)
+    try:
+        metrics = start_metrics(a.metrics) if a.metrics else None
+    except MetricsError as e:
+        print(f"breaker-tui serve: {e}", file=sys.stderr)
+        return 2
     try:
         d = private_dir()
     except (RunDirError, OSError) as e:
@@ -152,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         (d / PID).write_text(f"{os.getpid()}\n")
         print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
         try:
-            asyncio.run(serve(sessions, d / SOCKET, a.idle_exit))
+            asyncio.run(serve(sessions, d / SOCKET, a.idle_exit, metrics))
         finally:
             with contextlib.suppress(OSError):
                 (d / PID).unlink()

@@ -1,0 +1,124 @@
+"""Whether the installed hooks work: each command breaker wrote, whether it exists and runs, Codex's trust,
+and whether the server answers.
+
+A hook command that cannot run is worse than none: Gemini blocks every call whose hook command is
+missing. `hooks status` and `doctor` both ask here, so an upgrade that moved breaker-tui is seen at once.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wrapper.hooks.agents import AGENTS
+from wrapper.hooks.install import config_path, hook_commands, hook_words
+from wrapper.toolchain import Check
+
+PROBE_TIMEOUT_S = 30.0  # a loaded machine can take seconds to start Python
+
+
+@dataclass
+class Health:
+    """One agent's config: breaker's hook commands in it, and what is wrong with them (nothing: healthy)."""
+
+    agent: str
+    path: Path
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    installed: bool = False
+
+    @property
+    def fix(self) -> str:
+        return f"breaker-tui hooks install {self.agent} (writes a command that runs), or hooks uninstall {self.agent}"
+
+
+def probe(start: list[str]) -> tuple[bool, str]:
+    """Whether a hook command starts: its first words run with `--version` (what it printed, or why not)."""
+    if not os.path.exists(start[0]):
+        return False, f"{start[0]} does not exist"
+    try:
+        p = subprocess.run(
+            [*start, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False, cwd="/"
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, f"{start[0]} did not run: {e}"
+    out = (p.stdout.strip() or p.stderr.strip()).splitlines()
+    line = out[-1][:300] if out else "(no output)"
+    return p.returncode == 0, line if p.returncode == 0 else f"exit {p.returncode}: {line}"
+
+
+def check(agent: str, project: Path | None = None) -> Health:
+    """The health of breaker's hooks in one agent's config (user scope, or the project's)."""
+    h = Health(agent, config_path(agent, project))
+    for command in hook_commands(agent, h.path):
+        h.installed = True
+        split = hook_words(command)
+        ok, said = probe(split[0]) if split else (False, "not a breaker hook command")
+        h.lines.append(f"{command}: {'runs' if ok else 'BROKEN'} ({said})")
+        if not ok:
+            stake = "every Gemini call is blocked" if agent == "gemini" else "breaker does not check the calls"
+            h.problems.append(f"the hook command {shlex.split(command)[0]} cannot run ({said}): {stake}")
+    if h.installed and agent == "codex":
+        trust = codex_trust(h.path, project)
+        h.lines.append(trust)
+        if "NOT trusted" in trust:
+            h.problems.append(f"Codex does not trust the hooks, so it skips them ({trust.strip(', ')})")
+    return h
+
+
+def codex_trust(path: Path, project: Path | None) -> str:
+    """Whether Codex runs breaker's hooks: Codex's own answer when `codex` runs here, else the file's entries."""
+    from wrapper.hooks.codex_trust import codex_says
+    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted
+
+    try:
+        said = codex_says(codex_keys(path), project)
+    except InstallError as e:
+        return f"trust unknown: {e}"
+    if said is None:
+        written = codex_trusted(path)
+        return "trust entries written (codex is not on PATH to confirm)" if written else "NOT trusted"
+    return "trusted (Codex says)" if said == "trusted" else f"NOT trusted: Codex says {said} (it skips them)"
+
+
+def server() -> tuple[bool, str]:
+    """Whether `breaker-tui serve` answers on its socket (not running is fine: the first hook starts it)."""
+    from wrapper.hooks.client import NoVerdict, connect
+
+    try:
+        connect(start=False).close()
+    except (NoVerdict, OSError) as e:
+        return False, f"not running ({e}); the first hook starts it"
+    return True, "running"
+
+
+def every(project: Path | None = None) -> list[Health]:
+    """Each agent's health, user scope, and the project's own config when it has breaker's hooks."""
+    out = [check(a) for a in AGENTS]
+    if project is not None:
+        out += [h for h in (check(a, project) for a in AGENTS) if h.installed]
+    return out
+
+
+def doctor_checks(project: Path | None = None) -> list[Check]:
+    """`doctor`'s lines: one per agent whose config (the user's, or this folder's) holds breaker's hooks, and
+    the server when any does.
+    """
+    found = [h for h in every(Path.cwd() if project is None else project) if h.installed]
+    if not found:
+        return [Check("hooks", True, "none installed (breaker-tui hooks install claude|codex|gemini)")]
+    out = [
+        Check(
+            f"hooks {h.agent}",
+            not h.problems,
+            "; ".join(h.problems) or f"{len(h.lines)} ok in {h.path}: " + "; ".join(h.lines),
+            h.fix,
+        )
+        for h in found
+    ]
+    _, said = server()
+    out.append(Check("hook server", True, said))
+    return out
