@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wrapper.paths import state_dir
+from wrapper.process.contain import LEAF_PREFIX, MARKER_ENV
 from wrapper.settings import APPROVAL_KEY_IDS, Settings
 
 Strict = Callable[[Any, Any], bool]
@@ -280,8 +281,29 @@ def is_accepted(path: Path | None, store: Path | None = None) -> bool:
     return digest != "absent" and _accepted_table(store).get(str(path.resolve())) == digest
 
 
+def inside_a_session() -> str:
+    """Why this process runs under a monitored session (its run marker, its cgroup leaf), or ""."""
+    if os.environ.get(MARKER_ENV):
+        return f"${MARKER_ENV} is set"
+    try:
+        groups = Path("/proc/self/cgroup").read_text()
+    except OSError:
+        return ""
+    return "it runs in a session's cgroup" if f"/{LEAF_PREFIX}" in groups else ""
+
+
 def accept(path: Path, store: Path | None = None) -> str:
-    """Record this file's digest as accepted; returns the digest. Raises OSError when it cannot be kept."""
+    """Record this file's digest as accepted; returns the digest. Raises OSError when it cannot be kept.
+
+    Refused from inside a monitored session: a tool of the agent that wrote the loosened file could
+    otherwise accept it with one command, and the next session would apply it.
+    """
+    why = inside_a_session()
+    if why:
+        raise OSError(
+            f"refused: this runs inside a breaker-tui session ({why}), so the agent could be accepting"
+            " its own config; run `breaker-tui config accept` yourself, outside the session"
+        )
     digest = file_digest(path)
     if digest == "absent":
         raise OSError(f"{path}: cannot read it")

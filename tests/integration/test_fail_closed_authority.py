@@ -32,7 +32,7 @@ from tests.unit.test_weakening import LOOSER
 from wrapper.records import integrity
 from wrapper.settings import from_mapping
 from wrapper.startup import banner
-from wrapper.weakening import hold_back, loosened, record_note
+from wrapper.weakening import hold_back, is_accepted, loosened, record_note
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 CLI = [sys.executable, "-m", "tui"]
@@ -183,6 +183,18 @@ def acp_runs_on_after_the_alarm(tmp_path: Path) -> None:
     assert runs == len(asked), f"{runs} runs for {len(asked)} answered permissions: {asked}"
 
 
+def config_accepted_from_a_tool(tmp_path: Path) -> None:
+    """A tool of the session (it carries the run marker) runs `config accept` on the config it loosened: refused."""
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[repeat]\nexclude = ["bash"]\n')
+    state = tmp_path / "state"
+    env = {**os.environ, "BREAKER_TUI_RUN": "1234-5678", "BREAKER_TUI_STATE_DIR": str(state), "PYTHONPATH": str(ROOT)}
+    p = _cli(["config", "accept", "--config", str(cfg)], env, tmp_path)
+    assert p.returncode != 0, p.stdout
+    assert "inside a breaker-tui session" in p.stderr, p.stderr
+    assert not is_accepted(cfg, state), "the agent accepted its own loosened config"
+
+
 def _closed_recording(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     """A real headless dsh session's recording, its digest kept out of the state folder (`--digest-to`)."""
     w = request.getfixturevalue("world_factory")("tool-loop")
@@ -244,6 +256,7 @@ ROWS = [
     pytest.param("pilot", modal_overflow_hides_a_tail, id="modal-overflow-hides-a-tail", marks=TUI),
     pytest.param("plain", acp_ignores_refusals, id="acp-agent-ignores-refusals"),
     pytest.param("plain", acp_runs_on_after_the_alarm, id="acp-agent-asks-again-after-the-alarm"),
+    pytest.param("plain", config_accepted_from_a_tool, id="config-accepted-from-inside-the-session"),
     pytest.param("live", recording_rewritten_with_its_index, id="recording-rewritten-with-index-entry"),
     pytest.param("live", recording_index_entry_deleted, id="recording-index-entry-deleted"),
 ]
