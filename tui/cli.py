@@ -242,9 +242,9 @@ def _run(opts: list[str], command: list[str]) -> int:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
         )
-    from wrapper.harness.acp.cli import cannot_run
+    from wrapper.harness.registry import agent_cannot_run
 
-    why = cannot_run(command)
+    why = agent_cannot_run(command)
     if why:
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_CANNOT_START
@@ -277,12 +277,11 @@ def _run(opts: list[str], command: list[str]) -> int:
 
 def _prompt_problem(command: list[str], acp: bool, prompted: bool) -> str:
     """Why `--prompt` is missing or cannot be delivered to `command` with `--no-tui`, or ""."""
-    from wrapper.harness.dsh.launch import is_dsh
-    from wrapper.harness.registry import is_acp
+    from wrapper.harness.registry import is_acp, takes_prompts
 
     if is_acp(command, acp):
         return "" if prompted else "an ACP agent takes its task from --prompt TEXT with --no-tui"
-    if prompted and not is_dsh(command):
+    if prompted and not takes_prompts(command):
         name = os.path.basename(command[0])
         return (
             f"--prompt: {name} is a plain command, which takes no prompts (only dsh and ACP agents do); "
@@ -389,14 +388,14 @@ def _mock(args: list[str]) -> int:
 
 
 def _setup(args: list[str]) -> int:
-    from wrapper.harness.dsh.provision import setup_dsh
+    from wrapper.harness.registry import harness
     from wrapper.toolchain import ProvisionError
 
     p = argparse.ArgumentParser(prog="breaker-tui setup-dsh")
     p.add_argument("--force", action="store_true", help="reinstall even if present")
     a = p.parse_args(args)
     try:
-        setup_dsh(lambda s: print(s, flush=True), force=a.force)
+        harness("dsh").setup(lambda s: print(s, flush=True), a.force)
     except ProvisionError as e:
         print(f"breaker-tui setup-dsh: {e}", file=sys.stderr)
         return EXIT_CANNOT_START
@@ -555,7 +554,7 @@ def _toml_string(text: str) -> str:
 
 
 def _init_profile(args: list[str]) -> int:
-    from wrapper.harness.dsh.profiles import ProfileError, write_dev_profile
+    from wrapper.harness.registry import harness
     from wrapper.safetext import inert
 
     p = argparse.ArgumentParser(prog="breaker-tui init-profile")
@@ -564,8 +563,8 @@ def _init_profile(args: list[str]) -> int:
     a = p.parse_args(args)
     home = _dsh_home(os.environ)
     try:
-        d = write_dev_profile(home, a.name, overwrite=a.force)
-    except ProfileError as e:
+        d = harness("dsh").write_profile(home, a.name, a.force)
+    except ValueError as e:  # the profile cannot be written: the message says why and what to do
         print(f"breaker-tui init-profile: {inert(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     print(f"wrote the dsh profile {a.name!r} at {d}\nrun it with: breaker-tui -- dsh --profile {a.name}")
@@ -577,9 +576,9 @@ def _init_profile(args: list[str]) -> int:
 
 
 def _agents(args: list[str]) -> int:
-    from wrapper.harness.acp.cli import agents
+    from wrapper.harness.registry import agents_command
 
-    return agents(args)
+    return agents_command(args)
 
 
 def _hooks(args: list[str]) -> int:
@@ -601,9 +600,9 @@ def _serve(args: list[str]) -> int:
 
 
 def _setup_agent(args: list[str]) -> int:
-    from wrapper.harness.acp.cli import setup
+    from wrapper.harness.registry import setup_agent_command
 
-    return setup(args)
+    return setup_agent_command(args)
 
 
 COMMANDS = {

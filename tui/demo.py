@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
-from wrapper.harness.dsh.provision import find_dsh, setup_dsh
-from wrapper.harness.dsh.world import make_world
 from wrapper.mock.scenarios import SCENARIOS
 from wrapper.settings import Settings
 from wrapper.toolchain import ProvisionError
 
-DEMO_ARGV = ["dsh", "--profile", "dev"]
+if TYPE_CHECKING:
+    from wrapper.harness.declaration import Harness
+
+
+def _dsh() -> Harness:
+    """dsh's declaration, looked up when a demo runs (`demo --list` stays clear of the harnesses)."""
+    from wrapper.harness.registry import harness
+
+    return harness("dsh")
 
 
 def installed_agents() -> list[str]:
     """The ACP agents `--agent` can run here (installed by `setup-agent` or found on PATH)."""
-    from wrapper.harness.acp.presets import PRESETS, installed
+    from wrapper.harness.registry import installed_agents as ready
 
-    return [name for name, preset in PRESETS.items() if installed(preset)]
+    return ready()
 
 
 def scenario_list() -> str:
@@ -40,11 +47,11 @@ def scenario_list() -> str:
 
 def demo_problem(scenario: str, agent: str | None) -> str:
     """Why `scenario` cannot run as asked (with what to run instead), or ""."""
-    from wrapper.harness.acp.presets import PRESETS
+    from wrapper.harness.registry import known_agents
     from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH
 
-    if agent is not None and agent not in PRESETS:
-        return f"unknown agent {agent!r}; the known ones: {', '.join(PRESETS)} (see `breaker-tui agents`)"
+    if agent is not None and agent not in known_agents():
+        return f"unknown agent {agent!r}; the known ones: {', '.join(known_agents())} (see `breaker-tui agents`)"
     if agent is None and scenario in NEEDS_ACP:
         ready = installed_agents()
         how = (
@@ -60,11 +67,11 @@ def demo_problem(scenario: str, agent: str | None) -> str:
 
 def ensure_dsh() -> bool:
     """Install dsh on first use, printing progress; False (with the reason on stderr) when that fails."""
-    if find_dsh() is not None:
+    if _dsh().find() is not None:
         return True
     print("breaker-tui demo: dsh is not installed yet; setting it up (one time, needs the npm registry) ...")
     try:
-        setup_dsh(lambda s: print("  " + s, flush=True))
+        _dsh().setup(lambda s: print("  " + s, flush=True), False)
     except ProvisionError as e:
         print(f"breaker-tui demo: {e}", file=sys.stderr)
         return False
@@ -75,20 +82,19 @@ def run_demo(
     scenario: str, settings: Settings, headless: bool = False, theme: str | None = None, agent: str | None = None
 ) -> int:
     """Run one scenario with dsh, or with an installed ACP agent (`agent`); returns the exit status."""
-    argv = DEMO_ARGV
+    argv = list(_dsh().demo_argv)
     if agent is not None:
-        from wrapper.harness.acp.presets import PRESETS, installed
-        from wrapper.harness.acp.world import make_acp_world
+        from wrapper.harness.registry import agent_world
 
-        if agent not in PRESETS or not installed(PRESETS[agent]):
+        if agent not in installed_agents():
             print(f"breaker-tui demo: {agent} is not installed: run `breaker-tui setup-agent {agent}`", file=sys.stderr)
             return 3
-        world = make_acp_world(agent, scenario)
+        world = agent_world(agent, scenario)
         argv = [agent]
     elif not ensure_dsh():
         return 3
     else:
-        world = make_world(scenario)
+        world = _dsh().demo_world(scenario)
     prompt = SCENARIOS[scenario][1]
     try:
         if headless:

@@ -13,11 +13,8 @@ from typing import Any
 from wrapper import signals
 from wrapper.harness.base import recording_line
 from wrapper.harness.capabilities import DSH, Capabilities
-from wrapper.harness.dsh import protocol as P
-from wrapper.harness.dsh.monitor import BridgeMonitor
-from wrapper.harness.dsh.replay import describe_command
-from wrapper.harness.registry import open_session, session_label
-from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, Question, StatusItem, TripItem, VerdictItem
+from wrapper.harness.registry import harness, open_session, session_label
+from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem
 from wrapper.monitor import Info, Monitor
 from wrapper.settings import Settings
 
@@ -268,7 +265,7 @@ class LiveSource(Source):
 
 
 class ScriptedSource(Source):
-    """Bridge messages played from memory through a real `Monitor`: Pilot tests and snapshots.
+    """dsh's bridge messages played from memory through its real monitor: Pilot tests and snapshots.
 
     Approval requests go to the app's approver (the modal), exactly as in a live session;
     actions are recorded in `actions` instead of reaching a child.
@@ -285,18 +282,17 @@ class ScriptedSource(Source):
     ) -> None:
         super().__init__(settings or Settings(), title)
         self.capabilities = capabilities
-        self._monitor = BridgeMonitor(self.settings, Info(dsh=True, runner=True, child="running", bridge="connected"))
+        self._feed = harness("dsh").scripted(self.settings)
         self.messages = list(messages)
         self.actions: list[str] = []
         self.answers: list[Answer] = []
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.drained = asyncio.Event()  # set once the initial messages are processed
         self._tasks: set[asyncio.Task[None]] = set()
-        self._refused: dict[str, str] = {}  # call id -> the denial dsh would report as its result
 
     @property
-    def monitor(self) -> BridgeMonitor:
-        return self._monitor
+    def monitor(self) -> Monitor:
+        return self._feed.monitor
 
     def feed(self, *messages: dict[str, Any]) -> None:
         """Add messages while the app runs."""
@@ -316,31 +312,20 @@ class ScriptedSource(Source):
             await breathe()
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
-        m = self._monitor
-        if raw.get("t") == "approval_closed":  # what the session emits when the bridge gives up
-            emit(ApprovalClosed(str(raw.get("id", "")), str(raw.get("reason", ""))))
-            return
-        if raw.get("t") == "result_request" and str(raw.get("callId", "")) in self._refused:
-            # as dsh does: a call the breaker refused never ran, and its result is the refusal
-            raw = {**raw, "isError": True, "text": f"Error: {self._refused[str(raw['callId'])]}"}
-        r = m.handle(P.parse_inbound(raw))
-        for item in r.items:
-            if isinstance(item, VerdictItem) and item.verdict.kind == "deny":
-                self._refused[item.call_id] = item.verdict.message
+        played = self._feed.play(raw)
+        for item in played.items:
             emit(item)
-        for trip in r.trips:
-            emit(TripItem(trip, describe_command(m.trip_command(trip))))
-        if r.approval is not None:
-            q = m.question(r.approval)
-            emit(ApprovalItem(q))
-            task = asyncio.ensure_future(self._approval(r.approval, q, emit))  # as the session does: the feed goes on
+        if played.question is not None and played.answer is not None:
+            emit(ApprovalItem(played.question))
+            # as the session does: the feed goes on while the question waits
+            task = asyncio.ensure_future(self._approval(played.question, played.answer, emit))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _approval(self, msg: P.ApprovalRequest, q: Question, emit: Emit) -> None:
+    async def _approval(self, q: Question, answered: Callable[[Answer], None], emit: Emit) -> None:
         answer = await self.approver(q)
         self.answers.append(answer)
-        self._monitor.answer(msg, q, answer)
+        answered(answer)
         if answer == "cancel-turn":
             await self.cancel()
         emit(ApprovalItem(q, answer, "person"))

@@ -102,8 +102,11 @@ def test_hostile_text_through_the_headless_printer(t: str, as_json: bool) -> Non
     out, err = io.StringIO(), io.StringIO()
     printer = Printer(out, err, as_json, runner=True, main_agent=lambda: scripts.SID)
     feed = Feed(_feed(t))
-    m = feed.monitor
     from wrapper.harness.dsh import protocol as P
+    from wrapper.harness.dsh.monitor import BridgeMonitor
+
+    m = feed.monitor
+    assert isinstance(m, BridgeMonitor)
 
     for raw in _feed(t):
         msg = P.parse_inbound(raw)

@@ -11,10 +11,7 @@ import time
 from pathlib import Path
 
 from engine.bench.core import finish
-from wrapper.harness.dsh.channel import Channel
-from wrapper.harness.dsh.session import Session
-from wrapper.settings import Settings, WrapperSettings
-from wrapper.toolchain import node
+from wrapper.harness.registry import harness
 
 LOAD = Path(__file__).resolve().parent / "data" / "bridge_load.mjs"
 
@@ -25,30 +22,12 @@ def _cpu() -> float:
 
 
 async def measure(rate: int, seconds: float, verdict_ms: int) -> dict[str, float]:
-    """Run the load generator (Node, speaking the bridge protocol) against a real Session channel."""
-    settings = Settings(wrapper=WrapperSettings(record=False))
-    session = Session(["dsh"], settings)  # the child is never started: only the channel and the monitor run
-    session._loop = asyncio.get_running_loop()
-    session.channel = Channel(session._on_message, session._on_notice)
-    launch = session.channel.new_launch()  # the load generator inherits the pair's far end, as dsh does
-    drain = asyncio.create_task(_drain(session))
-    env = {
-        **os.environ,
-        "BREAKER_FD": str(launch.fd),
-        "RATE": str(rate),
-        "SECONDS": str(seconds),
-        "VERDICT_MS": str(verdict_ms),
-    }
+    """Run the load generator (Node, speaking the bridge protocol) against a real dsh session channel."""
+    env = {**os.environ, "RATE": str(rate), "SECONDS": str(seconds), "VERDICT_MS": str(verdict_ms)}
     cpu0, wall0 = _cpu(), time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
-        str(node()), str(LOAD), env=env, stdout=asyncio.subprocess.PIPE, pass_fds=(launch.fd,)
-    )
-    session.channel.launched(launch, proc.pid)
-    out, _ = await asyncio.wait_for(proc.communicate(), seconds + 60)
+    out, bad_lines = await harness("dsh").load(LOAD, env, seconds + 60)
     cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
-    await session.channel.close()
-    drain.cancel()
-    res = json.loads(out.decode().strip().splitlines()[-1])
+    res = json.loads(out.strip().splitlines()[-1])
     mb = res["bytes"] / 2**20
     return {
         **res,
@@ -56,13 +35,8 @@ async def measure(rate: int, seconds: float, verdict_ms: int) -> dict[str, float
         "wall_s": wall,
         "cpu_s_per_mb": cpu / mb if mb else 0.0,
         "cpu_share": cpu / wall if wall else 0.0,
-        "bad_lines": session.channel.stats.bad_lines,
+        "bad_lines": bad_lines,
     }
-
-
-async def _drain(session: Session) -> None:
-    while True:
-        await session.queue.get()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,8 @@
 `breaker-tui -- opencode` (a known agent under any of its usual names or paths, `resolve.py`) and
 `breaker-tui --acp -- COMMAND` run the ACP harness; `dsh ...` runs
 the dsh harness; anything else runs the plain harness. Adding a harness is a folder beside these and a line
-here, and nothing in the TUI changes: this is the only module of the wrapper that imports a harness folder.
+here, and nothing in the TUI changes: this is the only module of the wrapper that imports a harness folder,
+and it reaches dsh through its declaration (`harness.dsh.declaration.DSH`) alone.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from wrapper.harness.acp.cli import cannot_run as acp_cannot_run
 from wrapper.harness.acp.install import agent_checks
@@ -18,13 +20,11 @@ from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
 from wrapper.harness.acp.resolve import preset_for, resolve
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import Approver, HarnessSession
-from wrapper.harness.dsh.launch import is_dsh, profile_of, with_resume
-from wrapper.harness.dsh.layers import watched_files as dsh_watched_files
-from wrapper.harness.dsh.provision import dsh_checks, find_dsh
-from wrapper.harness.dsh.replay import Replayer
-from wrapper.harness.dsh.session import Session
+from wrapper.harness.declaration import Harness
+from wrapper.harness.dsh.declaration import DSH
 from wrapper.harness.past import agent_label, session_id_problem
 from wrapper.harness.plain.session import PlainSession
+from wrapper.mock.world import World
 from wrapper.records.recorder import Recorder
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
@@ -61,22 +61,21 @@ def open_session(
         )
     if acp:
         return AcpSession(list(argv), settings, approver, cwd, env, recorder, resume=resume)
-    if is_dsh(argv):
-        argv = with_resume(argv, resume) if resume else argv
-        return Session(argv, settings, approver, cwd=cwd, env=env, recorder=recorder)
+    if DSH.matches(argv):
+        return DSH.open(argv, settings, approver, cwd, env, recorder, resume)
     return PlainSession(argv, settings, approver, cwd=cwd, env=env, recorder=recorder, pipes=pipes)
 
 
-def replayer_for(loaded: Loaded, settings: Settings) -> Replayer | AcpReplayer:
+def replayer_for(loaded: Loaded, settings: Settings) -> Any:
     """The replayer that understands a loaded file (ACP recordings, else dsh recordings and logs)."""
     if is_acp_recording(loaded):
         return AcpReplayer(loaded, settings)
-    return Replayer(loaded, settings)
+    return DSH.replayer(loaded, settings)
 
 
 def harness_checks() -> list[Check]:
     """`doctor`'s lines from every harness: dsh, then each known ACP agent."""
-    return [*dsh_checks(), *agent_checks()]
+    return [*DSH.checks(), *agent_checks()]
 
 
 def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
@@ -87,12 +86,8 @@ def cannot_start(argv: list[str], env: dict[str, str] | None = None) -> str:
     if is_acp(argv):
         return ""  # a preset: its installed command line is resolved by the harness
     exe = argv[0]
-    if is_dsh(argv) and os.path.basename(exe) == "dsh" and os.sep not in exe:
-        found = find_dsh()
-        if found is None or not os.access(found, os.X_OK):
-            where = f" ({found} is not an executable file)" if found is not None else ""
-            return f"dsh was not found{where}. Run `breaker-tui setup-dsh` (`breaker-tui doctor` says what is missing)."
-        return ""
+    if DSH.matches(argv) and (why := DSH.cannot_start(argv)) is not None:
+        return why
     if os.sep in exe:
         return "" if os.access(exe, os.X_OK) else f"{exe}: no such executable file"
     path = child_env(env).get("PATH", "")
@@ -105,10 +100,8 @@ def resume_problem(argv: list[str], acp: bool, session_id: str) -> str:
         return why
     if is_acp(argv, acp):
         return ""
-    if is_dsh(argv):
-        if profile_of(argv) in ("headless", "web"):
-            return f"dsh's {profile_of(argv)} profile runs one task in a fresh session: it cannot resume one"
-        return ""
+    if DSH.matches(argv):
+        return DSH.resume_problem(argv)
     return f"--resume works with dsh and ACP agents; {os.path.basename(argv[0])} is neither"
 
 
@@ -124,4 +117,56 @@ def session_label(argv: list[str], acp: bool = False) -> str:
 
 def watched_files(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Path]:
     """The harness's files whose change since the last session `startup.banner` reports (dsh's; none else)."""
-    return dsh_watched_files(argv, env) if is_dsh(argv) else {}
+    return DSH.watched_files(argv, env) if DSH.matches(argv) else {}
+
+
+def harness(name: str) -> Harness:
+    """A harness's declaration by name (`dsh`): its setup, checks, demo world, scripted feed and load bench."""
+    if name != DSH.name:
+        raise KeyError(f"no harness declared as {name!r}; the declared ones: {DSH.name}")
+    return DSH
+
+
+def takes_prompts(argv: list[str], acp: bool = False) -> bool:
+    """Whether `argv` reads prompts (an ACP agent or dsh), not only its stdin as a plain command does."""
+    return is_acp(argv, acp) or DSH.matches(argv)
+
+
+def agent_cannot_run(argv: list[str]) -> str | None:
+    """Why a known ACP agent cannot run (not found, with the fix), or None."""
+    return acp_cannot_run(argv)
+
+
+def known_agents() -> list[str]:
+    """The ACP agents declared in `acp.presets`, by name."""
+    from wrapper.harness.acp.presets import PRESETS
+
+    return list(PRESETS)
+
+
+def installed_agents() -> list[str]:
+    """The declared ACP agents that can run here (installed by `setup-agent` or found on PATH)."""
+    from wrapper.harness.acp.presets import PRESETS, installed
+
+    return [name for name, preset in PRESETS.items() if installed(preset)]
+
+
+def agent_world(agent: str, scenario: str) -> World:
+    """The mock model serving `scenario`, with the declared agent `agent` pointed at it (the demo's world)."""
+    from wrapper.harness.acp.world import make_acp_world
+
+    return make_acp_world(agent, scenario)
+
+
+def agents_command(args: list[str]) -> int:
+    """`breaker-tui agents`."""
+    from wrapper.harness.acp.cli import agents
+
+    return agents(args)
+
+
+def setup_agent_command(args: list[str]) -> int:
+    """`breaker-tui setup-agent`."""
+    from wrapper.harness.acp.cli import setup
+
+    return setup(args)
