@@ -39,6 +39,8 @@ SHELL_TOOLS = frozenset(
 FOLD_CHARS = 16384  # results are compared on their first and last 8 KiB
 RESULTS_PER_KEY = 32  # distinct results remembered per call key (the oldest go first)
 KEYS_CAP = 512  # call keys remembered per agent
+LINES_CAP = 8192  # result lines remembered per agent (forgotten all at once beyond)
+NEW_LINES = 2  # a result read as an error is news only with this many lines never said before
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _EXIT_FRAME = re.compile(r"\[exit code: -?\d+\]")
@@ -300,6 +302,7 @@ class Seen:
     def __init__(self) -> None:
         self.keys: OrderedDict[str, tuple[int, OrderedDict[int, None]]] = OrderedDict()
         self.anywhere: tuple[int, OrderedDict[int, None]] = (0, OrderedDict())
+        self.lines: tuple[int, set[int]] = (0, set())
 
     def novel(self, result: int, epoch: int) -> bool:
         """Whether no call at all returned this result since the workspace last changed (and remember it):
@@ -314,6 +317,20 @@ class Seen:
         if len(results) > KEYS_CAP * 2:
             results.popitem(last=False)
         return True
+
+    def new_lines(self, folded: str, epoch: int) -> int:
+        """How many lines of a folded result no result said since the workspace last changed (and
+        remember them): an error line re-worded is one, a poll that prints new output adds several.
+        """
+        if self.lines[0] != epoch:
+            self.lines = (epoch, set())
+        seen = self.lines[1]
+        fresh = {hash(line) for line in (raw.strip() for raw in folded.split("\n")) if substance(line) >= 4}
+        fresh -= seen
+        if len(seen) > LINES_CAP:
+            seen.clear()
+        seen |= fresh
+        return len(fresh)
 
     def known(self, key: str) -> bool:
         """Whether this call key returned anything before."""
@@ -346,3 +363,4 @@ class Seen:
         """Forget every key."""
         self.keys.clear()
         self.anywhere = (0, OrderedDict())
+        self.lines = (0, set())

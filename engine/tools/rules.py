@@ -20,7 +20,7 @@ from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
 from engine.tools.messages import cause_message, failure_denial
-from engine.tools.novelty import Seen, shell_args
+from engine.tools.novelty import NEW_LINES, Seen, news_text, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import (
     SHELL_TOOLS,
@@ -251,8 +251,9 @@ class DefaultRules:
                 window.forgive(p.entry, ())
             return DISPATCH
         bad = failed(tool, args, text, is_error, exit)
+        guessed = False  # failed only as the text reads, with no status saying so
         if not bad and ((exit is None and not exit_marker(text)) or _status_hidden(tool, args)):
-            bad = reads_as_error(tool, text)  # no status, or the pipe's: the text says whether it failed
+            bad = guessed = reads_as_error(tool, text)  # no status, or the pipe's: the text says whether it failed
         key = result_key(text, tool, args)
         if bad:
             wait = wait_seconds(tool, norm)
@@ -284,13 +285,18 @@ class DefaultRules:
             answer = result_of(text, tool, args)
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             # the turn learned something (a failure alone never is: a new error is not progress)
-            brought = changed or (not bad and a.seen.novel(news, before))
+            # a failure read from the text alone that prints lines never printed before is a poll whose
+            # output moves, not the same failure again (a re-worded error line is one line); a status that
+            # says it failed is never news
+            fresh = a.seen.new_lines(news_text(text, tool, args), before)
+            settled = bad and (not guessed or fresh < NEW_LINES)
+            brought = changed or (not settled and a.seen.novel(news, before))
             renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
             if p.entry and window is not None:
                 keep = tuple(
                     fp
                     for fp in p.entry
-                    if not (_progress(a, fp, news, before, bad, p.cwd) or a.news > a.marks.get(fp, a.news))
+                    if not (_progress(a, fp, news, before, settled, p.cwd) or a.news > a.marks.get(fp, a.news))
                 )
                 if len(keep) != len(p.entry):
                     window.forgive(p.entry, keep)

@@ -511,8 +511,8 @@ FAILING_PROPERTY: dict[str, str] = {
 }
 FAILING_FAST: dict[str, str] = {}
 NEW_CONTENT_FAILING = (
-    "an identical call whose result brings new words every time is still blocked as a repeat "
-    "(repeat:exact on work-032's identical str_replace, on real-public loops)"
+    "a real-public DeepSeek run (019, gson-1391) is still stopped at its second loop call by three identical "
+    "failures of a read made before the loop starts, which the transformation leaves as they were"
 )
 
 

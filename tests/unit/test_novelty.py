@@ -262,3 +262,28 @@ def test_a_one_line_rejection_followed_by_a_volatile_line_is_still_a_failure() -
         for k in range(6)
     ]
     assert 0 < first_block(steps) <= 4
+
+
+# -- an identical call whose output keeps moving: progress, even when its first line reads as an error ---
+
+JOBS = ("parser", "socket", "ledger", "kernel", "shard", "widget", "anchor", "replica", "cursor", "bridge")
+
+
+def test_an_identical_poll_printing_new_lines_under_an_error_line_is_not_refused() -> None:
+    """A status script (no exit status) that complains about a missing helper, then prints new rows each time."""
+
+    def listing(k: int) -> str:
+        rows = "\n".join(f"{JOBS[(k + j) % len(JOBS)]}-{JOBS[(2 * k + j) % len(JOBS)]} Pending" for j in range(3))
+        return f"./status.sh: line 4: jq: command not found\n{rows}"
+
+    assert first_block(repeat("./status.sh", listing, 9)) == 0
+
+
+def test_an_identical_call_whose_error_line_alone_changes_is_still_refused() -> None:
+    """One error line re-worded on each try says nothing new: the fifth identical call is refused."""
+    words = ("refused", "reset", "timed out", "unreachable", "aborted", "dropped", "closed", "lost")
+
+    def error(k: int) -> str:
+        return f"curl: (7) Failed to connect to api.example.org: Connection {words[k]}"
+
+    assert first_block(repeat("curl -sS https://api.example.org/v1/status", error, 8)) == 5
