@@ -38,6 +38,7 @@ breaker-tui hooks install|uninstall|status [AGENT] [--project] [--dry-run] [--fa
 breaker-tui hook AGENT [--fail-closed]         the hook command an agent runs for every tool call
 breaker-tui serve [--idle-exit S] [--metrics [HOST:]PORT]
                                                the per-user hook server (the first hook starts it; Prometheus)
+breaker-tui watch                              every live hooked session; enter replays its recording
 breaker-tui --version                          print the version
 """
 
@@ -600,6 +601,20 @@ def _serve(args: list[str]) -> int:
     return serve(args)
 
 
+def _watch(args: list[str]) -> int:
+    argparse.ArgumentParser(
+        prog="breaker-tui watch",
+        description="Every live hooked session (claude, codex, gemini in their own terminals); enter replays one.",
+    ).parse_args(args)
+    if why := screen_problem("for scripts: breaker-tui hooks status"):
+        return refuse_screen(why)
+    from tui.watch import WatchApp
+
+    while (recording := WatchApp().run()) is not None:  # back to the list when the replay ends
+        _replay([recording, "--speed", "0"])
+    return EXIT_OK
+
+
 def _setup_agent(args: list[str]) -> int:
     from wrapper.harness.registry import setup_agent_command
 
@@ -622,4 +637,5 @@ COMMANDS = {
     "hooks": _hooks,
     "hook": _hook,
     "serve": _serve,
+    "watch": _watch,
 }

@@ -29,6 +29,7 @@ class Call:
     text: str = ""
     exit: int | None = None
     turn: str = ""  # the person's prompt this call answers (Claude `prompt_id`, Codex `turn_id`); "" unknown
+    cwd: str = ""  # the agent's project folder, as its payload says it (for `watch`)
 
 
 def parse(agent: str, raw: bytes) -> Call:
@@ -57,11 +58,12 @@ def parse(agent: str, raw: bytes) -> Call:
     session = p.get("session_id")
     call_id = p.get("tool_use_id")
     turn = p.get("prompt_id") or p.get("turn_id") or ""
-    call = Call(agent, phase, str(session or "default"), str(call_id or ""), tool, args, turn=str(turn))
+    cwd = str(p["cwd"]) if isinstance(p.get("cwd"), str) else ""
+    call = Call(agent, phase, str(session or "default"), str(call_id or ""), tool, args, turn=str(turn), cwd=cwd)
     if phase == "before":
         return call
     text, code = result_of(agent, event, p)
-    return Call(call.agent, "after", call.session, call.call_id, tool, args, text, code, call.turn)
+    return Call(call.agent, "after", call.session, call.call_id, tool, args, text, code, call.turn, cwd)
 
 
 def engine_call(agent: str, name: str, tool_input: Any) -> tuple[str, Any]:

@@ -56,7 +56,7 @@ class Server:
             writer.write(encode(head, reply))
             await writer.drain()
             writer.close()
-        if self.metrics is not None:
+        if self.metrics is not None and "sessions" not in reply:
             self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0)
             self.metrics.sessions(len(self.sessions.live))
 
@@ -64,6 +64,8 @@ class Server:
         header = await reader.readline()
         try:
             head.update(json.loads(header))
+            if head.get("op") == "list":  # `watch` asks for every live session
+                return {"sessions": self.sessions.listing()}
             agent = str(head["agent"])
         except (ValueError, KeyError, TypeError):
             return {"error": "the request does not start with a header line naming the agent"}

@@ -40,6 +40,8 @@ class HookSession:
     denied: set[str] = field(default_factory=set)
     pending: dict[str, deque[str]] = field(default_factory=dict)  # Gemini: call ids by content, oldest first
     turn: str = ""  # the person's prompt the last call answered
+    cwd: str = ""  # the project folder the agent last said it works in
+    last: str = ""  # the last verdict: its kind, and its rule when not an allow
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -62,6 +64,7 @@ class Sessions:
         s = self._session(call)
         s.seen = time.monotonic()
         s.n += 1
+        s.cwd = call.cwd or s.cwd
         if call.phase == "before":
             self._new_prompt(s, call)
             return self._before(s, call)
@@ -110,6 +113,7 @@ class Sessions:
         v = s.breaker.check_tool(AGENT, call_id, call.tool, call.args)
         reason = refusal(v.rule, v.message) if v.kind != "allow" else ""
         s.recorder.write("out", {"t": "verdict", "id": vid, "kind": v.kind, "message": v.message, "rule": v.rule})
+        s.last = v.kind if v.kind == "allow" else f"{v.kind} ({v.rule or 'loop'})"
         if v.kind == "deny":  # the agent runs nothing and reports nothing: its refusal is the call's result
             s.denied.add(call_id)
             self._result(s, call_id, call.tool, call.args, v.message, failed=True, dispatched=False)
@@ -135,6 +139,24 @@ class Sessions:
         req = {"t": "result_request", "id": f"r{s.n}", "sessionId": AGENT, "callId": call_id, "name": tool}
         s.recorder.write("in", {**req, "args": args, "isError": failed, "text": text})
         s.breaker.tool_result(AGENT, call_id, tool, args, text, failed, True, dispatched)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every live session, newest call first, as `watch` shows it."""
+        rows = sorted(self.live.values(), key=lambda s: s.seen, reverse=True)
+        now = time.monotonic()
+        return [
+            {
+                "agent": s.agent,
+                "session": s.session,
+                "cwd": s.cwd,
+                "calls": s.n,
+                "denials": len(s.denied),
+                "last": s.last,
+                "idle_s": round(now - s.seen, 1),
+                "recording": str(s.recorder.path),
+            }
+            for s in rows
+        ]
 
     def _prune(self) -> None:
         now = time.monotonic()
