@@ -244,6 +244,37 @@ class GarbleSession(Session):
         return await super()._send(out, extra)
 
 
+def _listens(pid: int) -> bool:
+    """Whether the process holds a listening TCP socket (Node's inspector, once opened)."""
+    mine = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if link.startswith("socket:["):
+                    mine.add(link[8:-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                cols = row.split()
+                if cols[3] == "0A" and cols[9] in mine:  # 0A: LISTEN
+                    return True
+    return False
+
+
+async def inspector_by_signal(ctx: Ctx) -> Outcome:
+    """SIGUSR1 from any process of the user opens Node's inspector in dsh (code evaluated inside the
+    harness, bridge included): the pinned dsh never opens it, and the loop is still refused.
+    """
+    ws = await _dsh(ctx, "tool-loop")
+    pid = ctx.session.child.pid
+    os.kill(pid, signal.SIGUSR1)
+    before = ctx.session.turns_done
+    assert await ctx.session.prompt("Read notes.txt")
+    assert await ctx.session.wait_turn_end(before, 120)  # the inspector, when enabled, is up long before
+    return Outcome(lambda: _listens(pid) or _calls(ws) > 4, "REPEAT_TOOL_BLOCKED", "REPEAT_TOOL_BLOCKED")
+
+
 async def garbage_answers(ctx: Ctx) -> Outcome:
     """An answer the bridge cannot read never runs the call."""
     ws = await _dsh(ctx, "tool-loop", cls=GarbleSession)
@@ -474,6 +505,7 @@ DOORS: list[Any] = [
     pytest.param(node_options, id="loader-NODE_OPTIONS"),
     pytest.param(bash_env, id="loader-BASH_ENV"),
     pytest.param(ld_preload, id="loader-LD_PRELOAD"),
+    pytest.param(inspector_by_signal, id="loader-inspector-by-SIGUSR1"),
     pytest.param(tmux_env, id="multiplexer-TMUX-env"),
     pytest.param(install_changed, id="install-changed-outside-scope"),
     pytest.param(multiplexer_answer, id="multiplexer-answer"),

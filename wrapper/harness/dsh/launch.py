@@ -152,6 +152,11 @@ def sealed_overlay(text: str) -> int:
     return fd
 
 
+# Node opens its inspector (code evaluated inside dsh, bridge included) on SIGUSR1 from any process
+# of the user, a tool included: the pinned dsh never listens for it
+NODE_FLAGS = ("--disable-sigusr1",)
+
+
 def overlay_arg(fd: int) -> str:
     """How the child names its inherited overlay descriptor."""
     return f"/proc/self/fd/{fd}"
@@ -165,7 +170,7 @@ def build_argv(argv: list[str], overlay: str, env: dict[str, str] | None = None)
         if found is None:
             raise FileNotFoundError("dsh was not found. Run `breaker-tui setup-dsh` (or set BREAKER_TUI_DSH).")
         # the pinned entry runs on the bundled Node: no `env node` lookup on a PATH a tool may have changed
-        head = [str(node()), str(found.path)] if found.pinned else [str(found.path)]
+        head = [str(node()), *NODE_FLAGS, str(found.path)] if found.pinned else [str(found.path)]
     else:
         head = [exe]
     end = launcher_end(argv)
