@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from themes import Palette
 from tui.widgets.stream import DEFAULT_PALETTE, clip
 from wrapper.harness.past import PastSession
+from wrapper.process import proc
 
 
 def when(at: float) -> str:
@@ -45,18 +46,10 @@ def written_elsewhere(paths: set[Path]) -> dict[Path, int]:
     wanted = {str(p.resolve()): p for p in paths}
     found: dict[Path, int] = {}
     me = os.getpid()
-    for pid in (int(n) for n in os.listdir("/proc") if n.isdigit()) if os.path.isdir("/proc") else ():
+    for pid in proc.pids():
         if pid == me:
             continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:  # gone, or not ours to read
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
+        for target in (proc.fd_links(pid) or {}).values():  # none when gone, or not ours to read
             if target in wanted:
                 found[wanted[target]] = pid
     return found

@@ -20,8 +20,6 @@ screen (`tmux capture-pane` in a loop) with high likelihood, not with certainty.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import socket
 import struct
@@ -111,22 +109,8 @@ def _parse(body: bytes) -> UnixSocket | None:
 
 
 def _socket_inodes(pid: int) -> set[int]:
-    out: set[int] = set()
-    with contextlib.suppress(OSError):
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            with contextlib.suppress(OSError):
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
-                if link.startswith("socket:["):
-                    out.add(int(link[8:-1]))
-    return out
-
-
-def _comm(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
+    links = (proc.fd_links(pid) or {}).values()
+    return {int(link[8:-1]) for link in links if link.startswith("socket:[") and link[8:-1].isdigit()}
 
 
 def tree(root: int) -> list[int]:
@@ -139,7 +123,7 @@ def holders(pids: Iterable[int]) -> list[str]:
     found: list[str] = []
     socks: dict[int, UnixSocket] | None = None
     for pid in pids:
-        if _comm(pid) in MUX_CLIENTS:
+        if proc.comm(pid) in MUX_CLIENTS:
             found.append(f"pid {pid} ({proc.cmdline(pid)}) runs a terminal multiplexer's client")
             continue
         if MUX_SCRIPT.search(proc.cmdline(pid, 4096)):

@@ -1,4 +1,9 @@
-"""Facts about processes read from `/proc`: parent, start time, state, command line. Never raises.
+"""Facts about processes read from `/proc`: parent, group, start time, state, command line, open descriptors.
+Never raises. The one `/proc` reader of the wrapper: the harnesses and the screen ask it.
+
+Why not psutil: it gives the start time as float seconds since the epoch (the run directories record clock
+ticks, compared exactly), no process group, and no socket descriptors with their open flags (the bridge's
+inheritance check needs `socket:[INODE]` links and `fdinfo`); the few facts needed here are a page of code.
 
 A pid alone does not name a process for long (pids are reused), so everything that must
 recognise a process later (a run directory's owner, a cgroup leaf's monitor, a tool's escapee)
@@ -18,6 +23,7 @@ class ProcStat:
 
     pid: int
     ppid: int
+    pgid: int
     state: str
     start: int  # field 22: clock ticks after boot
 
@@ -29,7 +35,7 @@ def stat(pid: int) -> ProcStat | None:
             raw = f.read().decode("ascii", "replace")
         rest = raw.rsplit(")", 1)[1].split()
         # rest[0] is field 3 (state), so field N is rest[N - 3]
-        return ProcStat(pid, int(rest[1]), rest[0], int(rest[19]))
+        return ProcStat(pid, int(rest[1]), int(rest[2]), rest[0], int(rest[19]))
     except (OSError, IndexError, ValueError):
         return None
 
@@ -60,12 +66,7 @@ def alive(pid: int, start: int | None = None) -> bool:
 
 def all_stats() -> list[ProcStat]:
     """Every process visible in /proc."""
-    out: list[ProcStat] = []
-    with contextlib.suppress(OSError):
-        for e in os.listdir("/proc"):
-            if e.isdigit() and (s := stat(int(e))) is not None:
-                out.append(s)
-    return out
+    return [s for pid in pids() if (s := stat(pid)) is not None]
 
 
 def descendants(roots: set[int], stats: list[ProcStat] | None = None) -> list[ProcStat]:
@@ -102,3 +103,43 @@ def environ_has(pid: int, entry: bytes) -> bool:
             return entry in f.read(1 << 20).split(b"\0")
     except OSError:
         return False
+
+
+def fd_links(pid: int) -> dict[int, str] | None:
+    """What each open descriptor of `pid` points at (a path, or `socket:[INODE]`); None when unreadable."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    out: dict[int, str] = {}
+    for fd in fds:
+        with contextlib.suppress(OSError, ValueError):
+            out[int(fd)] = os.readlink(f"/proc/{pid}/fd/{fd}")
+    return out
+
+
+def fd_flags(pid: int, fd: int) -> int | None:
+    """The open flags of `pid`'s descriptor `fd` (`/proc/PID/fdinfo`), or None when they cannot be read."""
+    try:
+        with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+            line = next((ln for ln in f if ln.startswith("flags:")), "")
+        return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def comm(pid: int) -> str:
+    """The process's short name (`/proc/PID/comm`), or "" when gone."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def pids() -> list[int]:
+    """Every pid visible in /proc (none where there is no /proc)."""
+    try:
+        return [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []

@@ -11,57 +11,27 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
-Proc = tuple[int, str]  # pid, start time (field 22 of /proc/PID/stat)
+from wrapper.process import proc
 
-
-def _stat(pid: int) -> list[str] | None:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return raw[raw.rindex(")") + 2 :].split()  # fields from 3 (state) on
+Proc = tuple[int, int]  # pid, start time (field 22 of /proc/PID/stat)
 
 
-def table() -> dict[int, tuple[int, int, str, str]]:
-    """Every live process: pid -> (ppid, pgid, start time, state)."""
-    out: dict[int, tuple[int, int, str, str]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return out
-    for name in names:
-        if not name.isdigit():
-            continue
-        f = _stat(int(name))
-        if f is None or len(f) < 20:
-            continue
-        out[int(name)] = (int(f[1]), int(f[2]), f[19], f[0])
-    return out
+def table() -> dict[int, proc.ProcStat]:
+    """Every live process by pid."""
+    return {s.pid: s for s in proc.all_stats()}
 
 
-def descendants(root: int, procs: dict[int, tuple[int, int, str, str]] | None = None) -> dict[Proc, int]:
+def descendants(root: int, procs: dict[int, proc.ProcStat] | None = None) -> dict[Proc, int]:
     """The live descendants of `root`: (pid, start time) -> process group."""
-    procs = table() if procs is None else procs
-    kids: dict[int, list[int]] = {}
-    for pid, (ppid, _, _, _) in procs.items():
-        kids.setdefault(ppid, []).append(pid)
-    out: dict[Proc, int] = {}
-    stack = list(kids.get(root, ()))
-    while stack:
-        pid = stack.pop()
-        ppid, pgid, start, state = procs[pid]
-        if state != "Z":
-            out[(pid, start)] = pgid
-        stack.extend(kids.get(pid, ()))
-    return out
+    stats = list((table() if procs is None else procs).values())
+    return {(s.pid, s.start): s.pgid for s in proc.descendants({root}, stats) if s.state != "Z"}
 
 
 def alive(p: Proc) -> bool:
     """Whether this very process (same pid, same start time) still runs (a zombie does not)."""
-    f = _stat(p[0])
-    return f is not None and len(f) > 19 and f[19] == p[1] and f[0] != "Z"
+    s = proc.stat(p[0])
+    return s is not None and s.start == p[1] and s.state != "Z"
 
 
 def end(procs: list[Proc], sig: signal.Signals = signal.SIGKILL) -> int:

@@ -74,21 +74,15 @@ def socket_flags(pid: int, inode: int) -> int | None:
     """The open flags of `pid`'s descriptor for socket `inode` (`/proc/PID/fdinfo`); None when it holds
     none, `UNREADABLE` when its descriptors cannot be read (0 when the flags cannot: treated as a leak).
     """
-    want = f"socket:[{inode}]"
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
+    links = proc.fd_links(pid)
+    if links is None:
         return UNREADABLE
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}") == want:
-                try:
-                    with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                        line = next((ln for ln in f if ln.startswith("flags:")), "flags: 0")
-                    return int(line.split()[1], 8)
-                except (OSError, ValueError, IndexError):
-                    return 0
-    return None
+    want = f"socket:[{inode}]"
+    fd = next((fd for fd, link in links.items() if link == want), None)
+    if fd is None:
+        return None
+    flags = proc.fd_flags(pid, fd)
+    return 0 if flags is None else flags
 
 
 def peer_pid(sock: socket.socket) -> int | None:
