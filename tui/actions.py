@@ -97,10 +97,17 @@ class Actions(App[int]):
         else:
             self._refused("restart")
 
+    def label_now(self, key_id: str | None, label: str) -> str:
+        """A key's footer label in the present state: while observing, ctrl+e resumes enforcement."""
+        if key_id == "enforce" and not self.source.monitor.breaker.enforcing:
+            return "resume"
+        return label
+
     def action_toggle_enforcing(self) -> None:
         """Pause enforcement (observe only) or resume it."""
         on = not self.source.monitor.breaker.enforcing
         self.source.set_enforcing(on)
+        self.refresh_bindings()  # the footer offers the other half: pause or resume
         self.notify(
             "enforcement resumed" if on else "enforcement paused: observing only",
             severity="information" if on else "warning",

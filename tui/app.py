@@ -182,6 +182,7 @@ class BreakerApp(FrontEnd, Actions):
             self._notify(" · ".join(report(self.settings)), "config loosened", "warning", 30)
         if self._observe and self.mode == keys.LIVE:
             self.source.set_enforcing(False)
+            self.refresh_bindings()  # the footer offers resume, not pause
         self.set_interval(1 / self.settings.ui.refresh_hz, self._tick)
         self.call_after_refresh(self._freeze_startup)
         self.call_after_refresh(self.drive)

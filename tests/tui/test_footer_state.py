@@ -35,3 +35,27 @@ async def test_kill_and_cancel_leave_the_footer_once_the_child_has_exited() -> N
         app._receive(StatusItem("exited", "child exited with status 0", {"code": 0}))
         await wait_until(lambda: "kill" not in _footer(app), 5, "no kill after the exit")
         assert "cancel" not in _footer(app) and "restart" in _footer(app) and "quit" in _footer(app)
+
+
+async def test_ctrl_e_offers_resume_while_observing_and_pause_while_enforcing() -> None:
+    async with running([S.ready()], size=(140, 30)) as (app, _src, pilot):
+        await wait_until(lambda: "pause" in _footer(app), 5, "pause while enforcing")
+        assert "resume" not in _footer(app)
+        await pilot.press("ctrl+e")
+        await wait_until(lambda: "resume" in _footer(app), 5, "resume while observing")
+        assert "pause" not in _footer(app) and not app.source.monitor.breaker.enforcing
+        await pilot.press("ctrl+e")
+        await wait_until(lambda: "pause" in _footer(app), 5, "pause again once enforcing")
+        assert app.source.monitor.breaker.enforcing
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_a_toast_leaves_the_status_line_and_the_footer_readable(size: tuple[int, int]) -> None:
+    async with running([S.ready()], size=size, notifications=True) as (app, _src, _pilot):
+        app.notify("cancel sent")
+        await wait_until(
+            lambda: bool(app.screen.query("Toast")) and app.screen.query_one("Toast").region.height > 0, 5, "the toast"
+        )
+        toast = app.screen.query_one("Toast").region
+        for below in (app.query_one("#status").region, app.screen.query_one(Footer).region):
+            assert not toast.overlaps(below), f"the toast {toast} covers {below}"

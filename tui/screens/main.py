@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, RichLog, Tabs
@@ -58,6 +60,19 @@ class MainScreen(Screen[None]):
         self.last_frame = 0.0
         self.frames = 0  # frames drawn
         self._early: list[str] | None = []  # keys typed before the prompt first had the focus (`on_key`)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's, each labelled as the app's state has it now (`label_now`: ctrl+e resumes while observing)."""
+        active = super().active_bindings
+        label_now = getattr(self.app, "label_now", None)
+        if label_now is None:
+            return active
+        for key, a in active.items():
+            label = label_now(a.binding.id, a.binding.description)
+            if label != a.binding.description:
+                active[key] = a._replace(binding=replace(a.binding, description=label))
+        return active
 
     def _on_timer_update(self) -> None:
         """A frame is due: what it must show is written first (`before_frame`), then Textual draws it."""
