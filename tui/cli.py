@@ -43,22 +43,6 @@ breaker-tui --version                          print the version
 """
 
 HELP_TAIL = """
-options (before `--`):
-  --config FILE        use this config file (default: {config})
-  --theme NAME         breaker-dark, breaker-light, or any Textual theme
-  --observe            start with enforcement paused (observe only)
-  --acp                COMMAND is an ACP agent (speaks ACP on stdin/stdout); agent names need no flag
-  --resume ID          continue the past session ID: an ACP agent loads it (session/load, when it
-                       advertises loadSession), dsh's runner gets --resume ID; ctrl+l lists them
-  --digest-to FILE|syslog  also keep the recording's final digest there at exit, out of the agent's reach
-                       (`scan --digests FILE` checks a recording against it); repeatable
-  --no-tui             no screen: the answer on stdout (a plain command's own stdout, byte for byte),
-                       decisions, turn outcomes and the child's terminal output on stderr
-  --json               with --no-tui: JSON lines on stdout instead (decisions, turns, output)
-  --quiet              with --no-tui: drop the child's terminal output (it never goes to stdout)
-  --prompt TEXT        with --no-tui: send TEXT to an interactive profile (repeatable; - reads stdin)
-  --approvals deny|allow   with --no-tui: how approvals are answered (default: deny)
-
 keys: F1 on the screen lists the keys of the current mode; ctrl+q quits.
 
 exit status:
@@ -68,7 +52,22 @@ exit status:
 
 def full_help() -> str:
     """The usage, the run options, themes, exit codes and the config path."""
-    return USAGE + HELP_TAIL.format(config=config_file(), exits=table())
+    return USAGE + "\n" + _run_options() + HELP_TAIL.format(exits=table())
+
+
+def _run_options() -> str:
+    """The run options as the parser declares them (their `help=` is the only place they are described)."""
+    p = _run_parser()
+    p.usage = argparse.SUPPRESS
+    p.formatter_class = _HelpLayout
+    return p.format_help().replace("options:", "options (before `--`):", 1)
+
+
+class _HelpLayout(argparse.HelpFormatter):
+    """A fixed width, so `--help` and the generated reference read the same on every terminal."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=28, width=112)
 
 
 def version() -> str:
@@ -124,22 +123,51 @@ def refuse_screen(why: str) -> int:
 
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="breaker-tui", usage=USAGE, add_help=False)
-    p.add_argument("--config", type=Path, help="config file (default: $BREAKER_TUI_CONFIG or the platform path)")
-    p.add_argument("--no-tui", action="store_true", help="no screen: decisions to stderr, approvals by policy")
-    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout")
-    p.add_argument("--quiet", action="store_true", help="with --no-tui: drop the child's terminal output")
-    p.add_argument("--prompt", action="append", default=[], help="with --no-tui: send this prompt (repeatable)")
-    p.add_argument("--approvals", choices=["deny", "allow"], help="with --no-tui: how approvals are answered")
-    p.add_argument("--theme", help="theme name (breaker-dark, breaker-light, ...)")
-    p.add_argument("--observe", action="store_true", help="start with enforcement paused (observe only)")
-    p.add_argument("--acp", action="store_true", help="COMMAND is an ACP agent (speaks ACP on stdin/stdout)")
-    p.add_argument("--resume", metavar="ID", help="continue a past session (ctrl+l on the screen lists them)")
-    p.add_argument(
+    add = p.add_argument
+    add("--config", type=Path, metavar="FILE", help=f"use this config file (default: {config_file()})")
+    add("--theme", metavar="NAME", help="breaker-dark, breaker-light, or any Textual theme")
+    add("--observe", action="store_true", help="start with enforcement paused (observe only)")
+    add(
+        "--acp",
+        action="store_true",
+        help="COMMAND is an ACP agent (speaks ACP on stdin/stdout); agent names need no flag",
+    )
+    add(
+        "--resume",
+        metavar="ID",
+        help="continue the past session ID: an ACP agent loads it (session/load, when it advertises loadSession), "
+        "dsh's runner gets --resume ID; ctrl+l lists them",
+    )
+    add(
         "--digest-to",
         action="append",
         default=[],
         metavar="FILE|syslog",
-        help="also keep the recording's final digest here at exit, where the agent cannot write (`scan --digests`)",
+        help="also keep the recording's final digest there at exit, out of the agent's reach "
+        "(`scan --digests FILE` checks a recording against it); repeatable",
+    )
+    add(
+        "--no-tui",
+        action="store_true",
+        help="no screen: the answer on stdout (a plain command's own stdout, byte for byte), "
+        "decisions, turn outcomes and the child's terminal output on stderr",
+    )
+    add("--json", action="store_true", help="with --no-tui: JSON lines on stdout instead (decisions, turns, output)")
+    add(
+        "--quiet", action="store_true", help="with --no-tui: drop the child's terminal output (it never goes to stdout)"
+    )
+    add(
+        "--prompt",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="with --no-tui: send TEXT to an interactive profile (repeatable; - reads stdin)",
+    )
+    add(
+        "--approvals",
+        choices=["deny", "allow"],
+        metavar="deny|allow",
+        help="with --no-tui: how approvals are answered (default: deny)",
     )
     return p
 

@@ -40,3 +40,11 @@ def test_the_help_lists_every_run_option_and_config_path() -> None:
 def test_quiet_needs_no_tui(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--quiet", "--", "true"]) == 2
     assert "--quiet" in capsys.readouterr().err
+
+
+def test_each_run_option_is_described_once_by_its_parser() -> None:
+    from tui.cli import _run_parser
+
+    text = " ".join(full_help().split())
+    for action in _run_parser()._actions:
+        assert action.help is not None and " ".join(action.help.split()) in text, action.option_strings
