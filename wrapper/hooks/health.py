@@ -86,13 +86,15 @@ def codex_trust(path: Path, project: Path | None) -> str:
 
 def server() -> tuple[bool, str]:
     """Whether `breaker-tui serve` answers on its socket (not running is fine: the first hook starts it)."""
-    from wrapper.hooks.client import NoVerdict, connect
+    from wrapper.hooks.client import _connect
+    from wrapper.hooks.rundir import socket_name
 
+    path = socket_name()
     try:
-        connect(start=False).close()
-    except (NoVerdict, OSError) as e:
-        return False, f"not running ({e}); the first hook starts it"
-    return True, "running"
+        _connect(path).close()
+    except OSError as e:
+        return False, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
+    return True, f"running ({path})"
 
 
 def every(project: Path | None = None) -> list[Health]:
