@@ -52,6 +52,18 @@ def _steady(text: str) -> str:
     return "\n".join(ln for ln in clean(text).splitlines() if "#" not in ln)
 
 
+def _lead(text: str) -> str:
+    """The text from its first line that carries no volatile value (`novelty.clean`): a tool's
+    `Error: ...` behind a `[1700000097] started` or `took 0.3s` line a harness put in front still
+    starts the result.
+    """
+    lines = clean(text).splitlines()
+    i = 0
+    while i < len(lines) and "#" in lines[i]:
+        i += 1
+    return "\n".join(lines[i:])
+
+
 def reads_as_error(tool: str, text: str) -> bool:
     """Whether a result with no status reads as an error (see the module docstring)."""
     if not text:
@@ -62,7 +74,9 @@ def reads_as_error(tool: str, text: str) -> bool:
         return True
     if _TRACEBACK.search(text[-2000:]):
         return True
-    return tool not in SHELL_TOOLS and _TOOL_ERROR.match(head) is not None
+    return tool not in SHELL_TOOLS and (
+        _TOOL_ERROR.match(head) is not None or _TOOL_ERROR.match(_lead(head)) is not None
+    )
 
 
 def cancelled(text: str) -> bool:

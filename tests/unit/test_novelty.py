@@ -287,3 +287,28 @@ def test_an_identical_call_whose_error_line_alone_changes_is_still_refused() -> 
         return f"curl: (7) Failed to connect to api.example.org: Connection {words[k]}"
 
     assert first_block(repeat("curl -sS https://api.example.org/v1/status", error, 8)) == 5
+
+
+# -- a line a harness puts in front of a tool's error: still the same error ------------------------------
+
+FRONT_LINES: dict[str, Callable[[int], str]] = {
+    "epoch": lambda k: f"[{1_700_000_000 + 97 * k}] done",
+    "pid": lambda k: f"java[{4000 + 31 * k}]: started",
+    "duration": lambda k: f"took {0.5 + k / 7:.2f}s",
+    "uuid": lambda k: f"request 0b3c{k:04d}-1f2e-4a5b-8c9d-0e1f2a3b4c5d",
+}
+
+
+@pytest.mark.parametrize("front", FRONT_LINES, ids=list(FRONT_LINES))
+def test_a_tools_error_behind_a_volatile_first_line_is_the_same_failure(front: str) -> None:
+    args = {"project_name": "Closure", "bug_index": 117, "changes_dicts": "[]"}
+
+    def steps(line: Callable[[int], str] | None) -> list[tuple[str, dict[str, Any]]]:
+        error = "Error: 'NoneType' object is not iterable"
+        return [
+            ("call", {"tool": "write_fix", "args": args, "output": f"{line(k)}\n{error}" if line else error})
+            for k in range(8)
+        ]
+
+    bare = first_block(steps(None))
+    assert bare and first_block(steps(FRONT_LINES[front])) == bare
