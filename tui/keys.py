@@ -146,15 +146,17 @@ def help_rows(
 
 # The approval modal's bindings (tui.screens.approval): remappable by the same `[keys]` table, and its
 # buttons are labelled with the keys these bindings have live, so a label never names another answer's key.
+# the approval binding ids are declared once, beside the `[keys]` checks of the config (the wrapper cannot see
+# this module); here each gets its key, action and labels, and the modal's buttons name them by these constants
+ARM, ONCE, TURN, DENY, CANCEL, ESCAPE = APPROVAL_KEY_IDS
 APPROVAL_KEYS: tuple[Key, ...] = (
-    Key("approve.arm", "tab", "arm", "answer…", "arm the modal (the focus goes to deny)", footer=True),
-    Key("approve.once", "a", "answer('allow-once')", "this call", "allow this call only", footer=True),
-    Key("approve.turn", "t", "answer('allow-turn')", "turn", "allow these local repeats this turn", footer=True),
-    Key("approve.deny", "d", "answer('deny')", "deny", "deny this call", footer=True),
-    Key("approve.cancel", "c", "answer('cancel-turn')", "cancel turn", "deny and cancel the turn", footer=True),
-    Key("approve.escape", "escape", "answer('deny')", "deny", "deny this call"),
+    Key(ARM, "tab", "arm", "answer…", "arm the modal (the focus goes to deny)", footer=True),
+    Key(ONCE, "a", "answer('allow-once')", "this call", "allow this call only", footer=True),
+    Key(TURN, "t", "answer('allow-turn')", "turn", "allow these local repeats this turn", footer=True),
+    Key(DENY, "d", "answer('deny')", "deny", "deny this call", footer=True),
+    Key(CANCEL, "c", "answer('cancel-turn')", "cancel turn", "deny and cancel the turn", footer=True),
+    Key(ESCAPE, "escape", "answer('deny')", "deny", "deny this call"),
 )
-APPROVAL_IDS = APPROVAL_KEY_IDS
 MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 
 
@@ -174,7 +176,7 @@ def validate_keymap(keymap: dict[str, str]) -> list[str]:
     """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids), bad key strings,
     and an approval key that another answer also uses.
     """
-    known = {k.id for k in KEYS} | set(APPROVAL_IDS)
+    known = {k.id for k in KEYS} | set(APPROVAL_KEY_IDS)
     out = [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]
     for name, spec in keymap.items():
         if name in known and (why := key_problem(str(spec))):

@@ -32,6 +32,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
+from tui import keys
 from tui.keys import APPROVAL_KEYS
 from tui.screens.argsview import call_view, shown_whole
 from wrapper.items import Answer, Question
@@ -43,10 +44,10 @@ LOCAL_NOTE = (
     "Denying keeps local repeats blocked until your next message."
 )
 ANSWERS: tuple[tuple[Answer, str, str, str], ...] = (  # answer, binding id (its key is looked up live), label, variant
-    ("allow-once", "approve.once", "allow this call only (the next repeat asks again)", "success"),
-    ("allow-turn", "approve.turn", "allow repeats of these same local resources for the rest of the turn", "primary"),
-    ("deny", "approve.deny", "deny this call (the agent is told it was blocked)", "error"),
-    ("cancel-turn", "approve.cancel", "deny and cancel the turn", "warning"),
+    ("allow-once", keys.ONCE, "allow this call only (the next repeat asks again)", "success"),
+    ("allow-turn", keys.TURN, "allow repeats of these same local resources for the rest of the turn", "primary"),
+    ("deny", keys.DENY, "deny this call (the agent is told it was blocked)", "error"),
+    ("cancel-turn", keys.CANCEL, "deny and cancel the turn", "warning"),
 )
 
 
