@@ -227,8 +227,12 @@ async def test_shift_tab_switches_the_mode_at_the_agent_and_ctrl_r_keeps_it(agen
             after = [f for f in tail if f.get("method") in ("session/set_config_option", "session/set_mode")]
             resent = [f for f in after if target in json.dumps(f["params"])]
             if resent:  # Claude Code: its preset's mode (the one that asks) is sent first, then ours again
-                app.refresh_view()
-                assert "kept from before the restart" in stream_text(app)
+
+                def said_kept() -> bool:  # the notice follows the agent's answer, which may still be on its way
+                    app.refresh_view()
+                    return "kept from before the restart" in stream_text(app)
+
+                await wait_until(said_kept, 30, "the notice that the mode was kept from before the restart")
             else:  # opencode keeps the mode in its session and sends no preset mode: nothing to send
                 assert _mode_of(loaded.get("result")) == target
     finally:
