@@ -23,6 +23,7 @@ from typing import IO
 from engine.errors import ConfigError
 from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
 from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
+from wrapper.hooks.otlp import OtlpError, Spans
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
 from wrapper.hooks.sessions import Sessions
 from wrapper.settings import Settings
@@ -175,10 +176,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="[HOST:]PORT",
         help="serve Prometheus metrics on HOST:PORT (default host 127.0.0.1; needs the [metrics] extra)",
     )
+    p.add_argument(
+        "--otlp", metavar="URL", help="send a span per tool call to this OTLP/HTTP traces URL ([otlp] extra)"
+    )
     a = p.parse_args(argv)
     try:
+        spans = Spans(a.otlp) if a.otlp else None
         metrics = start_metrics(a.metrics) if a.metrics else None
-    except MetricsError as e:
+    except (MetricsError, OtlpError) as e:
         print(f"breaker-tui serve: {e}", file=sys.stderr)
         return 2
     try:
@@ -192,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with held:
         try:
-            sessions = Sessions(load_settings(a.config))
+            sessions = Sessions(load_settings(a.config), spans)
         except ConfigError as e:
             print(f"breaker-tui serve: bad config: {e}", file=sys.stderr)
             return 2

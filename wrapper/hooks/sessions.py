@@ -18,6 +18,7 @@ from typing import Any
 from engine.breaker import Breaker
 from engine.events import UserMessage
 from wrapper.hooks.agents import BadPayload
+from wrapper.hooks.otlp import Spans
 from wrapper.hooks.payloads import Call, parse
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
@@ -51,8 +52,9 @@ class HookSession:
 class Sessions:
     """Every live hooked session of this user, keyed by agent and the agent's `session_id`."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, spans: Spans | None = None) -> None:
         self.settings = settings
+        self.spans = spans
         self.live: dict[tuple[str, str], HookSession] = {}
 
     def handle(self, agent: str, raw: bytes) -> dict[str, Any]:
@@ -114,6 +116,8 @@ class Sessions:
         reason = refusal(v.rule, v.message) if v.kind != "allow" else ""
         s.recorder.write("out", {"t": "verdict", "id": vid, "kind": v.kind, "message": v.message, "rule": v.rule})
         s.last = v.kind if v.kind == "allow" else f"{v.kind} ({v.rule or 'loop'})"
+        if self.spans is not None:
+            self.spans.before(s.agent, s.session, call_id, call.tool, v.kind, v.rule)
         if v.kind == "deny":  # the agent runs nothing and reports nothing: its refusal is the call's result
             s.denied.add(call_id)
             self._result(s, call_id, call.tool, call.args, v.message, failed=True, dispatched=False)
@@ -130,6 +134,8 @@ class Sessions:
             return
         text = call.text
         failed = call.exit not in (None, 0)
+        if self.spans is not None:
+            self.spans.after(s.agent, s.session, call_id, failed)
         if failed:
             text = f"{text.rstrip()}\n[exit code: {call.exit}]"  # the framing every harness's shell result has
         self._result(s, call_id, call.tool, call.args, text, failed=failed, dispatched=True)
@@ -172,6 +178,8 @@ class Sessions:
         for s in self.live.values():
             s.close()
         self.live.clear()
+        if self.spans is not None:
+            self.spans.close()
 
 
 def _content(call: Call) -> str:
