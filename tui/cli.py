@@ -36,8 +36,8 @@ breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile 
 breaker-tui hooks install|uninstall|status [AGENT] [--project] [--dry-run] [--fail-closed]
                                                guard claude, codex or gemini in its own terminal (its native hooks)
 breaker-tui hook AGENT [--fail-closed]         the hook command an agent runs for every tool call
-breaker-tui serve [--idle-exit S] [--metrics [HOST:]PORT]
-                                               the per-user hook server (the first hook starts it; Prometheus)
+breaker-tui serve [--idle-exit S] [--metrics [HOST:]PORT] [--otlp URL]
+                                               the per-user hook server (the first hook starts it; Prometheus, OTLP)
 breaker-tui watch                              every live hooked session; enter replays its recording
 breaker-tui --version                          print the version
 """
