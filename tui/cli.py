@@ -69,6 +69,12 @@ class _HelpLayout(argparse.HelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=28, width=112)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        # a path or an option is never cut at its hyphens (`breaker-` / `tui`, `--` / `digests`)
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
 
 def version() -> str:
     """`breaker-tui X.Y.Z (engine: compiled (mypyc) | plain Python)`: the package and the engine build running."""
