@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wrapper.paths import state_dir
+from wrapper.process import proc
 from wrapper.process.contain import LEAF_PREFIX, MARKER_ENV
 from wrapper.settings import APPROVAL_KEY_IDS, Settings
 
@@ -285,11 +286,7 @@ def inside_a_session() -> str:
     """Why this process runs under a monitored session (its run marker, its cgroup leaf), or ""."""
     if os.environ.get(MARKER_ENV):
         return f"${MARKER_ENV} is set"
-    try:
-        groups = Path("/proc/self/cgroup").read_text()
-    except OSError:
-        return ""
-    return "it runs in a session's cgroup" if f"/{LEAF_PREFIX}" in groups else ""
+    return "it runs in a session's cgroup" if f"/{LEAF_PREFIX}" in proc.own("cgroup") else ""
 
 
 def accept(path: Path, store: Path | None = None) -> str:

@@ -55,3 +55,8 @@ def test_a_process_is_among_its_parents_descendants() -> None:
     table = {s.pid: s for s in [me, *[p for p in parent.values() if p is not None]]}
     assert (os.getpid(), me.start) in descendants(me.ppid, table)
     assert proc.comm(os.getpid())  # the short name of a live process is never empty
+
+
+def test_own_files_are_read_whole_and_a_missing_one_is_empty() -> None:
+    assert proc.own("cgroup") == Path("/proc/self/cgroup").read_text()
+    assert proc.own("no-such-file") == ""

@@ -54,14 +54,8 @@ def set_subreaper() -> bool:
 
 def cgroup2_dir() -> Path | None:
     """This process's own cgroup v2 directory (the unified hierarchy may sit anywhere: read the mounts)."""
-    try:
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-        own = next(
-            (ln.split("::", 1)[1] for ln in Path("/proc/self/cgroup").read_text().splitlines() if ln.startswith("0::")),
-            None,
-        )
-    except OSError:
-        return None
+    mounts = proc.own("mounts").splitlines()
+    own = next((ln.split("::", 1)[1] for ln in proc.own("cgroup").splitlines() if ln.startswith("0::")), None)
     root = next((ln.split()[1] for ln in mounts if len(ln.split()) > 2 and ln.split()[2] == "cgroup2"), None)
     if root is None or own is None:
         return None

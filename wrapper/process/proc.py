@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,14 @@ def comm(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/comm") as f:
             return f.read().strip()
+    except OSError:
+        return ""
+
+
+def own(name: str) -> str:
+    """This process's `/proc/self/NAME` (`cgroup`, `mounts`), or "" when it cannot be read."""
+    try:
+        return Path("/proc/self", name).read_text()
     except OSError:
         return ""
 
