@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +22,8 @@ HEAVY = ("textual", "engine", "pydantic", "tui", "platformdirs", "json", "socket
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """A private HOME, state and (short) run folder, in this process and for the CLI's."""
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A private HOME, state and (short) run folder, in this process and for the CLI's; removed after."""
     run = tempfile.mkdtemp(prefix="bkh-", dir="/tmp")
     values = {
         "HOME": str(tmp_path),
@@ -33,7 +35,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
         monkeypatch.setenv(k, v)
     for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         monkeypatch.delenv(k, raising=False)
-    return {**os.environ, **values}
+    yield {**os.environ, **values}
+    stop_server(values)
+    subprocess.run(["rm", "-rf", run], check=False)
 
 
 def gemini_settings(home: Path, command: str) -> Path:
@@ -54,13 +58,10 @@ def test_the_installed_hook_process_imports_nothing_heavy(env: dict[str, str]) -
     start = I.launcher()
     pre = {"session_id": "imports", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
     payload = json.dumps({**pre, "tool_input": {"command": "ls"}, "tool_use_id": "t1", "cwd": "/tmp"}).encode()
-    try:
-        first = subprocess.run([*start, "claude"], input=payload, capture_output=True, env=env, timeout=120)
-        assert first.returncode == 0 and first.stderr == b"", first.stderr  # this one started the server
-        cmd = [start[0], "-X", "importtime", *start[1:], "claude"]
-        p = subprocess.run(cmd, input=payload, capture_output=True, env=env, timeout=120, check=False)
-    finally:
-        stop_server(env)
+    first = subprocess.run([*start, "claude"], input=payload, capture_output=True, env=env, timeout=120)
+    assert first.returncode == 0 and first.stderr == b"", first.stderr  # this one started the server
+    cmd = [start[0], "-X", "importtime", *start[1:], "claude"]
+    p = subprocess.run(cmd, input=payload, capture_output=True, env=env, timeout=120, check=False)
     assert p.returncode == 0 and p.stdout == b"", p.stderr  # a distinct call: allowed, silently
     lines = [ln.split("|")[-1] for ln in p.stderr.decode().splitlines() if ln.startswith("import time:")]
     modules = {m.strip() for m in lines[1:]}
@@ -70,9 +71,13 @@ def test_the_installed_hook_process_imports_nothing_heavy(env: dict[str, str]) -
 
 
 def stop_server(env: dict[str, str]) -> None:
+    """SIGTERM the server this test started, and wait until it has removed its pid file."""
     pid = Path(env["BREAKER_TUI_RUN_DIR"]) / "serve.pid"
     if pid.exists():
         subprocess.run(["kill", pid.read_text().strip()], check=False)
+        deadline = time.monotonic() + 60
+        while pid.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def test_the_installed_command_is_the_fast_form_and_it_runs() -> None:
