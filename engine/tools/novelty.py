@@ -245,6 +245,13 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
     out: set[str] = set()
     if tool in SHELL_TOOLS and len(src) >= 4:
         out.add(src)
+        # the command behind its `cd DIR &&` is the call as compared (`shell_args`): a shell or harness that
+        # echoes only the part that failed echoes the call's own spelling too
+        rest = src
+        while (m := _CD_PREFIX.match(rest)) is not None:
+            rest = rest[m.end() :]
+        if rest != src and len(rest) >= 4:
+            out.add(rest)
     for m in _URL.finditer(src):
         u = m.group().rstrip(".,;:!?)]}'\"")
         if "." not in u:
@@ -267,6 +274,23 @@ def _without(text: str, words: tuple[str, ...]) -> str:
             text = re.sub(rf"(?<![\w-]){re.escape(w)}(?![\w-])", "#", text, flags=re.I)
             low = text.lower()
     return text
+
+
+def _short_spelled(text: str, tool: str, args: Any) -> str:
+    """A short command (`)`, `:`) is not folded where a result echoes it (too many results hold it by
+    chance), so a re-spelling's echo (`cd /testbed && )`) is put back to the command as compared, and a
+    line that only restates it (`$ cd /testbed && )`) is dropped: both spellings then read alike.
+    """
+    if tool not in SHELL_TOOLS:
+        return text
+    src = command_of(args)[:2000]
+    if not src or src not in text:
+        return text
+    compared = _source(tool, shell_args(tool, args))
+    if len(compared) >= 4 or src == compared:
+        return text
+    text = re.sub(rf"(?<![\w-]){re.escape(src)}(?![\w-])", lambda _: compared, text)
+    return "\n".join(line for line in text.split("\n") if line.strip() != compared)
 
 
 def news_text(text: str, tool: str = "", args: Any = None) -> str:

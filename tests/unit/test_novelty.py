@@ -312,3 +312,20 @@ def test_a_tools_error_behind_a_volatile_first_line_is_the_same_failure(front: s
 
     bare = first_block(steps(None))
     assert bare and first_block(steps(FRONT_LINES[front])) == bare
+
+
+# -- a `cd DIR &&` in front of a retry whose error echoes the command: still the same error --------------
+
+
+def test_a_cd_prefixed_retry_whose_error_echoes_the_rest_is_the_same_failure() -> None:
+    command = '> <parameter name="command">which mailman'
+
+    def error(c: str) -> str:
+        return f"/bin/bash: eval: line 1: syntax error near unexpected token `<'\n/bin/bash: eval: line 1: `{command}'"
+
+    def steps(prefixed: bool) -> list[tuple[str, dict[str, Any]]]:
+        spelled = [f"cd /testbed && {command}" if prefixed and k % 2 else command for k in range(8)]
+        return [("call", {"tool": "bash", "args": {"command": c}, "output": error(c), "exit": 2}) for c in spelled]
+
+    bare = first_block(steps(False))
+    assert bare and first_block(steps(True)) == bare
