@@ -299,7 +299,7 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
     """
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
-        text = _without(unframe(_bounded(text)), echoes(tool, args))
+        text = _without(_short_spelled(unframe(_bounded(text)), tool, args), echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
         # the numbers of the call as compared (a URL's dropped fragment or tracking value is no echo)

@@ -492,10 +492,7 @@ INVARIANT: dict[str, Transform] = {
 # from call 12 to 39 (real-public 202, Closure_117): kept as an example of every volatile-line class
 _VOLATILE_CLASSES = ("epoch-seconds", "epoch-millis", "job-pid", "prog-pid", "port", "temp-name", "dashed-uuid",
                      "duration")  # fmt: skip
-FAILING_PROPERTY: dict[str, str] = {
-    "respelling-echoed": "re-spelled repeats whose result echoes `$ CMD`: loops let through or stopped more than 2 "
-    "calls later (a Kimi K2.5 run: same-error at 19 -> repeat:exact at 46)",
-}
+FAILING_PROPERTY: dict[str, str] = {}
 FAILING_FAST: dict[str, str] = {}
 NEW_CONTENT_FAILING = (
     "a real-public DeepSeek run (019, gson-1391) is still stopped at its second loop call by three identical "

@@ -329,3 +329,28 @@ def test_a_cd_prefixed_retry_whose_error_echoes_the_rest_is_the_same_failure() -
 
     bare = first_block(steps(False))
     assert bare and first_block(steps(True)) == bare
+
+
+def test_a_short_command_re_spelled_and_echoed_is_the_same_failure() -> None:
+    """`)` fails; its re-spellings (`cd /testbed && )`) echo themselves (`$ CMD`, and in bash's message)."""
+
+    def error(c: str) -> str:
+        return f"/bin/bash: eval: line 1: syntax error near unexpected token `{c}'\n/bin/bash: eval: line 1: `{c}'"
+
+    def steps(respelled: bool) -> list[tuple[str, dict[str, Any]]]:
+        spelled = ["cd /testbed && )" if respelled and k % 2 else ")" for k in range(8)]
+        return [
+            (
+                "call",
+                {
+                    "tool": "bash",
+                    "args": {"command": c},
+                    "output": (f"$ {c}\n" if c != ")" else "") + error(c),
+                    "exit": 2,
+                },
+            )
+            for c in spelled
+        ]
+
+    bare = first_block(steps(False))
+    assert bare and first_block(steps(True)) == bare
