@@ -22,6 +22,7 @@ async def under_load(script: Path, env: dict[str, str], timeout_s: float) -> tup
     session.channel = Channel(session._on_message, session._on_notice)
     launch = session.channel.new_launch()
     drain = asyncio.create_task(_drain(session))
+    proc = None
     try:
         proc = await asyncio.create_subprocess_exec(
             str(node()),
@@ -33,6 +34,9 @@ async def under_load(script: Path, env: dict[str, str], timeout_s: float) -> tup
         session.channel.launched(launch, proc.pid)
         out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
     finally:
+        if proc is not None and proc.returncode is None:  # timed out or interrupted: no generator outlives us
+            proc.kill()
+            await proc.wait()
         await session.channel.close()
         drain.cancel()
     return out.decode(), session.channel.stats.bad_lines
