@@ -107,11 +107,26 @@ def unframe(text: str) -> str:
     return _PROMPT.sub("", text)
 
 
+_CLEANED: OrderedDict[str, str] = OrderedDict()
+_CLEANED_CAP = 64  # every rule and the error reading fold the same few results: the last ones are kept
+
+
 def clean(text: str) -> str:
     """The result with the harness's framing and every volatile part folded to `#` (bounded: long
-    texts keep their two ends).
+    texts keep their two ends). Memoised on the last results (the volatile pass is the engine's
+    costliest step, and one result is folded by several rules).
     """
-    text = unframe(_bounded(text))
+    text = _bounded(text)
+    hit = _CLEANED.get(text)
+    if hit is None:
+        hit = _CLEANED[text] = _clean(text)
+        if len(_CLEANED) > _CLEANED_CAP:
+            _CLEANED.popitem(last=False)
+    return hit
+
+
+def _clean(text: str) -> str:
+    text = unframe(text)
     if not _DIGIT.search(text) and "/tmp/" not in text and "/var/" not in text and "tmp" not in text:
         return (_EMPTY_LINE.sub("", text) if "#" in text else text).strip()  # other volatile parts have digits
     return _EMPTY_LINE.sub("", _VOLATILE.sub("#", text)).strip()
@@ -293,10 +308,23 @@ def _short_spelled(text: str, tool: str, args: Any) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip() != compared)
 
 
+_LAST_NEWS: list[Any] = [None, None, None, ""]  # (text, tool, args) and its news_text, compared by identity
+
+
 def news_text(text: str, tool: str = "", args: Any = None) -> str:
     """The result as every rule compares it: `clean`, then the call's own echo folded (`echoes`),
-    then the numbers the call's arguments carry (`try 3` printed back is not news).
+    then the numbers the call's arguments carry (`try 3` printed back is not news). The last answer is
+    kept for the very same objects: the rules ask it several times about one result.
     """
+    last = _LAST_NEWS
+    if last[0] is text and last[1] == tool and last[2] is args and args is not None:
+        return str(last[3])
+    folded = _news_text(text, tool, args)
+    last[:] = [text, tool, args, folded]
+    return folded
+
+
+def _news_text(text: str, tool: str, args: Any) -> str:
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
         text = _without(_short_spelled(unframe(_bounded(text)), tool, args), echoes(tool, args))

@@ -354,3 +354,11 @@ def test_a_short_command_re_spelled_and_echoed_is_the_same_failure() -> None:
 
     bare = first_block(steps(False))
     assert bare and first_block(steps(True)) == bare
+
+
+def test_the_memoised_fold_answers_for_the_call_it_was_asked_about() -> None:
+    """`news_text` keeps its last answer: another call with the same result text is folded for itself."""
+    text = "curl: (6) Could not resolve host: api.example.org"
+    first = news_text(text, "bash", {"command": "curl https://api.example.org/x"})
+    other = news_text(text, "bash", {"command": "curl https://www.example.com/y"})
+    assert first != other and "api.example.org" in other and "api.example.org" not in first
