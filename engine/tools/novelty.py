@@ -79,6 +79,7 @@ _VOLATILE = re.compile(
     re.M,
 )
 _DIGIT = re.compile(r"\d")
+_MAY_FOLD = re.compile(r"\d|tmp|/var/|command not found")
 # a line that held nothing but volatile values (a stamp, a counter, an echoed command) says nothing
 _EMPTY_LINE = re.compile(r"^[ \t#\[\]().,:;=/|-]*#[ \t#\[\]().,:;=/|-]*(?:\n|$)", re.M)
 _URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s\"'\\<>`]+|\bwww\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)+(?=/)")
@@ -129,7 +130,11 @@ def _clean(text: str) -> str:
     text = unframe(text)
     if not _DIGIT.search(text) and "/tmp/" not in text and "/var/" not in text and "tmp" not in text:
         return (_EMPTY_LINE.sub("", text) if "#" in text else text).strip()  # other volatile parts have digits
-    return _EMPTY_LINE.sub("", _VOLATILE.sub("#", text)).strip()
+    # only a line with a digit, a temp name or a shell's complaint can hold a volatile value: the others
+    # skip the pass (its ~20 alternatives are tried at every position of the text)
+    lines = text.split("\n")
+    folded = "\n".join(_VOLATILE.sub("#", line) if _MAY_FOLD.search(line) else line for line in lines)
+    return _EMPTY_LINE.sub("", folded).strip()
 
 
 def command_of(args: Any) -> str:
