@@ -83,6 +83,19 @@ class World:
             [str(BIN / "breaker-tui"), *args], env=self.env, cwd=self.ws, capture_output=True, text=True, check=False
         )
 
+    def agent(self, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """The agent's own CLI, non-interactive, in the workspace (a whole scripted session of six calls)."""
+        return subprocess.run(
+            argv,
+            env=env,
+            cwd=self.ws,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=400,
+            check=False,
+        )
+
     def ran(self) -> int:
         log = self.ws / "calls.log"
         return len(log.read_text().splitlines()) if log.exists() else 0
@@ -159,16 +172,7 @@ def test_gemini_cli(world: World) -> None:
         "GEMINI_API_KEY": "mock-key",
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }
-    p = subprocess.run(
-        [str(gemini), "-p", "Read notes.txt.", "--yolo", "-o", "json"],
-        env=env,
-        cwd=world.ws,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
+    p = world.agent([str(gemini), "-p", "Read notes.txt.", "--yolo", "-o", "json"], env)
     assert_four_ran_and_the_model_was_told(world, "Tool execution blocked")
     assert "this result was not recorded" not in p.stderr
 
@@ -198,16 +202,7 @@ def test_claude_code_and_the_persons_own_hook_still_runs(world: World) -> None:
     world.env["CLAUDE_CONFIG_DIR"] = str(cfg_dir)
     install_twice_round(world, "claude", cfg_dir / "settings.json")
     env = claude_env(world)
-    p = subprocess.run(
-        [str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"],
-        env=env,
-        cwd=world.ws,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
+    p = world.agent([str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"], env)
     assert_four_ran_and_the_model_was_told(world, "hook error")
     assert len(own.read_text().splitlines()) == 6, p.stdout[-2000:]  # the person's hook saw every call
 
@@ -240,15 +235,9 @@ def test_codex_cli_trusted_by_install(world: World) -> None:
     install_twice_round(world, "codex", cfg)
     s = world.breaker("hooks", "status", "codex")
     assert "codex: installed" in s.stdout and "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
-    p = subprocess.run(
+    p = world.agent(
         [str(codex), "exec", "--skip-git-repo-check", "--json", "Read notes.txt."],
-        env={**world.env, "MOCK_API_KEY": "mock-key"},
-        cwd=world.ws,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
+        {**world.env, "MOCK_API_KEY": "mock-key"},
     )
     assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
     assert p.returncode == 0, p.stderr[-2000:]
@@ -262,15 +251,6 @@ def test_fail_closed_with_no_server_refuses_every_claude_call(world: World) -> N
     assert p.returncode == 0, p.stderr
     world.env["BREAKER_TUI_RUN_DIR"] = str(world.tmp / ("x" * 120))  # no socket can live there: no server at all
     env = claude_env(world)
-    subprocess.run(
-        [str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"],
-        env=env,
-        cwd=world.ws,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
+    world.agent([str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"], env)
     assert world.ran() == 0
     assert "installed fail-closed" in world.model_got()
