@@ -28,7 +28,7 @@ from textual.widgets import Button, Static
 from tests.conftest import ROOT, wait_until
 from tests.tui.conftest import make, settle, text_of
 from tests.tui.test_approval import asked, modal, poll, polls
-from tests.unit.test_weakening import LOOSER
+from tests.unit.wrapper.test_weakening import LOOSER
 from wrapper.records import integrity
 from wrapper.settings import from_mapping
 from wrapper.startup import banner
@@ -39,7 +39,7 @@ CLI = [sys.executable, "-m", "tui"]
 HOSTILE_ACP = Path(__file__).with_name("hostile_acp.py")
 LOOP_CALLS = "calls.log"  # the tool-loop world's command appends a line per run
 
-# per enforcing key, a value looser than its default (`tests/unit/test_weakening.py` shows each is named)
+# per enforcing key, a value looser than its default (`tests/unit/wrapper/test_weakening.py` shows each is named)
 LOOSENED_KEYS = sorted(k for k, (_, named) in LOOSER.items() if named is not None)
 
 

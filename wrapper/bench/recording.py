@@ -7,7 +7,7 @@ temporary directory, then read back as `breaker-tui scan` and `breaker-tui repla
 asserted: the file's size, the scan's seconds and peak RSS (a child process, so the figure is the real
 resident size, not Python's own count), the scan's integrity verdict, and the seconds until the replay
 player holds its first frame. The target: 1,000,000 events scan in under a minute and replay their first
-frame in under 2 s; `tests/unit/test_long_recording.py` holds the memory bound and the first frame of a
+frame in under 2 s; `tests/unit/wrapper/records/test_long_recording.py` holds the memory bound and the first frame of a
 smaller one, and leaves the pace to this benchmark.
 
 CPU seconds alone swing by 1.5x with what else runs on the machine, so the pace is also printed as the

@@ -17,7 +17,7 @@ from wrapper.mock.scenarios import LOOP_SENTENCE, ToolCallSpec
 from wrapper.mock.tools import declared, fit_call
 from wrapper.settings import AcpSettings, Settings, from_mapping
 
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "samples" / "acp"
+SAMPLES = Path(__file__).resolve().parents[5] / ".." / "shared" / "samples" / "acp"
 OPTIONS = [
     {"optionId": "once", "kind": "allow_once", "name": "Allow once"},
     {"optionId": "always", "kind": "allow_always", "name": "Always allow"},

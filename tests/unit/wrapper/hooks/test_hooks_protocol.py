@@ -10,7 +10,7 @@ import pytest
 from wrapper.hooks.agents import BadPayload, answer
 from wrapper.hooks.payloads import parse
 
-SAMPLES = Path(__file__).resolve().parents[1] / "data" / "hooks"
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "hooks"
 
 
 def raw(agent: str, name: str) -> bytes:

@@ -17,7 +17,7 @@ from engine.tools.outcomes import command_of, targets
 from engine.tools.progress import cd_dir, command_text, pure_wait
 from wrapper.records.evaluate import evaluate
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "redteam"
+CORPUS = Path(__file__).resolve().parents[3] / "data" / "redteam"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from engine.seed.corpora import LENS_A, LENS_B_CLEAN, clean_generators
 from engine.seed.textgen import expand
 
 NO_CAP = BreakerConfig.from_mapping({"thinking": {"max_reasoning_chars": 0}})
-WORK = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection" / "work"
+WORK = Path(__file__).resolve().parents[4] / ".." / "shared" / "detection" / "work"
 SPANISH = "El sistema debe verificar la configuración antes de continuar con el siguiente paso. "
 
 

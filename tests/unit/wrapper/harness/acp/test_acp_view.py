@@ -17,7 +17,7 @@ from wrapper.harness.acp.view import choices_of, make_diff, output_of, set_reque
 from wrapper.items import CallItem, ChoicesItem, CommandsItem, Item, PlanItem, ResultItem
 from wrapper.settings import Settings
 
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "samples" / "acp"
+SAMPLES = Path(__file__).resolve().parents[5] / ".." / "shared" / "samples" / "acp"
 
 
 def _play(agent: str) -> tuple[AcpMonitor, list[Item]]:

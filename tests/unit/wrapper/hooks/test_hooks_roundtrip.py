@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = Path(__file__).resolve().parents[1] / "data" / "hooks"
+ROOT = Path(__file__).resolve().parents[4]
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "hooks"
 EXE = str(Path(sys.executable).parent / "breaker-tui")
 AGENTS = ("claude", "codex", "gemini")
 

@@ -17,12 +17,12 @@ from wrapper.records.evaluate import ModeReport, evaluate, main
 pytestmark = [
     pytest.mark.slow,  # corpus figures: `make test` runs them, `make check` does not
     pytest.mark.skipif(
-        not (Path(__file__).resolve().parents[2] / ".." / "shared" / "detection").is_dir(),
+        not (Path(__file__).resolve().parents[4] / ".." / "shared" / "detection").is_dir(),
         reason="../shared/detection (the shared labelled corpora) is absent from this checkout",
     ),
 ]
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "detection"
+SHARED = Path(__file__).resolve().parents[4] / ".." / "shared" / "detection"
 
 
 @pytest.fixture(scope="module")

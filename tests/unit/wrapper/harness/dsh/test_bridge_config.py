@@ -19,7 +19,7 @@ import pytest
 from wrapper.paths import bridge_file
 from wrapper.toolchain import node
 
-PROBE = Path(__file__).parent / "js" / "bridge_probe.mjs"
+PROBE = Path(__file__).resolve().parents[3] / "js" / "bridge_probe.mjs"
 GOOD = {"verdictTimeoutMs": 50, "approvalTimeoutMs": 0, "resultTimeoutMs": 50, "maxLineBytes": 65536, "maxTokens": 0}
 
 

@@ -33,7 +33,7 @@ from engine.config import BreakerConfig, EngineConfig
 from engine.trace import TraceEvent, TraceMeta, simulate
 from wrapper.records.evaluate import BLOCKS, read_trace
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SHARED = ROOT.parent / "shared" / "detection"
 CORPORA = (
     ROOT / "tests" / "data" / "real",
@@ -640,7 +640,7 @@ def test_transformations_change_the_text() -> None:
     assert [n for n in INVARIANT if not any(applies(n, s) for s in names)] == []
 
 
-# ---- the sweep (too slow for a test): `python -m tests.unit.test_invariance [--jobs N]` ---------------
+# ---- the sweep (too slow for a test): `python -m tests.unit.engine.test_invariance [--jobs N]` ---------------
 
 
 REVERSE = "new-content (still blocked)"

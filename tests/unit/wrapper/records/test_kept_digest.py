@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_record_integrity import _scan, _session
+from tests.unit.wrapper.records.test_record_integrity import _scan, _session
 from wrapper.records import integrity, keep, scan
 
 

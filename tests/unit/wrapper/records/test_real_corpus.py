@@ -16,7 +16,7 @@ from wrapper.records.evaluate import ModeReport, evaluate
 
 pytestmark = pytest.mark.slow  # corpus figures: `make test` runs them, `make check` does not
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "real"
+CORPUS = Path(__file__).resolve().parents[3] / "data" / "real"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-LOOPS = Path(__file__).resolve().parents[1] / "data" / "loops"
+LOOPS = Path(__file__).resolve().parents[3] / "data" / "loops"
 
 
 def test_the_committed_corpus_is_what_make_writes(tmp_path: Path) -> None:

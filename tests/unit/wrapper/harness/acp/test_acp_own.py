@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.unit.test_acp_monitor import OPTIONS, asked_call, finish, fresh
+from tests.unit.wrapper.harness.acp.test_acp_monitor import OPTIONS, asked_call, finish, fresh
 from wrapper.harness.acp.own import claude_settings, codex_settings, gemini_settings, opencode_settings
 from wrapper.harness.acp.presets import PRESETS
 from wrapper.items import ApprovalItem

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_acp_monitor import OPTIONS, asked_call, finish, fresh, unasked_read, upd
+from tests.unit.wrapper.harness.acp.test_acp_monitor import OPTIONS, asked_call, finish, fresh, unasked_read, upd
 from tui.app import _denial_notice
 from tui.cli import main
 from tui.widgets.scores import summary
