@@ -95,6 +95,7 @@ def write_recording(path: Path, events: int, calls: int) -> int:
 
 _CHILD = """
 import json, resource, sys, time
+from wrapper.process.proc import peak_rss_kib
 t0 = time.perf_counter()
 if sys.argv[1] == "scan":
     import contextlib, io
@@ -127,12 +128,9 @@ else:
     extra = {"first_items": len(player.forward(1)), "indexed": player.indexed}
 seconds = time.perf_counter() - t0
 u = resource.getrusage(resource.RUSAGE_SELF)
-# this process's own peak: VmHWM belongs to its address space, made anew at exec; ru_maxrss is kept across
-# exec on Linux, so a child of a large test worker would report the worker's peak as its own
-try:
-    hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
-except (OSError, StopIteration, ValueError):
-    hwm = u.ru_maxrss
+# this process's own peak: ru_maxrss is kept across exec on Linux, so a child of a large test worker
+# would report the worker's peak as its own
+hwm = peak_rss_kib() or u.ru_maxrss
 print(json.dumps({"seconds": seconds, "cpu": u.ru_utime + u.ru_stime, "rss_mib": hwm / 1024, **extra}))
 """
 

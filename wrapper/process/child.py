@@ -29,6 +29,8 @@ from typing import Any
 import pexpect
 import ptyprocess  # type: ignore[import-untyped]
 
+from wrapper.process import proc
+
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-Z\\-_]|\r")
 
 
@@ -84,7 +86,7 @@ def _exec_renumbered(argv: list[str], env: dict[str, str] | None, sources: tuple
     """
     targets = [inherited_fd(i) for i in range(len(sources))]
     top = max([*sources, *targets]) + 1
-    others = [fd for fd in _open_fds() if fd > 2 and fd not in sources]
+    others = [fd for fd in proc.own_fds() if fd > 2 and fd not in sources]
     moved = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top) for fd in others]
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top) for fd in sources]
     try:
@@ -101,17 +103,6 @@ def _exec_renumbered(argv: list[str], env: dict[str, str] | None, sources: tuple
             with contextlib.suppress(OSError):
                 os.write(fd, f"OSError:{e.errno}:{e}".encode())
     os._exit(os.EX_OSERR)
-
-
-def _open_fds() -> list[int]:
-    """The descriptors open in this process (the listing's own is gone by the time it returns)."""
-    found = []
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, fcntl.F_GETFD)
-            found.append(fd)
-    return found
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """Facts about processes read from `/proc`: parent, group, start time, state, command line, open descriptors.
-Never raises. The one `/proc` reader of the wrapper: the harnesses and the screen ask it.
+Never raises. The one `/proc` reader of the project: the harnesses, the child, the benches and the screen ask
+it, and nothing else opens a path under `/proc` (a unit test holds that).
 
-Why not psutil: it gives the start time as float seconds since the epoch (the run directories record clock
-ticks, compared exactly), no process group, and no socket descriptors with their open flags (the bridge's
-inheritance check needs `socket:[INODE]` links and `fdinfo`); the few facts needed here are a page of code.
+Why not psutil: it is not a dependency (a compiled one, for what is a page of code here); it gives the
+start time as float seconds since the epoch (the run directories record clock ticks, compared exactly), no
+process group, and no socket descriptors with their open flags (the bridge's inheritance check needs
+`socket:[INODE]` links and `fdinfo`).
 
 A pid alone does not name a process for long (pids are reused), so everything that must
 recognise a process later (a run directory's owner, a cgroup leaf's monitor, a tool's escapee)
@@ -13,6 +15,7 @@ keeps the pid together with its start time (`/proc/PID/stat` field 22, in clock 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +129,53 @@ def fd_flags(pid: int, fd: int) -> int | None:
             line = next((ln for ln in f if ln.startswith("flags:")), "")
         return int(line.split()[1], 8)
     except (OSError, ValueError, IndexError):
+        return None
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a live (non-zombie) process is left in process group `pgid`; zombies only wait for their reaper.
+
+    Where there is no `/proc` (not Linux), whether the group can still be signalled.
+    """
+    if not os.path.isdir("/proc"):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return any(s.pgid == pgid and s.state != "Z" for s in all_stats())
+
+
+def own_fds() -> list[int]:
+    """The descriptors open in this process (the listing's own descriptor is closed by the time it returns).
+
+    Safe in a forked child before exec: no threads, no allocation beyond the list.
+    """
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_GETFD)
+            found.append(fd)
+    return found
+
+
+def peak_rss_kib() -> int | None:
+    """This process's peak resident set (`VmHWM` of `/proc/self/status`, KiB), or None when it cannot be read.
+
+    Unlike `ru_maxrss`, it belongs to the address space made at exec: a child of a large process does not
+    report its parent's peak as its own.
+    """
+    line = next((ln for ln in own("status").splitlines() if ln.startswith("VmHWM:")), "")
+    try:
+        return int(line.split()[1])
+    except (IndexError, ValueError):
         return None
 
 

@@ -13,40 +13,16 @@ import json
 import os
 import signal
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from wrapper.harness.acp.frames import BadFrame, LineSplitter, decode_frame
 from wrapper.harness.acp.procs import Descent, end
+from wrapper.process.proc import group_alive as group_alive  # tests/integration/acp_helpers.py imports it from here
 
 OnRequest = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 OnNotify = Callable[[str, dict[str, Any]], Awaitable[None]]
 OnFrame = Callable[[str, dict[str, Any]], None]
 OnText = Callable[[str], None]
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether a live (non-zombie) process is left in the group; zombies only wait for their reaper."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    for d in proc.iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
-            return True
-    return False
 
 
 class RpcError(RuntimeError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import socket
 import sys
@@ -60,3 +61,58 @@ def test_a_process_is_among_its_parents_descendants() -> None:
 def test_own_files_are_read_whole_and_a_missing_one_is_empty() -> None:
     assert proc.own("cgroup") == Path("/proc/self/cgroup").read_text()
     assert proc.own("no-such-file") == ""
+
+
+def test_this_process_group_is_alive_and_an_unused_one_is_not() -> None:
+    assert proc.group_alive(os.getpgrp())
+    assert not proc.group_alive(2**22 + 1)  # beyond pid_max: no group has that id
+
+
+def test_own_descriptors_list_what_is_open_and_not_what_was_closed(tmp_path: Path) -> None:
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    assert fd in proc.own_fds()
+    os.close(fd)
+    assert fd not in proc.own_fds()
+
+
+def test_own_peak_resident_set_is_at_least_the_current_one() -> None:
+    peak = proc.peak_rss_kib()
+    current = int(next(ln for ln in proc.own("status").splitlines() if ln.startswith("VmRSS:")).split()[1])
+    assert peak is not None and peak >= current > 0
+
+
+ROOT = Path(__file__).resolve().parents[4]
+READER = ROOT / "wrapper" / "process" / "proc.py"
+# dsh is told to read its patch from a descriptor it inherits: a path handed to another program, not read here
+NAMES_A_PATH = {ROOT / "wrapper" / "harness" / "dsh" / "launch.py"}
+
+
+def _proc_strings(path: Path) -> list[int]:
+    """The lines of `path` whose code (docstrings aside) holds a string naming a path under `/proc`."""
+    tree = ast.parse(path.read_text())
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and (node.value == "/proc" or "/proc/" in node.value)
+    ]
+
+
+def test_only_the_reader_opens_paths_under_proc() -> None:
+    found = {
+        f"{path.relative_to(ROOT)}:{line}"
+        for room in ("engine", "wrapper", "tui")
+        for path in sorted((ROOT / room).rglob("*.py"))
+        if path != READER and path not in NAMES_A_PATH
+        for line in _proc_strings(path)
+    }
+    assert not found, f"read /proc through wrapper.process.proc: {sorted(found)}"
