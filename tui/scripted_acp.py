@@ -1,9 +1,10 @@
-"""ACP frames played from memory through a real `AcpMonitor`: Pilot tests and snapshots of the ACP screen.
+"""ACP frames played from memory through a real ACP monitor: Pilot tests and snapshots of the ACP screen.
 
 The dsh `ScriptedSource` plays bridge messages; this plays what an ACP agent sends (`session/update`
 params, permission requests, the session/new answer), so the plan, the steps, the slash commands and
 the choices reach the screen exactly as the live session would send them, with no process and no clock.
-Actions are recorded in `actions`; a setting switched is accepted as an agent would accept it.
+The feed comes from the registry (`scripted_agent`), so the TUI names no harness. Actions are recorded in
+`actions`; a setting switched is accepted as an agent would accept it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import asyncio
 from typing import Any
 
 from tui.sources import Emit, Source
-from wrapper.harness.acp.handshake import ACP
-from wrapper.harness.acp.monitor import AcpMonitor
-from wrapper.harness.acp.view import set_request
+from wrapper.harness.registry import scripted_agent
 from wrapper.items import StatusItem
-from wrapper.monitor import Info, Monitor
+from wrapper.monitor import Monitor
 from wrapper.settings import Settings
 
 
@@ -24,7 +23,6 @@ class AcpScriptedSource(Source):
     """Frames, one key each: `new` (the session/new answer), `update`, `permission`, `prompt`, `done`."""
 
     kind = "scripted"
-    capabilities = ACP
 
     def __init__(
         self,
@@ -38,7 +36,8 @@ class AcpScriptedSource(Source):
         self.agent = agent
         self.cwd = cwd  # given: `@` completes under it and the session list is of this folder
         self.can_load = can_load
-        self.acp = AcpMonitor(self.settings, Info(runner=True, child="running", bridge="connected"), agent)
+        self._feed = scripted_agent(self.settings, agent)
+        self.capabilities = self._feed.capabilities
         self.frames = list(frames)
         self.actions: list[str] = []
         self.more: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -46,7 +45,7 @@ class AcpScriptedSource(Source):
 
     @property
     def monitor(self) -> Monitor:
-        return self.acp.monitor
+        return self._feed.monitor
 
     def feed(self, *frames: dict[str, Any]) -> None:
         """Add frames while the app runs."""
@@ -62,20 +61,7 @@ class AcpScriptedSource(Source):
             self._one(more, emit)
 
     def _one(self, f: dict[str, Any], emit: Emit) -> None:
-        acp = self.acp
-        items: list[Any] = []
-        if "new" in f:
-            items = acp.session_started(str(f["new"].get("sessionId", "s")), "mock-model", False)
-            items += acp.shown.opened(f["new"])
-        elif "update" in f:
-            items = acp.update({"sessionId": acp.agent, "update": f["update"]}).items
-        elif "permission" in f:
-            items = acp.permission(f["permission"]).items
-        elif "prompt" in f:
-            items = acp.prompt_sent(str(f["prompt"]))
-        elif "done" in f:
-            items = acp.prompt_done(f["done"])
-        for i in items:
+        for i in self._feed.play(f).items:
             emit(i)
 
     async def prompt(self, text: str) -> bool:
@@ -87,14 +73,13 @@ class AcpScriptedSource(Source):
         return True
 
     async def set_choice(self, choice_id: str, value: str) -> bool:
-        choice = self.acp.shown.find(choice_id)
-        if choice is None:
+        chosen = self._feed.choose(choice_id, value)
+        if chosen is None:
             return False
-        method, params = set_request(self.acp.agent, choice, value)
-        self.actions.append(f"{method}:{choice_id}={value}")
-        for i in self.acp.shown.accepted(method, params, {}):
+        self.actions.append(f"{chosen.method}:{choice_id}={value}")
+        for i in chosen.items:
             self._emit(i)
-        self._emit(StatusItem("notice", f"{choice.name.lower()}: {value}"))
+        self._emit(StatusItem("notice", f"{chosen.name.lower()}: {value}"))
         return True
 
     async def resume(self, session_id: str) -> bool:

@@ -18,6 +18,7 @@ from wrapper.items import Answer, Item, Question
 
 if TYPE_CHECKING:
     from wrapper.harness.base import Approver, HarnessSession
+    from wrapper.harness.capabilities import Capabilities
     from wrapper.mock.world import World
     from wrapper.monitor import Monitor
     from wrapper.records.recorder import Recorder
@@ -42,6 +43,24 @@ class ScriptedFeed(Protocol):
     def monitor(self) -> Monitor: ...
 
     def play(self, raw: dict[str, Any]) -> Played: ...
+
+
+@dataclass
+class Chosen:
+    """A setting switched in a scripted feed: the request an agent would get, the setting's name, what it showed."""
+
+    method: str
+    name: str
+    items: list[Item] = field(default_factory=list)
+
+
+class ScriptedAgentFeed(ScriptedFeed, Protocol):
+    """An agent's frames played from memory: a scripted feed whose agent also offers settings to switch."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def choose(self, choice_id: str, value: str) -> Chosen | None: ...
 
 
 class Opener(Protocol):

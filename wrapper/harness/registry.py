@@ -20,7 +20,7 @@ from wrapper.harness.acp.replay import AcpReplayer, is_acp_recording
 from wrapper.harness.acp.resolve import preset_for, resolve
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import Approver, HarnessSession
-from wrapper.harness.declaration import Harness
+from wrapper.harness.declaration import Harness, ScriptedAgentFeed
 from wrapper.harness.dsh.declaration import DSH
 from wrapper.harness.past import agent_label, session_id_problem
 from wrapper.harness.plain.session import PlainSession
@@ -149,6 +149,13 @@ def installed_agents() -> list[str]:
     from wrapper.harness.acp.presets import PRESETS, installed
 
     return [name for name, preset in PRESETS.items() if installed(preset)]
+
+
+def scripted_agent(settings: Settings, agent: str) -> ScriptedAgentFeed:
+    """An ACP agent's frames played from memory through its real monitor (the screen's Pilot tests and snapshots)."""
+    from wrapper.harness.acp.scripted import ScriptedAgent
+
+    return ScriptedAgent(settings, agent)
 
 
 def agent_world(agent: str, scenario: str) -> World:
