@@ -144,23 +144,38 @@ def ask_server(agent: str, raw: bytes, start: bool = True) -> dict[str, object]:
 
 def live_sessions() -> list[dict[str, object]]:
     """Every session the running server holds (for `watch`); NoVerdict says why there is no answer."""
+    rows = server_op(b'{"v": 2, "op": "list"}').get("sessions")
+    if not isinstance(rows, list):
+        raise NoVerdict("breaker-tui serve does not list its sessions (an older server: stop it, a hook restarts it)")
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def session_detail(agent: str, session: str) -> dict[str, object]:
+    """One live session's scores, window and timeline (for `watch`'s panes); NoVerdict says why there are none."""
+    import json
+
+    reply = server_op(json.dumps({"v": 2, "op": "detail", "agent": agent, "session": session}).encode())
+    if "error" in reply:
+        raise NoVerdict(str(reply["error"]))
+    return reply
+
+
+def server_op(header: bytes) -> dict[str, object]:
+    """One request that is its header line alone, to the running server (never started for it)."""
     try:
         s = connect(start=False)
     except OSError as e:
         raise NoVerdict(f"cannot reach breaker-tui serve at {socket_name()}: {e.strerror or e}") from None
     s.settimeout(VERDICT_TIMEOUT_S)
     try:
-        s.sendall(b'{"v": 2, "op": "list"}\n')
+        s.sendall(header + b"\n")
         s.shutdown(_socket.SHUT_WR)
         data = _read_reply(s)
     except OSError as e:
         raise NoVerdict(f"the connection to breaker-tui serve failed: {e.strerror or e}") from None
     finally:
         s.close()
-    rows = _json_reply(data.split(b"\n", 1)[0]).get("sessions")
-    if not isinstance(rows, list):
-        raise NoVerdict("breaker-tui serve does not list its sessions (an older server: stop it, a hook restarts it)")
-    return [r for r in rows if isinstance(r, dict)]
+    return _json_reply(data.split(b"\n", 1)[0])
 
 
 def _json_reply(line: bytes) -> dict[str, object]:

@@ -15,6 +15,8 @@ import fcntl
 import json
 import os
 import signal
+import socket
+import struct
 import sys
 import time
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import IO
 
 from engine.errors import ConfigError
 from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
+from wrapper.hooks.asks import Ask, Asks
 from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
 from wrapper.hooks.otlp import OtlpError, Spans
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
@@ -34,11 +37,18 @@ READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
 
 
 class Server:
-    """Accepts hook connections and answers each from `Sessions`."""
+    """Accepts hook connections and answers each from `Sessions`; holds asks for the watches (`Asks`)."""
 
-    def __init__(self, sessions: Sessions, idle_exit_s: float = IDLE_EXIT_S, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        sessions: Sessions,
+        idle_exit_s: float = IDLE_EXIT_S,
+        metrics: Metrics | None = None,
+        asks: Asks | None = None,
+    ) -> None:
         self.sessions = sessions
         self.metrics = metrics
+        self.asks = asks if asks is not None else Asks()
         self.idle_exit_s = idle_exit_s
         self.stop = asyncio.Event()
         self._activity = asyncio.Event()
@@ -48,7 +58,12 @@ class Server:
         t0 = time.monotonic()
         head: dict[str, object] = {}
         try:
-            reply = await asyncio.wait_for(self._one(reader, head), READ_TIMEOUT_S)
+            reply = await asyncio.wait_for(self._header(reader, head), READ_TIMEOUT_S)
+            if reply is None and head.get("op") == "watch":
+                await self.watch(reader, writer)
+                return
+            if reply is None:
+                reply = await self._one(reader, head)
         except TimeoutError:
             reply = {"error": f"no complete payload within {READ_TIMEOUT_S:g} s"}
         except (ValueError, OSError) as e:
@@ -57,30 +72,104 @@ class Server:
             writer.write(encode(head, reply))
             await writer.drain()
             writer.close()
-        if self.metrics is not None and "sessions" not in reply:
+        if self.metrics is not None and "sessions" not in reply and "scores" not in reply:
             self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0)
             self.metrics.sessions(len(self.sessions.live))
 
-    async def _one(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object]:
-        header = await reader.readline()
+    async def _header(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object] | None:
+        """Reads the header line into `head`; an answer when it is all the request (an op, or a bad header)."""
         try:
-            head.update(json.loads(header))
-            if head.get("op") == "list":  # `watch` asks for every live session
-                return {"sessions": self.sessions.listing()}
-            agent = str(head["agent"])
-        except (ValueError, KeyError, TypeError):
+            head.update(json.loads(await reader.readline()))
+        except (ValueError, TypeError):
             return {"error": "the request does not start with a header line naming the agent"}
+        op = head.get("op")
+        if op == "list":  # `watch` asks for every live session
+            return {"sessions": self.sessions.listing()}
+        if op == "detail":  # `watch` asks for one session's scores, window and timeline
+            return self.sessions.detail(str(head.get("agent")), str(head.get("session")))
+        if op is None and not isinstance(head.get("agent"), str):
+            return {"error": "the request does not start with a header line naming the agent"}
+        if op not in (None, "watch"):
+            return {"error": f"unknown op {op!r}"}
+        return None
+
+    async def _one(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object]:
+        agent = str(head["agent"])
+        try:
+            raw = await asyncio.wait_for(self._payload(reader), READ_TIMEOUT_S)
+        except OverflowError:
+            return {"error": f"the payload is over the {MAX_PAYLOAD:,}-byte limit"}
+        try:
+            reply = self.sessions.handle(agent, raw)
+            if reply.get("kind") == "ask":
+                reply = await self.ask(agent, reply)
+            return reply
+        except Exception as e:  # a bug must cost one answer, never the server and its other sessions
+            return {"error": f"breaker-tui serve failed on this payload: {type(e).__name__}: {e}"}
+
+    @staticmethod
+    async def _payload(reader: asyncio.StreamReader) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while chunk := await reader.read(1 << 20):
             size += len(chunk)
             if size > MAX_PAYLOAD:
-                return {"error": f"the payload is over the {MAX_PAYLOAD:,}-byte limit"}
+                raise OverflowError
             chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def ask(self, agent: str, reply: dict[str, object]) -> dict[str, object]:
+        """An ask goes to the connected watches; the first answer (or none within the bound) settles it.
+
+        With no watch connected there is no one to wait for: Claude gets its own prompt, the others a refusal.
+        """
+        session, call_id = str(reply["session"]), str(reply["callId"])
+        if not self.asks.watched:
+            why = "no `breaker-tui watch` was running to answer it; start `breaker-tui watch` to answer asks"
+            return self.sessions.settle(agent, session, call_id, None, why)
+        question = Ask(
+            agent, session, call_id, str(reply.get("tool")), reply.get("args"), str(reply.get("message") or ""),
+            str(reply.get("rule") or ""), str(reply.get("cwd") or ""),
+        )  # fmt: skip
+        answer = await self.asks.hold(question)
+        why = f"no one answered in {self.asks.wait_s:g} s; start `breaker-tui watch` to answer asks"
+        return self.sessions.settle(agent, session, call_id, answer, "" if answer else why)
+
+    async def watch(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A watch's connection: every change of the pending asks is sent to it, its answers read from it.
+
+        Answers count only from such a connection on this socket, and only when its peer is this user.
+        """
+        if not same_user(writer):
+            writer.close()
+            return
+        with self.asks.watching():
+            sender = asyncio.create_task(self._send_asks(writer))
+            try:
+                while line := await reader.readline():
+                    self._answer(line)
+            except (ValueError, OSError):
+                pass
+            finally:
+                sender.cancel()
+                with contextlib.suppress(OSError, ConnectionError):
+                    writer.close()
+
+    async def _send_asks(self, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, ConnectionError):
+            while True:
+                seen = self.asks.version
+                writer.write(json.dumps({"asks": self.asks.shown()}, default=str).encode() + b"\n")
+                await writer.drain()
+                await self.asks.changed(seen)
+
+    def _answer(self, line: bytes) -> None:
         try:
-            return self.sessions.handle(agent, b"".join(chunks))
-        except Exception as e:  # a bug must cost one answer, never the server and its other sessions
-            return {"error": f"breaker-tui serve failed on this payload: {type(e).__name__}: {e}"}
+            said = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(said, dict):
+            self.asks.answer(str(said.get("answer")), str(said.get("say")))
 
     async def idle_watch(self) -> None:
         while not self.stop.is_set():
@@ -88,7 +177,21 @@ class Server:
             try:
                 await asyncio.wait_for(self._activity.wait(), self.idle_exit_s)
             except TimeoutError:
-                self.stop.set()
+                if not self.asks.pending:
+                    self.stop.set()
+
+
+def same_user(writer: asyncio.StreamWriter) -> bool:
+    """Whether the peer of a unix connection runs as this user (where the system says; the socket is 0600 anyway)."""
+    sock = writer.get_extra_info("socket")
+    cred = getattr(socket, "SO_PEERCRED", None)
+    if sock is None or cred is None:
+        return True
+    try:
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, cred, struct.calcsize("3i")))
+    except OSError:
+        return False
+    return bool(uid == os.getuid())
 
 
 def encode(head: dict[str, object], reply: dict[str, object]) -> bytes:
@@ -108,9 +211,11 @@ def encode(head: dict[str, object], reply: dict[str, object]) -> bytes:
     return f"B2 {kind}\n{out}".encode()
 
 
-async def serve(sessions: Sessions, sock: Path, idle_exit_s: float, metrics: Metrics | None = None) -> None:
+async def serve(
+    sessions: Sessions, sock: Path, idle_exit_s: float, metrics: Metrics | None = None, asks: Asks | None = None
+) -> None:
     """Listen on `sock` (0600) until stopped."""
-    srv = Server(sessions, idle_exit_s, metrics)
+    srv = Server(sessions, idle_exit_s, metrics, asks)
     with contextlib.suppress(FileNotFoundError):
         sock.unlink()  # a stale socket of a dead server (we hold the lock, so no live one owns it)
     old = os.umask(0o177)

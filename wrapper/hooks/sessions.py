@@ -12,7 +12,7 @@ import contextlib
 import json
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.breaker import Breaker
@@ -43,6 +43,9 @@ class HookSession:
     turn: str = ""  # the person's prompt the last call answered
     cwd: str = ""  # the project folder the agent last said it works in
     last: str = ""  # the last verdict: its kind, and its rule when not an allow
+    turns: int = 1  # the person's prompts seen (a turn each)
+    steps: list[str] = field(default_factory=list)  # this turn's verdicts, oldest first (`watch`'s timeline)
+    asking: dict[str, tuple[str, str, Any, str]] = field(default_factory=dict)  # call id: verdict id, tool, args, why
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -101,6 +104,8 @@ class Sessions:
         s.turn = call.turn
         if first:
             return
+        s.turns += 1
+        s.steps = []
         msg = {"type": "user/message", "data": {"source": {"kind": "user"}, "content": ""}}
         s.recorder.write("in", {"t": "event", "sessionId": AGENT, "event": msg})
         s.breaker.feed(UserMessage(AGENT, "", "user"))
@@ -116,12 +121,56 @@ class Sessions:
         reason = refusal(v.rule, v.message) if v.kind != "allow" else ""
         s.recorder.write("out", {"t": "verdict", "id": vid, "kind": v.kind, "message": v.message, "rule": v.rule})
         s.last = v.kind if v.kind == "allow" else f"{v.kind} ({v.rule or 'loop'})"
+        s.steps.append(v.kind)
         if self.spans is not None:
             self.spans.before(s.agent, s.session, call_id, call.tool, v.kind, v.rule)
         if v.kind == "deny":  # the agent runs nothing and reports nothing: its refusal is the call's result
             s.denied.add(call_id)
             self._result(s, call_id, call.tool, call.args, v.message, failed=True, dispatched=False)
+        if v.kind == "ask":  # the server offers it to a watch, then `settle`s it
+            s.asking[call_id] = (vid, call.tool, call.args, reason)
+            where = {"session": s.session, "callId": call_id, "tool": call.tool, "args": call.args, "cwd": s.cwd}
+            return {"kind": "ask", "reason": reason, "rule": v.rule, "message": v.message, **where}
         return {"kind": v.kind, "reason": reason, "rule": v.rule}
+
+    def settle(self, agent: str, session: str, call_id: str, answer: str | None, why: str = "") -> dict[str, Any]:
+        """The answer to an ask the server held: a person's (`allow-once`, `allow-turn`, `deny`), or None.
+
+        None (no one could answer: `why` says how) refuses the call, except for Claude, whose own permission
+        prompt then asks the person (in `claude -p` Claude refuses it). The answer is recorded beside the
+        ask, as dsh records an approval's.
+        """
+        s = self.live.get((agent, session))
+        held = s.asking.pop(call_id, None) if s is not None else None
+        if s is None or held is None:
+            return {"error": f"no ask of {agent} session {session} is waiting for call {call_id}"}
+        vid, tool, args, asked = held
+        self._answered(s, vid, call_id, answer, why)
+        if answer is None and agent == "claude":
+            return {"kind": "ask", "reason": f"{asked} (breaker-tui watch: {why})", "rule": ""}
+        allow = answer in ("allow-once", "allow-turn")
+        v = s.breaker.resolve_ask(AGENT, call_id, allow, "turn" if answer == "allow-turn" else "once")
+        s.steps.append("allow" if v.kind != "deny" else "deny")
+        if v.kind != "deny":
+            s.last = "allow (asked)"
+            return {"kind": "allow", "reason": "", "rule": ""}
+        if allow:  # the person allowed it; the engine refuses it all the same
+            reason = refusal(v.rule, v.message)
+        elif answer == "deny":
+            reason = f"{asked} The user declined it in breaker-tui watch."
+        else:
+            reason = f"{asked} (this needed the user's answer: {why})"
+        s.last = "deny (asked)"
+        s.denied.add(call_id)
+        self._result(s, call_id, tool, args, reason, failed=True, dispatched=False)
+        return {"kind": "deny", "reason": reason, "rule": v.rule or "ask"}
+
+    @staticmethod
+    def _answered(s: HookSession, vid: str, call_id: str, answer: str | None, why: str) -> None:
+        outcome = "rejected" if answer in (None, "deny") else "allowed-once"
+        rec = {"t": "approval_response", "id": vid, "callId": call_id, "outcome": outcome}
+        by = {"answer": answer, "by": "watch"} if answer else {"answer": "none", "by": "nobody", "why": why}
+        s.recorder.write("out", {**rec, **by})
 
     def _after(self, s: HookSession, call: Call) -> None:
         call_id = call.call_id
@@ -163,6 +212,14 @@ class Sessions:
             }
             for s in rows
         ]
+
+    def detail(self, agent: str, session: str) -> dict[str, Any]:
+        """One session as `watch`'s panes show it: the engine's scores (its window inside) and this turn's verdicts."""
+        s = self.live.get((agent, session))
+        if s is None:
+            return {"error": f"no live {agent} session {session}"}
+        scores = s.breaker.snapshot().get(AGENT)
+        return {"scores": asdict(scores) if scores is not None else None, "turn": s.turns, "steps": list(s.steps)}
 
     def _prune(self) -> None:
         now = time.monotonic()
