@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from engine import events as ev
@@ -254,10 +255,7 @@ async def run(
     printer = Printer(out, err, as_json_lines, session.info.runner, lambda: session.info.session_id, is_acp, quiet)
     if session.info.runner and not prompts:
         printer.err.write(f"breaker-tui: {NO_PROMPT}\n")
-        if session.recorder is not None:
-            session.recorder.close()
-            with contextlib.suppress(OSError):
-                session.recorder.path.unlink()
+        _discard_recording(session)
         return EXIT_USAGE
     # SIGINT, SIGTERM and SIGHUP stop the child's group and clean up alike (wrapper.signals); then
     # the run stops waiting for its turns and exits 128 + the signal's number
@@ -270,16 +268,42 @@ async def run(
             main.cancel()
 
     uninstall = signals.install(session, after=after)
+    if (why := await _start(session, printer, argv[0])) is not None:
+        return why
+    info = await _drive(session, printer, prompts, stopped, uninstall)
+    _end_lines(session, printer, as_json_lines)
+    return stopped[0] if stopped else _exit_status(session, printer, info)
+
+
+def _discard_recording(session: Any) -> None:
+    """A run that never started keeps no recording."""
+    if session.recorder is not None:
+        session.recorder.close()
+        with contextlib.suppress(OSError):
+            session.recorder.path.unlink()
+
+
+async def _start(session: Any, printer: Printer, exe: str) -> int | None:
+    """Start the session; the exit status when it cannot start (nothing left behind), else None."""
     try:
         await session.start()
     except FileNotFoundError as e:
         printer.err.write(inert(f"breaker-tui: {e}") + "\n")
-        await session.close()  # the run directory and the recording's end: nothing left behind
-        return EXIT_CANNOT_START
     except OSError as e:
-        printer.err.write(inert(f"breaker-tui: could not start {argv[0]}: {e}") + "\n")
-        await session.close()
-        return EXIT_CANNOT_START
+        printer.err.write(inert(f"breaker-tui: could not start {exe}: {e}") + "\n")
+    else:
+        return None
+    await session.close()  # the run directory and the recording's end: nothing left behind
+    return EXIT_CANNOT_START
+
+
+async def _drive(
+    session: Any, printer: Printer, prompts: list[str], stopped: list[int], uninstall: Callable[[], None]
+) -> Any:
+    """Send the prompts turn by turn (to a runner), wait for the child's end and close the session.
+
+    Returns how the child ended, or None when a signal stopped the run.
+    """
 
     async def pump() -> None:
         async for item in session:
@@ -294,22 +318,28 @@ async def run(
                     break
                 await session.wait_turn_end(before)
             await session.quit(0)
-        info = await session.wait_exit()
+        return await session.wait_exit()
     except asyncio.CancelledError:
         if not stopped:
             raise
-        info = None
+        return None
     finally:
         await session.close()
         await asyncio.wait_for(pump_task, 10)
         uninstall()
+
+
+def _end_lines(session: Any, printer: Printer, as_json_lines: bool) -> None:
+    """Where the record is and its digest: `--json`'s last line (what a script keeps), else a line on stderr."""
     line = recording_line(session)
-    if as_json_lines:  # the last line a script reads: where the record is and its digest, to keep
+    if as_json_lines:
         printer.out.write(json.dumps(end_line(session, line)) + "\n")
     elif line:
         printer.err.write(inert(f"breaker-tui: {line}", keep_newlines=False) + "\n")
-    if stopped:
-        return stopped[0]
+
+
+def _exit_status(session: Any, printer: Printer, info: Any) -> int:
+    """The exit status of a run no signal stopped: the child's, or how its turns ended for a runner."""
     if session.info.unmonitored:
         return EXIT_CANNOT_START  # the monitored session could not be held: NOT MONITORED, the child was stopped
     if info is None:
@@ -319,4 +349,4 @@ async def run(
             return EXIT_TURN_FAILED  # no turn ended: the model or dsh failed before answering
         # dsh ends a good turn "completed", an ACP agent "end_turn"
         return 0 if printer.outcomes[-1] in ("completed", "end_turn") else EXIT_TURN_FAILED
-    return info.code
+    return int(info.code)

@@ -31,6 +31,9 @@ class Replayer:
             0  # recorded messages the replay could not read (the file's bad lines: `loaded`, after a pass)
         )
         self.record = 0  # 1-based position in `loaded.records` of the record being replayed (for errors)
+        # replayed verdicts waiting for the live one recorded after them (bounded: an unanswered id is dropped)
+        self._replayed: dict[str, Verdict] = {}
+        self._questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}  # approval id -> its question
 
     def steps(self) -> Iterator[Step]:
         """Every item the live session showed, re-derived, with its relative time."""
@@ -43,9 +46,9 @@ class Replayer:
     def _recording(self) -> Iterator[Step]:
         m = self.monitor
         t0: float | None = None
-        # replayed verdicts waiting for the live one recorded after them (bounded: an unanswered id is dropped)
-        replayed: dict[str, Verdict] = {}
-        questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}
+        self._replayed.clear()
+        self._questions.clear()
+        by_kind = {"child": _child_output, "note": self._note, "out": self._out, "in": self._inbound}
         for n, r in enumerate(self.loaded.records, 1):
             self.record = n
             at = r.get("at")
@@ -54,55 +57,62 @@ class Replayer:
             t = max(0.0, float(at) - t0) if at is not None and t0 is not None else 0.0
             k = r.get("k")
             if k == "in" and r.get("t") == "event" and plain_event(r):
-                # most records of a long session (every reasoning delta): the message as parsing would give it
+                # most records of a long session (every reasoning delta): the message as parsing would give it,
+                # kept in the loop because it is the hot path of a scan
                 reaction = m.handle_event(r.get("sessionId"), r["event"])
                 for item in reaction.items:
                     yield Step(t, item)
                 for trip in reaction.trips:
                     yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
                 continue
-            if k == "child":
-                yield Step(t, OutputItem(str(r.get("text", ""))))
-                continue
-            if k == "note":
-                yield from (Step(t, i) for i in self._note(r))
-                continue
-            if k == "out" and r.get("t") == "approval_response":
-                pair = questions.pop(str(r.get("id")), None)
-                answer = r.get("answer", "deny")
-                if pair is not None:
-                    m.answer(pair[0], pair[1], answer)
-                    yield Step(t, ApprovalItem(pair[1], answer, *recorded_by(r)))
-                continue
-            if k == "out" and r.get("t") == "verdict":
-                got = replayed.pop(str(r.get("id")), None)
-                if got is not None:
-                    self._compare(str(r.get("id")), got, r)
-                continue
-            if k == "out" and r.get("t") == "trip":
-                continue
-            if k != "in" or r.get("t") == "hello":
-                continue
-            body = {key: v for key, v in r.items() if key not in ("at", "k")}
-            try:
-                msg = P.parse_inbound(body)
-            except P.BadMessage as e:
-                self.bad_messages += 1
-                yield Step(t, StatusItem("warning", f"unreadable recorded message: {e}"))
-                continue
-            reaction = m.handle(msg)  # the live session's dispatcher, decision for decision
-            for item in reaction.items:
-                if isinstance(msg, P.VerdictRequest) and isinstance(item, VerdictItem):
-                    replayed[msg.id] = item.verdict
-                    if len(replayed) > PENDING_VERDICTS:
-                        del replayed[next(iter(replayed))]
-                yield Step(t, item)
-            for trip in reaction.trips:
-                yield Step(t, TripItem(trip, describe_command(m.trip_command(trip))))
-            if reaction.approval is not None:
-                q = m.question(reaction.approval)
-                questions[reaction.approval.id] = (reaction.approval, q)
-                yield Step(t, ApprovalItem(q))
+            handle = by_kind.get(k) if isinstance(k, str) else None
+            if handle is not None:
+                for item in handle(r):
+                    yield Step(t, item)
+
+    def _out(self, r: dict[str, Any]) -> list[Item]:
+        """What the live session sent dsh: an approval answered is shown, a verdict is compared with the replay's."""
+        if r.get("t") == "approval_response":
+            pair = self._questions.pop(str(r.get("id")), None)
+            if pair is None:
+                return []
+            answer = r.get("answer", "deny")
+            self.monitor.answer(pair[0], pair[1], answer)
+            return [ApprovalItem(pair[1], answer, *recorded_by(r))]
+        if r.get("t") == "verdict":
+            got = self._replayed.pop(str(r.get("id")), None)
+            if got is not None:
+                self._compare(str(r.get("id")), got, r)
+        return []
+
+    def _inbound(self, r: dict[str, Any]) -> list[Item]:
+        """A message dsh sent, through the live session's dispatcher, decision for decision."""
+        if r.get("t") == "hello":
+            return []
+        m = self.monitor
+        try:
+            msg = P.parse_inbound({key: v for key, v in r.items() if key not in ("at", "k")})
+        except P.BadMessage as e:
+            self.bad_messages += 1
+            return [StatusItem("warning", f"unreadable recorded message: {e}")]
+        reaction = m.handle(msg)
+        if isinstance(msg, P.VerdictRequest):
+            self._keep_replayed(msg.id, reaction.items)
+        items: list[Item] = [*reaction.items]
+        items += [TripItem(trip, describe_command(m.trip_command(trip))) for trip in reaction.trips]
+        if reaction.approval is not None:
+            q = m.question(reaction.approval)
+            self._questions[reaction.approval.id] = (reaction.approval, q)
+            items.append(ApprovalItem(q))
+        return items
+
+    def _keep_replayed(self, vid: str, items: list[Item]) -> None:
+        """Hold the replay's verdict for `vid` until the live one recorded after it arrives."""
+        for item in items:
+            if isinstance(item, VerdictItem):
+                self._replayed[vid] = item.verdict
+                if len(self._replayed) > PENDING_VERDICTS:
+                    del self._replayed[next(iter(self._replayed))]
 
     def _note(self, r: dict[str, Any]) -> list[Item]:
         what = r.get("what")
@@ -236,3 +246,7 @@ def recorded_by(r: dict[str, Any]) -> tuple[str, str]:
     if not isinstance(by, str) or not by:
         return "unknown", "recorded before answers named who gave them"
     return by, why if isinstance(why, str) else ""
+
+
+def _child_output(r: dict[str, Any]) -> list[Item]:
+    return [OutputItem(str(r.get("text", "")))]

@@ -29,7 +29,7 @@ from wrapper.harness.dsh.launch import (
 )
 from wrapper.harness.dsh.layers import PatchLayers
 from wrapper.harness.dsh.model_errors import endpoint_of
-from wrapper.harness.dsh.monitor import BridgeMonitor
+from wrapper.harness.dsh.monitor import BridgeMonitor, Reaction
 from wrapper.harness.dsh.pinned import InstallChanged, refusal, resolve_dsh, verify
 from wrapper.harness.dsh.replay import describe_command
 from wrapper.harness.pty import SECRET_ENV, PtySession
@@ -340,29 +340,33 @@ class Session(PtySession):
             if msg.id == self._ping_id:
                 self._pong.set()
             return
-        if isinstance(msg, P.Hello):
-            self._record("in", raw)
-        else:
-            self._record("in", raw)
+        self._record("in", raw)
+        if not isinstance(msg, P.Hello):
             self.guards.activity(msg)
+        r = await self._judge(msg)
+        if r is not None:
+            await self._carry_out(msg, r)
+
+    async def _judge(self, msg: P.Inbound) -> Reaction | None:
+        """The monitor's decision on `msg`; None when the engine could not judge it (reported, never raised)."""
         try:
-            r = self.monitor.handle(msg)
+            return self.monitor.handle(msg)
         except Exception as e:  # a message the engine cannot judge never crashes the monitor
             if isinstance(msg, P.VerdictRequest):  # and a call it cannot judge is not run (fail closed)
                 why = f"breaker-tui could not judge this call ({type(e).__name__}), so it was not run (fail closed)."
                 await self._send(P.Verdict(id=msg.id, kind="deny", message=why), {"callId": msg.callId, "error": True})
             self._emit(StatusItem("error", f"internal error on a {msg.t} message: {type(e).__name__}"))
-            return
+            return None
+
+    async def _carry_out(self, msg: P.Inbound, r: Reaction) -> None:
+        """Send the reply, stop on an alarm, show the items, act on trips and questions, note the session ready."""
         if isinstance(msg, P.VerdictRequest) and r.items and isinstance(r.items[0], VerdictItem):
             v = r.items[0]
             self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
         if r.reply is not None:
             await self._send(r.reply, r.record)
         if r.alarm is not None:
-            self._record("note", {"what": "alarm", "text": r.alarm})
-            if self.child is not None and self.child.running:  # a call ran unvetted: stop (fail closed)
-                self._closing = True
-                self._spawn(self.kill())
+            self._on_alarm(r.alarm)
         for item in r.items:
             self._emit(item)
         for trip in r.trips:
@@ -372,9 +376,20 @@ class Session(PtySession):
         if isinstance(msg, P.Closed):
             self.guards.closed(msg)
         if r.ready:
-            self._ready.set()
-            if self.recorder is not None and isinstance(msg, P.Ready) and msg.sessionId:
-                self.recorder.name_for(msg.sessionId)
+            self._on_ready(msg)
+
+    def _on_alarm(self, alarm: str) -> None:
+        """A call ran unvetted: record it and stop the child (fail closed)."""
+        self._record("note", {"what": "alarm", "text": alarm})
+        if self.child is not None and self.child.running:
+            self._closing = True
+            self._spawn(self.kill())
+
+    def _on_ready(self, msg: P.Inbound) -> None:
+        """The runner is ready for prompts; its first session id names the recording."""
+        self._ready.set()
+        if self.recorder is not None and isinstance(msg, P.Ready) and msg.sessionId:
+            self.recorder.name_for(msg.sessionId)
 
     async def _send(self, out: P.Out, extra: dict[str, Any] | None = None) -> bool:
         ok = self.channel is not None and await self.channel.send(out)
