@@ -1,23 +1,52 @@
 """`breaker-tui watch`: every live hooked session (Claude Code, Codex, Gemini CLI in their own terminals).
 
 The sessions live in the per-user `breaker-tui serve`, not in this process: the screen asks the server
-for its list (a `list` request on its socket) every second and shows one row per session. Enter on a
-row ends the screen with that session's recording, which the command line then plays in `replay`.
+for its list (a `list` request on its socket) every second and shows one row per session; the selected
+session's scores, window of fingerprints and timeline come from a `detail` request and are drawn by the
+main screen's own panels. The asks the engine raises wait in the server: this screen keeps a `watch`
+connection open, shows the oldest waiting ask above the list, and answers it (y, t, n). Enter on a row
+ends the screen with that session's recording, which the command line then plays in `replay`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import ClassVar
+import time
+from dataclasses import replace
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
-from wrapper.hooks.client import NoVerdict, live_sessions
+from engine.scores import AgentScores, WindowRow
+from tui.widgets.scores import ScoresPanel
+from tui.widgets.timeline import ALLOWED, ASKED, DENIED, Timeline
+from tui.widgets.window import WindowTable
+from wrapper.hooks.client import NoVerdict, live_sessions, session_detail
+from wrapper.hooks.watching import AskLink
+from wrapper.safetext import inert
 
 COLUMNS = ("agent", "project", "session", "calls", "denials", "last verdict")
 REFRESH_S = 1.0
+RECONNECT_S = 1.0  # how often a watch with no server tries again
+GLYPHS = {"allow": ALLOWED, "deny": DENIED, "ask": ASKED}
+
+
+def thinking_limits() -> tuple[float, int]:
+    """The person's [thinking] deg_meaning_ratio_max and tool_failure_deny_after (the panel's colours), or defaults."""
+    from wrapper import settings as S
+    from wrapper.paths import config_file
+
+    try:
+        th = S.load(config_file()).engine.thinking
+    except Exception:  # a config the server will refuse too; the panels only colour with these
+        th = S.Settings().engine.thinking
+    return th.deg_meaning_ratio_max, th.tool_failure_deny_after
 
 
 def project_label(cwd: str) -> str:
@@ -26,12 +55,62 @@ def project_label(cwd: str) -> str:
     return "~" + cwd[len(home) :] if cwd and home != "/" and cwd.startswith(home) else cwd
 
 
+def scores_of(data: Any) -> AgentScores | None:
+    """The engine's scores as the server sent them (JSON), rebuilt for the panels; None when absent or unreadable."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        fields["window"] = tuple(WindowRow(**r) for r in data.get("window") or ())
+        fields["failures"] = tuple((str(s), int(n)) for s, n in data.get("failures") or ())
+        fields["cycle"] = tuple((str(c), int(n)) for c, n in data.get("cycle") or ())
+        return AgentScores(**fields)
+    except (TypeError, ValueError):
+        return None  # a server of another version: the panels say they wait rather than fail
+
+
+def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
+    """The oldest waiting ask: whose call, the call, why it is asked, how long is left, and the keys."""
+    a = asks[0]
+    left = max(0, round(float(a.get("deadline") or now) - now))
+    more = f"   (+{len(asks) - 1} more waiting)" if len(asks) > 1 else ""
+    where = f"{a.get('agent')} · {project_label(str(a.get('cwd') or ''))} · session {a.get('session')}"
+    t = Text()
+    t.append("ASK ", "bold reverse #d7af5f")
+    t.append(f" {inert(where, keep_newlines=False)} · {left} s left{more}\n", "bold")
+    args = a.get("args")
+    call = args.get("command") if isinstance(args, dict) and isinstance(args.get("command"), str) else args
+    t.append(f"{a.get('tool')}  ", "bold")
+    t.append(inert(str(call), keep_newlines=False)[:400] + "\n")
+    reason = [line for line in str(a.get("reason") or "").splitlines() if line.strip()][:2]
+    t.append(f"rule {a.get('rule') or '?'}: " + inert(" ".join(reason), keep_newlines=False)[:300] + "\n", "dim")
+    t.append("y", "bold")
+    t.append(" allow once · ")
+    t.append("t", "bold")
+    t.append(" allow for the turn · ")
+    t.append("n", "bold")
+    t.append(" deny")
+    return t
+
+
 class WatchApp(App[str]):
-    """One row per live hook session, refreshed from the server; enter opens its recording."""
+    """One row per live hook session, the selected one's panels below, its asks on top; enter opens its recording."""
 
     TITLE = "breaker-tui watch"
+    CSS = """
+    #state { height: 1; }
+    #ask { height: auto; border-left: outer #d7af5f; background: $boost; padding: 0 1; display: none; }
+    #ask.waiting { display: block; }
+    #sessions { height: auto; max-height: 6; }
+    #scores { height: auto; border-top: solid $primary-darken-2; }
+    #scores #deg { display: none; }  /* a hook sees the calls only: no reasoning to score */
+    #window { height: 1fr; min-height: 4; border: round $primary-darken-2; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "replay the recording"),
+        Binding("y", "answer('allow-once')", "allow once"),
+        Binding("t", "answer('allow-turn')", "allow for the turn"),
+        Binding("n", "answer('deny')", "deny"),
+        Binding("enter", "open", "replay"),
         Binding("r", "refresh", "refresh"),
         Binding("q", "quit", "quit"),
     ]
@@ -39,20 +118,38 @@ class WatchApp(App[str]):
     def __init__(self, refresh_s: float = REFRESH_S) -> None:
         super().__init__()
         self.refresh_s = refresh_s
+        self.meaning_max, self.failure_limit = thinking_limits()
         self.recordings: dict[str, str] = {}  # row key -> recording path
+        self.asks: list[dict[str, Any]] = []  # the waiting asks, oldest first, as the server last sent them
+        self.link: AskLink | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="state")
+        yield Static("", id="ask")
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield ScoresPanel(self.meaning_max, self.failure_limit, id="scores")
+        yield WindowTable(id="window")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*COLUMNS)
+        self.query_one("#sessions", DataTable).add_columns(*COLUMNS)
+        self.query_one("#window", WindowTable).border_title = "window"
         self.action_refresh()
         self.set_interval(self.refresh_s, self.action_refresh)
+        self.follow_asks()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The answer keys only while an ask waits (the footer shows them then)."""
+        if action == "answer":
+            return bool(self.asks)
+        return True
+
+    # -- the sessions, and the selected one's panels ----------------------------------------------------------
     def action_refresh(self) -> None:
-        state = self.query_one("#state", Static)
+        try:
+            state = self.query_one("#state", Static)
+        except NoMatches:  # a tick that came while the screen was being taken down
+            return
         try:
             rows = live_sessions()
         except NoVerdict as e:
@@ -62,9 +159,11 @@ class WatchApp(App[str]):
             n = len(rows)
             state.update(f"{n} live hook session{'s' if n != 1 else ''}; enter replays the selected recording")
         self._show(rows)
+        self._detail()
+        self._show_ask()
 
     def _show(self, rows: list[dict[str, object]]) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#sessions", DataTable)
         keep = table.cursor_row
         table.clear()
         self.recordings = {}
@@ -73,17 +172,91 @@ class WatchApp(App[str]):
             self.recordings[key] = str(r.get("recording") or "")
             cells = (r.get("agent"), project_label(str(r.get("cwd") or "")), r.get("session"))
             counts = (r.get("calls"), r.get("denials"), r.get("last"))
-            table.add_row(*(str(c) for c in (*cells, *counts)), key=key)
+            table.add_row(*(inert(str(c), keep_newlines=False) for c in (*cells, *counts)), key=key)
         if rows:
             table.move_cursor(row=min(keep, len(rows) - 1))
 
-    def action_open(self) -> None:
-        table = self.query_one(DataTable)
+    def selected(self) -> str | None:
+        """The selected row's key (`agent/session`), None when the list is empty."""
+        table = self.query_one("#sessions", DataTable)
         if table.row_count == 0:
-            return
+            return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return str(key) if key else None
+
+    def _detail(self) -> None:
+        key = self.selected()
+        data: dict[str, object] = {}
+        if key is not None:
+            agent, _, session = key.partition("/")
+            try:
+                data = session_detail(agent, session)
+            except NoVerdict:
+                data = {}
+        scores = scores_of(data.get("scores"))
+        turn, steps = data.get("turn"), data.get("steps")
+        if scores is not None and isinstance(turn, int):  # the engine sees no turn start: the server counts prompts
+            scores = replace(scores, turn=turn)
+        panel = self.query_one("#scores", ScoresPanel)
+        panel.show(scores, max(6, min(16, (panel.size.width - 32) or 16)))
+        window = self.query_one("#window", WindowTable)
+        window.show(scores)
+        timeline = Timeline()
+        timeline.turn = turn if isinstance(turn, int) else 0
+        timeline.glyphs = [GLYPHS.get(str(s), ASKED) for s in steps] if isinstance(steps, list) else []
+        line = timeline.text(max(0, window.size.width - 14))
+        title = f"window · {line}" if line else "window"
+        if window.border_title != title:
+            window.border_title = title
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "sessions":
+            self._detail()
+
+    def action_open(self) -> None:
+        key = self.selected()
         if key and self.recordings.get(key):
             self.exit(self.recordings[key])
 
-    def on_data_table_row_selected(self, _: DataTable.RowSelected) -> None:
-        self.action_open()
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "sessions":
+            self.action_open()
+
+    # -- the asks ---------------------------------------------------------------------------------------------
+    @work(exclusive=True, group="asks")
+    async def follow_asks(self) -> None:
+        """Keep a watch connection to the server (again whenever it ends) and show each list of asks it sends."""
+        while True:
+            link = AskLink()
+            try:
+                await link.open()
+            except OSError:
+                await asyncio.sleep(RECONNECT_S)
+                continue
+            self.link = link
+            async for asks in link.updates():
+                fresh = bool(asks) and (not self.asks or asks[-1].get("id") != self.asks[-1].get("id"))
+                self.asks = asks
+                self._show_ask()
+                if fresh:
+                    self.bell()
+            link.close()
+            self.link, self.asks = None, []
+            self._show_ask()
+            await asyncio.sleep(RECONNECT_S)
+
+    def _show_ask(self) -> None:
+        try:
+            panel = self.query_one("#ask", Static)
+        except NoMatches:  # the server's news came while the screen was being taken down
+            return
+        if self.asks:
+            panel.update(ask_text(self.asks, time.time()))
+        panel.set_class(bool(self.asks), "waiting")
+        self.refresh_bindings()
+
+    async def action_answer(self, say: str) -> None:
+        """The person's answer to the oldest waiting ask (the server takes the first answer of any watch)."""
+        if not self.asks or self.link is None:
+            return
+        await self.link.answer(str(self.asks[0].get("id")), say)

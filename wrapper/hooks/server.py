@@ -200,7 +200,7 @@ def encode(head: dict[str, object], reply: dict[str, object]) -> bytes:
     """
     agent = str(head.get("agent"))
     v = head.get("v")
-    if not isinstance(v, int) or v < 2 or agent not in AGENTS:
+    if not isinstance(v, int) or v < 2 or agent not in AGENTS or head.get("op"):  # an op's answer is JSON
         return json.dumps(reply).encode() + b"\n"
     kind = reply.get("kind")
     if kind == "recorded":
