@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -18,15 +18,23 @@ from textual.widgets import RichLog, Tabs
 
 from themes import THEMES
 from tui import keys
-from tui.player import ReplaySource
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
-from tui.sources import Source
 from tui.widgets.composer import Composer
 from tui.widgets.stream import StreamView
 from wrapper.harness.capabilities import Capabilities
 from wrapper.safetext import inert
 from wrapper.settings import Settings
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from tui.player import ReplaySource
+    from tui.sources import Source
+
+
+# the actions that act on the session: not offered while it is still opening (the first frame is drawn before)
+NEEDS_SESSION = frozenset(
+    {"cancel_turn", "kill", "restart", "toggle_enforcing", "reset_windows", "next_agent", "show_sessions", "cycle_mode"}
+)
 
 
 class Actions(App[int]):
@@ -68,6 +76,8 @@ class Actions(App[int]):
             return False  # escape closes the slash-command list first
         if action == "cycle_mode" and not self.has_modes():
             return False  # no modes (dsh, an agent that offers none): shift+tab stays the focus key
+        if action in NEEDS_SESSION and not self.source.ready:
+            return False  # the session is still opening: nothing to stop, switch or reset yet
         if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
             return False  # nothing left to stop: the footer offers restart and quit
         allowed = keys.action_allowed(action, self.mode, self.caps)
@@ -99,7 +109,7 @@ class Actions(App[int]):
 
     def label_now(self, key_id: str | None, label: str) -> str:
         """A key's footer label in the present state: while observing, ctrl+e resumes enforcement."""
-        if key_id == "enforce" and not self.source.monitor.breaker.enforcing:
+        if key_id == "enforce" and self.source.ready and not self.source.monitor.breaker.enforcing:
             return "resume"
         return label
 
@@ -175,7 +185,8 @@ class Actions(App[int]):
         return self.check_action(key.action.split("(", 1)[0], ()) is not False
 
     def _player(self) -> ReplaySource | None:
-        return self.source if isinstance(self.source, ReplaySource) else None
+        # by its kind, not its class: the replay player is imported only by the replay command
+        return cast("ReplaySource", self.source) if self.source.kind == "replay" else None
 
     def action_replay_pause(self) -> None:
         """Replay: play or pause."""
@@ -208,7 +219,7 @@ class Actions(App[int]):
         text = event.text.strip()
         if not text:
             return
-        if self.source.info.child == "exited":  # keep what was typed: nothing can take it now
+        if self.source.ready and self.source.info.child == "exited":  # keep what was typed: nothing can take it now
             self._notify("the child has exited: ctrl+r restarts it, ctrl+q quits", "", "warning", 6)
             return
         event.composer.value = ""

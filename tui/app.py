@@ -15,7 +15,8 @@ import gc
 import signal
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -31,10 +32,8 @@ from themes import STYLESHEET, THEMES, palette
 from tui import keys
 from tui.actions import Actions
 from tui.frontend import FrontEnd
-from tui.player import ReplaySource
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
-from tui.sources import Source
 from tui.terminal import TerminalDriver, TerminalGone
 from tui.widgets.line import Fitted
 from tui.widgets.pulse import Pulse
@@ -43,27 +42,14 @@ from tui.widgets.scrubber import scrubber
 from tui.widgets.stream import cap_text, clip, short_id
 from tui.widgets.timeline import Timeline
 from wrapper.exits import Exit
-from wrapper.items import (
-    Answer,
-    ApprovalClosed,
-    ApprovalItem,
-    CallItem,
-    ChoicesItem,
-    CommandsItem,
-    EngineItem,
-    Item,
-    OutputItem,
-    PlanItem,
-    Question,
-    ResultItem,
-    StatusItem,
-    ToolDeltaItem,
-    TripItem,
-    VerdictItem,
-)
 from wrapper.safetext import inert, markup_safe
 from wrapper.settings import Settings
 from wrapper.weakening import report, status_word
+
+if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesses behind these are imported
+    from tui.player import ReplaySource
+    from tui.sources import Source
+    from wrapper.items import Answer, ApprovalClosed, EngineItem, Item, Question, StatusItem, TripItem, VerdictItem
 
 EXIT_INTERNAL = Exit.INTERNAL
 PANEL_PERIOD_S = 0.2
@@ -120,6 +106,7 @@ class BreakerApp(FrontEnd, Actions):
         self.pulse: Pulse | None = Pulse() if source.kind == "live" else None
         self.timeline = Timeline()  # the turn's steps, verdicts and trips, on the window panel's title
         self.source.approver = self.ask_operator
+        self.source.on_open = self._source_opened
         self.sub_title = inert(source.title, keep_newlines=False)
         self.front_init()
 
@@ -187,6 +174,13 @@ class BreakerApp(FrontEnd, Actions):
         self.call_after_refresh(self._freeze_startup)
         self.call_after_refresh(self.drive)
 
+    def _source_opened(self) -> None:
+        """The session opened after the first frame: its capabilities replace the guess the frame was drawn with."""
+        self.caps = self.source.capabilities
+        if not self.caps.prompt and self.mode == keys.LIVE and hasattr(self, "main"):
+            self.main.drop_prompt()
+        self.refresh_bindings()
+
     def _freeze_startup(self) -> None:
         """What lives as long as the app (modules, widgets, styles) is set aside from the garbage collector.
 
@@ -208,6 +202,8 @@ class BreakerApp(FrontEnd, Actions):
         try:
             await self.source.run(self._receive)
         except Exception as e:  # the monitor never crashes because the agent misbehaves
+            from wrapper.items import StatusItem
+
             self.internal_error = f"the session stopped unexpectedly: {e!r}"
             self._receive(StatusItem("error", self.internal_error))
 
@@ -272,48 +268,33 @@ class BreakerApp(FrontEnd, Actions):
             self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S, stream=not self.main.frames_write)
 
     def _on_item(self, item: Item, at: float) -> None:
-        stream = self.w_stream
         self.timeline.saw(item)
-        if self.pulse is not None:  # the clock starts with the first item of a busy turn, not the next paint
+        if self.pulse is not None and self.source.ready:  # the clock starts with a busy turn's first item
             i = self.source.info
             self.pulse.busy(i.busy and i.child == "running")
             self.pulse.saw(item)
-        if isinstance(item, EngineItem):
-            e = item.event
-            stream.event(e, at)
-            if isinstance(e, ev.TurnStart):
-                self._notices = 0  # the notice line counts the turn's decisions: a new turn starts it over
-                self.w_notice.update("")
-                self.w_notice.display = False
-            if isinstance(e, ev.TurnStart | ev.TurnEnd) and self._last_trip is not None:
-                self._clear_banner()  # a trip belongs to its turn: the banner goes with it
-        elif isinstance(item, ToolDeltaItem):
-            return
-        elif isinstance(item, VerdictItem):
-            stream.verdict(item)
-            if item.verdict.kind == "deny":
-                self._notice(_denial_notice(item))
-        elif isinstance(item, ResultItem):
-            stream.result(item)
-        elif isinstance(item, TripItem):
-            stream.trip(item)
-            self._show_trip(item)
-        elif isinstance(item, ApprovalItem):
-            stream.approval(item)
-        elif isinstance(item, ApprovalClosed):
-            self._approval_closed(item)
-        elif isinstance(item, OutputItem):
-            self._output(item.text)
-        elif isinstance(item, StatusItem):
-            self._status_item(item)
-        elif isinstance(item, CallItem):
-            self.on_call(item)
-        elif isinstance(item, PlanItem):
-            self.on_plan(item)
-        elif isinstance(item, CommandsItem):
-            self.on_commands(item)
-        elif isinstance(item, ChoicesItem):
-            self.on_choices(item)
+        handle = _handler(type(item))
+        if handle is not None:
+            handle(self, item, at)
+
+    def _on_engine(self, item: EngineItem, at: float) -> None:
+        e = item.event
+        self.w_stream.event(e, at)
+        if isinstance(e, ev.TurnStart):
+            self._notices = 0  # the notice line counts the turn's decisions: a new turn starts it over
+            self.w_notice.update("")
+            self.w_notice.display = False
+        if isinstance(e, ev.TurnStart | ev.TurnEnd) and self._last_trip is not None:
+            self._clear_banner()  # a trip belongs to its turn: the banner goes with it
+
+    def _on_verdict(self, item: VerdictItem) -> None:
+        self.w_stream.verdict(item)
+        if item.verdict.kind == "deny":
+            self._notice(_denial_notice(item))
+
+    def _on_trip(self, item: TripItem) -> None:
+        self.w_stream.trip(item)
+        self._show_trip(item)
 
     def _output(self, text: str) -> None:
         """Child output is buffered (bounded) and written once per frame, like the stream."""
@@ -429,6 +410,9 @@ class BreakerApp(FrontEnd, Actions):
             self._paint_panels()
 
     def _paint_panels(self) -> None:
+        if not self.source.ready:  # the session is still opening: the status line says so, the panels wait
+            self.w_status.update(Text(f"starting {self.source.title}…", no_wrap=True, overflow="ellipsis", end=""))
+            return
         info = self.source.info
         tabs = self.w_tabs
         if tabs.query("#tabs-list"):  # gone while the app tears down, when the timer may still fire
@@ -457,7 +441,8 @@ class BreakerApp(FrontEnd, Actions):
         i = self.source.info
         pal = palette(self.current_theme)
         src = self.source
-        if isinstance(src, ReplaySource):
+        if src.kind == "replay":
+            src = cast("ReplaySource", src)
             state = "paused" if src.paused else ("at the end" if src.done else "playing")
             head: tuple[str, str] = (f"REPLAY {src.position}/{src.total} {state} ×{src.speed:g}", f"bold {pal.tool}")
         elif (verdict_path := _verdict_path(i)) is not None:
@@ -502,8 +487,9 @@ class BreakerApp(FrontEnd, Actions):
     def _scrubber_part(self, width: int, style: str) -> list[tuple[str, str, int]]:
         """A replay's position as a scrubber with a mark at each intervention (`tui.widgets.scrubber`)."""
         src = self.source
-        if not isinstance(src, ReplaySource):
+        if src.kind != "replay":
             return []
+        src = cast("ReplaySource", src)
         return [(" " + scrubber(src.position, src.total, src.player.marks, max(10, min(40, width // 4))), style, 2)]
 
     def _pulse_parts(self, working: bool, warning: str) -> list[tuple[str, str, int]]:
@@ -584,7 +570,7 @@ class BreakerApp(FrontEnd, Actions):
 
     def exit_status(self) -> int:
         """0 after quit, kill or restart; the child's own status when it ended by itself; 3 / 70 on failure."""
-        if self.start_error or getattr(self.source.info, "unmonitored", ""):
+        if self.start_error or (self.source.ready and getattr(self.source.info, "unmonitored", "")):
             return 3  # could not start, or the session was stopped as NOT MONITORED
         if self.source.signalled is not None:
             return 128 + int(self.source.signalled)
@@ -610,6 +596,41 @@ def _denial_notice(item: VerdictItem) -> str:
         return f"⚠ {clip(item.tool, 30)} ran without asking, then tripped: {hits}"
     why = "repeat" if v.source == "repeat" else "keeps failing"
     return f"⛔ denied {clip(item.tool, 30)} ({why})" + (f": {hits}" if hits else "")
+
+
+Handler = Callable[[BreakerApp, Any, float], None]
+_HANDLERS: dict[type, Handler | None] = {}
+
+
+def _handler(kind: type) -> Handler | None:
+    """What the screen does with an item of this class (None: nothing), looked up once per class.
+
+    A table rather than an `isinstance` ladder; built at the first item, because the item classes
+    come with the engine, which is imported after the first frame.
+    """
+    if not _HANDLERS:
+        from wrapper import items as i
+
+        _HANDLERS.update(
+            {
+                i.EngineItem: BreakerApp._on_engine,
+                i.ToolDeltaItem: None,  # the call's arguments as they stream: shown once the call is complete
+                i.VerdictItem: lambda app, item, _: app._on_verdict(item),
+                i.ResultItem: lambda app, item, _: app.w_stream.result(item),
+                i.TripItem: lambda app, item, _: app._on_trip(item),
+                i.ApprovalItem: lambda app, item, _: app.w_stream.approval(item),
+                i.ApprovalClosed: lambda app, item, _: app._approval_closed(item),
+                i.OutputItem: lambda app, item, _: app._output(item.text),
+                i.StatusItem: lambda app, item, _: app._status_item(item),
+                i.CallItem: lambda app, item, _: app.on_call(item),
+                i.PlanItem: lambda app, item, _: app.on_plan(item),
+                i.CommandsItem: lambda app, item, _: app.on_commands(item),
+                i.ChoicesItem: lambda app, item, _: app.on_choices(item),
+            }
+        )
+    if kind not in _HANDLERS:  # a subclass: the handler of its nearest known base
+        _HANDLERS[kind] = next((_HANDLERS[c] for c in kind.__mro__ if c in _HANDLERS), None)
+    return _HANDLERS[kind]
 
 
 def create_app(source: Source, settings: Settings, theme: str | None = None, observe: bool = False) -> BreakerApp:

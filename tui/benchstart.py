@@ -1,12 +1,16 @@
-"""Start-up time of the command: `python -m tui.benchstart`.
+"""Start-up time of the command, beside Toad's and the interpreter's: `python -m tui.benchstart`.
 
 A person judges a terminal tool first by how soon it answers: `--version` and `--help` at once, the
 screen well under two seconds. This times, in fresh processes, `python -c pass` (the floor: the
 interpreter alone), `breaker-tui --version`, `--help`, and the start of `breaker-tui -- sh -c 'sleep
 N'` in a real pseudo-terminal: the first word (the `starting …` line, printed before the screen's
 libraries load) and the first screen (the screen's first frame, which ends with the footer's quit
-key). Each figure is the median of `--runs`, with its ratio to `python -c pass` and the load average,
-because on a shared machine the load moves every absolute figure.
+key). Toad, another Textual program for agents, is timed the same way from a virtual environment kept
+outside the checkout (`~/.cache/breaker-tui/bench-toad`, made on the first run; skipped, with the
+reason, when it cannot be installed). Its first screen is the first frame drawn on the alternate
+screen: the moment the output goes quiet after text was drawn there; the monitor's is timed that way
+too, so the two compare like for like. Each figure is the median of `--runs`, with its ratio to
+`python -c pass` and the load average, because on a shared machine the load moves every absolute figure.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import statistics
 import struct
@@ -30,7 +35,13 @@ from pathlib import Path
 ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 FIRST_SCREEN = b"^q quit"  # the footer's first key: drawn by the first frame of the live screen
 FIRST_WORD = b"starting"  # the line printed before the screen's libraries are loaded
+ALT_SCREEN = b"\x1b[?1049h"  # a full-screen program takes the alternate screen before its first frame
+FRAME_TEXT = 100  # visible characters on the alternate screen that make a frame (not a cursor move)
+QUIET_S = 0.25  # a frame is drawn once the output stops this long
 SCREEN_TIMEOUT_S = 60.0
+TOAD = "batrachian-toad==0.6.20"
+TOAD_PYTHON = (3, 14)  # Toad's Requires-Python
+TOAD_HOME = Path.home() / ".cache" / "breaker-tui" / "bench-toad"
 
 
 def _command(*args: str) -> list[str]:
@@ -54,10 +65,42 @@ def _own_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+class Watch:
+    """What a started program has written on its terminal, and when each sign of a screen came."""
+
+    def __init__(self, marker: bytes | None) -> None:
+        self.marker = marker
+        self.seen = b""
+        self.word = 0.0  # the `starting …` line
+        self.marked = 0.0  # `marker` on the screen
+        self.last = 0.0  # the last output on the alternate screen, once it holds a frame's worth of text
+
+    def take(self, chunk: bytes, at: float) -> None:
+        """One read from the terminal, at `at` seconds after the start."""
+        self.seen += chunk
+        if not self.word and FIRST_WORD in self.seen:
+            self.word = at
+        if self.marker is not None and not self.marked and self.marker in _screen_text(self.seen):
+            self.marked = at
+        alt = self.seen.find(ALT_SCREEN)
+        if alt >= 0 and len(_screen_text(self.seen[alt:]).strip()) >= FRAME_TEXT:
+            self.last = at
+
+    def done(self, now: float) -> bool:
+        """Whether the first screen is up: the marker shown, or (no marker) a frame drawn and the output quiet."""
+        if self.marker is not None:
+            return bool(self.marked) and bool(self.last) and now - self.last >= QUIET_S
+        return bool(self.last) and now - self.last >= QUIET_S
+
+
 def time_start(
-    argv: list[str], size: tuple[int, int] = (80, 24), env: dict[str, str] | None = None
-) -> tuple[float, float]:
-    """Seconds from starting `argv` in a pseudo-terminal until `FIRST_WORD`, then `FIRST_SCREEN`, is on it."""
+    argv: list[str], size: tuple[int, int] = (80, 24), env: dict[str, str] | None = None, marker: bytes | None = None
+) -> tuple[float, float, float]:
+    """Start `argv` in a pseudo-terminal: seconds to the `starting` word, to `marker`, and to the first frame.
+
+    The first frame is the last output before the terminal went quiet, once the alternate screen
+    holds text; with a `marker`, only after it was drawn. 0 for a sign that never came.
+    """
     master, slave = pty.openpty()
     cols, rows = size
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
@@ -66,33 +109,35 @@ def time_start(
         argv, stdin=slave, stdout=slave, stderr=slave, preexec_fn=_own_terminal, env=env, close_fds=True
     )
     os.close(slave)
-    seen = b""
-    word = 0.0
+    watch = Watch(marker)
     try:
-        while time.perf_counter() - t0 < SCREEN_TIMEOUT_S:
-            ready, _, _ = select.select([master], [], [], 0.5)
+        while (now := time.perf_counter() - t0) < SCREEN_TIMEOUT_S and not watch.done(now):
+            ready, _, _ = select.select([master], [], [], 0.05)
             if not ready:
                 continue
             try:
                 chunk = os.read(master, 65536)
             except OSError:  # the process ended and closed the terminal
                 break
-            seen += chunk
-            if not word and FIRST_WORD in seen:
-                word = time.perf_counter() - t0
-            if FIRST_SCREEN in _screen_text(seen):
-                return word, time.perf_counter() - t0
-        raise RuntimeError(f"no first screen within {SCREEN_TIMEOUT_S:g} s; it printed: {_screen_text(seen)[-400:]!r}")
+            watch.take(chunk, time.perf_counter() - t0)
+        if not watch.done(time.perf_counter() - t0):
+            shown = _screen_text(watch.seen)[-400:]
+            raise RuntimeError(f"no first screen within {SCREEN_TIMEOUT_S:g} s; it printed: {shown!r}")
+        return watch.word, watch.marked, watch.last
     finally:
-        with _quiet():
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            with _quiet():
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _stop(proc)
         os.close(master)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    with _quiet():
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        with _quiet():
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 class _quiet:
@@ -105,12 +150,42 @@ class _quiet:
         return exc[0] is not None and issubclass(exc[0], (ProcessLookupError, PermissionError))  # type: ignore[arg-type]
 
 
-def _start_medians(runs: int, size: tuple[int, int], env: dict[str, str]) -> dict[str, float]:
-    starts = [time_start(_command("--", "sh", "-c", "sleep 30"), size, env) for _ in range(runs)]
-    return {
-        "first_word_s": statistics.median(w for w, _ in starts),
-        "first_screen_s": statistics.median(s for _, s in starts),
-    }
+def _toad_python() -> str | None:
+    """An interpreter Toad runs on: `$BREAKER_BENCH_TOAD_PYTHON`, else python3.14 or newer on PATH."""
+    names = [os.environ.get("BREAKER_BENCH_TOAD_PYTHON", ""), "python3.16", "python3.15", "python3.14", "python3"]
+    for name in filter(None, names):
+        exe = shutil.which(name)
+        if exe is None:
+            continue
+        probe = subprocess.run(
+            [exe, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True, check=False
+        )
+        got = tuple(int(n) for n in probe.stdout.split()) if probe.returncode == 0 else ()
+        if got >= TOAD_PYTHON:
+            return exe
+    return None
+
+
+def toad_command(say: Callable[[str], None] = print) -> tuple[list[str] | None, str]:
+    """Toad's command from its cached virtual environment (made with `venv` and pip on the first run), or why not."""
+    toad = TOAD_HOME / "bin" / "toad"
+    if toad.exists():
+        return [str(toad)], ""
+    python = _toad_python()
+    if python is None:
+        need = ".".join(map(str, TOAD_PYTHON))
+        return None, (
+            f"{TOAD} needs Python >= {need} and none is on PATH (set BREAKER_BENCH_TOAD_PYTHON to one to time it)"
+        )
+    say(f"installing {TOAD} into {TOAD_HOME} (once)…")
+    shutil.rmtree(TOAD_HOME, ignore_errors=True)
+    steps = ([python, "-m", "venv", str(TOAD_HOME)], [str(TOAD_HOME / "bin" / "pip"), "install", "-q", TOAD])
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            shutil.rmtree(TOAD_HOME, ignore_errors=True)
+            return None, f"could not install {TOAD}: {(done.stderr or done.stdout).strip().splitlines()[-1:]}"
+    return ([str(toad)], "") if toad.exists() else (None, f"{TOAD} installed no `toad` command")
 
 
 def median(run: Callable[[], float], runs: int) -> float:
@@ -118,50 +193,82 @@ def median(run: Callable[[], float], runs: int) -> float:
     return statistics.median(run() for _ in range(runs))
 
 
-def measure(runs: int, size: tuple[int, int]) -> dict[str, float]:
-    """Every figure once per run, medians; a scratch config and state folder keep the person's out of it."""
-    scratch = Path(os.environ.get("TMPDIR", "/tmp")) / f"breaker-benchstart-{os.getpid()}"
-    scratch.mkdir(exist_ok=True)
+def _scratch_env(scratch: Path) -> dict[str, str]:
+    """The environment of a timed start: a scratch config and state folder keep the person's out of it."""
     env = {
         **os.environ,
         "XDG_STATE_HOME": str(scratch / "state"),
         "XDG_CONFIG_HOME": str(scratch / "config"),
+        "XDG_DATA_HOME": str(scratch / "data"),
         "TERM": "xterm-256color",
     }
     env.pop("BREAKER_TUI_CONFIG", None)
-    out = {
-        "load_1m_before": os.getloadavg()[0],
-        "python_pass_s": median(lambda: time_process([sys.executable, "-c", "pass"]), runs),
-        "version_s": median(lambda: time_process(_command("--version")), runs),
-        "help_s": median(lambda: time_process(_command("--help")), runs),
-        **_start_medians(runs, size, env),
-        "load_1m_after": os.getloadavg()[0],
-    }
-    import shutil
+    return env
 
+
+def measure(runs: int, size: tuple[int, int], toad: list[str] | None = None) -> dict[str, float]:
+    """Every figure once per run, medians; the monitor and Toad started turn about, so the load moves both alike."""
+    scratch = Path(os.environ.get("TMPDIR", "/tmp")) / f"breaker-benchstart-{os.getpid()}"
+    scratch.mkdir(exist_ok=True)
+    env = _scratch_env(scratch)
+    ours: list[tuple[float, float, float]] = []
+    theirs: list[float] = []
+    out = {"load_1m_before": os.getloadavg()[0]}
+    out["python_pass_s"] = median(lambda: time_process([sys.executable, "-c", "pass"]), runs)
+    out["version_s"] = median(lambda: time_process(_command("--version")), runs)
+    out["help_s"] = median(lambda: time_process(_command("--help")), runs)
+    for _ in range(runs):
+        ours.append(time_start(_command("--", "sh", "-c", "sleep 30"), size, env, FIRST_SCREEN))
+        if toad is not None:
+            theirs.append(time_start(toad, size, {**env, "HOME": str(scratch)})[2])
+    out["first_word_s"] = statistics.median(w for w, _, _ in ours)
+    out["first_screen_s"] = statistics.median(m for _, m, _ in ours)
+    out["first_frame_s"] = statistics.median(f for _, _, f in ours)
+    if theirs:
+        out["toad_first_frame_s"] = statistics.median(theirs)
+    out["load_1m_after"] = os.getloadavg()[0]
     shutil.rmtree(scratch, ignore_errors=True)
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the figures, their ratios to `python -c pass` and the load."""
-    ap = argparse.ArgumentParser(prog="python -m tui.benchstart", description=__doc__)
-    ap.add_argument("--runs", type=int, default=5, help="median of this many runs (default 5)")
-    ap.add_argument("--size", default="80x24", help="terminal columns x rows for the first screen")
-    a = ap.parse_args(argv)
-    cols, rows = (int(n) for n in a.size.lower().split("x"))
-    r = measure(a.runs, (cols, rows))
+def report(r: dict[str, float], size: str) -> list[str]:
+    """The figures, each with its ratio to `python -c pass` (and the monitor's first frame to Toad's)."""
     floor = r["python_pass_s"]
-    print(f"load     average {r['load_1m_before']:.2f} before, {r['load_1m_after']:.2f} after ({os.cpu_count()} cores)")
-    for key, label, target in (
+    lines = [
+        f"load     average {r['load_1m_before']:.2f} before, {r['load_1m_after']:.2f} after ({os.cpu_count()} cores)"
+    ]
+    rows = [
         ("python_pass_s", "python -c pass", None),
         ("version_s", "breaker-tui --version", 0.3),
         ("help_s", "breaker-tui --help", 0.3),
         ("first_word_s", "first word (starting …)", 0.3),
-        ("first_screen_s", f"first screen {cols}x{rows}", 1.5),
-    ):
+        ("first_screen_s", f"first screen {size} (^q quit)", 1.5),
+        ("first_frame_s", f"first frame {size}", 1.5),
+        ("toad_first_frame_s", f"Toad first frame {size}", None),
+    ]
+    for key, label, target in rows:
+        if key not in r:
+            continue
         goal = f"  (target < {target:g} s: {'met' if r[key] < target else 'NOT met'})" if target else ""
-        print(f"{label:24} {r[key] * 1000:7.0f} ms  {r[key] / floor:6.1f}x python -c pass{goal}")
+        lines.append(f"{label:30} {r[key] * 1000:7.0f} ms  {r[key] / floor:6.1f}x python -c pass{goal}")
+    if "toad_first_frame_s" in r:
+        lines.append(f"breaker-tui / Toad, first frame: {r['first_frame_s'] / r['toad_first_frame_s']:.2f}x")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures, their ratios to `python -c pass` and to Toad's, and the load."""
+    ap = argparse.ArgumentParser(prog="python -m tui.benchstart", description=__doc__)
+    ap.add_argument("--runs", type=int, default=5, help="median of this many runs (default 5)")
+    ap.add_argument("--size", default="80x24", help="terminal columns x rows for the first screen")
+    ap.add_argument("--no-toad", action="store_true", help="do not time Toad (nor install it)")
+    a = ap.parse_args(argv)
+    cols, rows = (int(n) for n in a.size.lower().split("x"))
+    toad, why = (None, "--no-toad") if a.no_toad else toad_command()
+    if toad is None:
+        print(f"Toad: skipped: {why}")
+    r = measure(a.runs, (cols, rows), toad)
+    print("\n".join(report(r, f"{cols}x{rows}")))
     return 0
 
 

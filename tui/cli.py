@@ -12,10 +12,14 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ConfigError
 from wrapper.exits import Exit, table
 from wrapper.paths import config_file
+
+if TYPE_CHECKING:
+    from wrapper.settings import Settings
 
 EXIT_OK, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = Exit.OK, Exit.USAGE, Exit.CANNOT_START, Exit.INTERNAL
 
@@ -178,7 +182,7 @@ def _run_parser() -> argparse.ArgumentParser:
     return p
 
 
-def load_settings(path: Path | None):  # type: ignore[no-untyped-def]
+def load_settings(path: Path | None) -> Settings:
     """The effective settings: `--config`, else `$BREAKER_TUI_CONFIG`, else the platform file."""
     from tui.keys import validate_keymap
     from wrapper import settings as S
@@ -236,79 +240,114 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(opts: list[str], command: list[str]) -> int:
+    """`breaker-tui [OPTIONS] -- COMMAND`: with the screen, or without it (`--no-tui`, or refused)."""
     if "-h" in opts or "--help" in opts:
         print(full_help())
         return EXIT_OK
     a = _run_parser().parse_args(opts)
-    if not command:
-        print("breaker-tui: nothing to run after `--` (try: breaker-tui -- dsh --profile dev)", file=sys.stderr)
-        return EXIT_USAGE
-    headless_only = (("--json", a.json), ("--quiet", a.quiet), ("--prompt", a.prompt), ("--approvals", a.approvals))
-    needs_no_tui = [o for o, on in headless_only if on]
-    if needs_no_tui and not a.no_tui:
-        print(
-            f"breaker-tui: {', '.join(needs_no_tui)} only work(s) with --no-tui (on the screen you type prompts"
-            " in the box and answer approvals in the modal); add --no-tui or drop it",
-            file=sys.stderr,
-        )
+    if bad := _usage_problem(a, command):
+        print(f"breaker-tui: {bad}", file=sys.stderr)
         return EXIT_USAGE
     no_screen = None if a.no_tui else screen_problem()
     if not a.no_tui and no_screen is None:
-        # the screen's libraries take seconds to load on a busy machine: say at once what is starting
+        # the screen's libraries take a moment to load on a busy machine: say at once what is starting
         from wrapper.safetext import inert
 
         shown = inert(" ".join(command), keep_newlines=False)[:200]
         print(f"breaker-tui: starting {shown} (the screen opens in a moment)", file=sys.stderr, flush=True)
+    if bad := _option_problem(a, command):
+        print(f"breaker-tui: {bad}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = _run_settings(a)
+    if a.no_tui or no_screen is not None:
+        return _run_without_screen(a, command, settings, no_screen)
+    from tui.run import run_app
+
+    # the harnesses are imported, and the command checked, once the screen is up (`tui.run`)
+    return run_app(
+        command,
+        settings,
+        theme=a.theme,
+        observe=a.observe,
+        acp=a.acp,
+        resume=a.resume,
+        banner=lambda: _banner(a, command, settings),
+    )
+
+
+def _usage_problem(a: argparse.Namespace, command: list[str]) -> str:
+    """What is wrong with the command line itself, or ""."""
+    if not command:
+        return "nothing to run after `--` (try: breaker-tui -- dsh --profile dev)"
+    headless_only = (("--json", a.json), ("--quiet", a.quiet), ("--prompt", a.prompt), ("--approvals", a.approvals))
+    needs_no_tui = [o for o, on in headless_only if on]
+    if needs_no_tui and not a.no_tui:
+        return (
+            f"{', '.join(needs_no_tui)} only work(s) with --no-tui (on the screen you type prompts"
+            " in the box and answer approvals in the modal); add --no-tui or drop it"
+        )
+    return ""
+
+
+def _option_problem(a: argparse.Namespace, command: list[str]) -> str:
+    """A `--resume` or `--digest-to` that cannot work, said before anything runs; or ""."""
     if a.resume is not None:
         from wrapper.harness.registry import resume_problem
 
         if bad := resume_problem(command, a.acp, a.resume):
-            print(f"breaker-tui: --resume: {bad}", file=sys.stderr)
-            return EXIT_USAGE
+            return f"--resume: {bad}"
     from wrapper.records import keep
+
+    for target in a.digest_to:
+        if unkept := keep.check_target(target):
+            return f"--digest-to: {unkept}"
+    keep.configure(a.digest_to)
+    return ""
+
+
+def _run_settings(a: argparse.Namespace) -> Settings:
+    """The settings of a run: the config, a loosened value held back until `config accept`, `--approvals`."""
     from wrapper.weakening import hold_back
 
-    for target in a.digest_to:  # checked before anything runs: a digest that cannot be kept is said now
-        if unkept := keep.check_target(target):
-            print(f"breaker-tui: --digest-to: {unkept}", file=sys.stderr)
-            return EXIT_USAGE
-    keep.configure(a.digest_to)
-    settings = hold_back(load_settings(a.config))  # a loosened value waits for `config accept`
+    settings = hold_back(load_settings(a.config))
     if a.approvals:
         settings = settings.model_copy(
             update={"wrapper": settings.wrapper.model_copy(update={"headless_approvals": a.approvals})}
         )
-    from wrapper.harness.registry import agent_cannot_run
+    return settings
 
-    why = agent_cannot_run(command)
-    if why:
+
+def _banner(a: argparse.Namespace, command: list[str], settings: Settings) -> list[str]:
+    """The start-up lines: loosened keys, and what changed in the harness's files since the last session."""
+    from wrapper.harness.registry import watched_files
+    from wrapper.startup import banner
+
+    return banner(settings, a.config or config_file(), watched_files(command))
+
+
+def _run_without_screen(a: argparse.Namespace, command: list[str], settings: Settings, no_screen: str | None) -> int:
+    """`--no-tui`, or a screen refused (no terminal): the checks first, then the headless run or the refusal."""
+    from wrapper.harness.registry import agent_cannot_run, cannot_start
+
+    if why := agent_cannot_run(command):
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_CANNOT_START
     if a.no_tui and (why := _prompt_problem(command, a.acp, bool(a.prompt))):
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_USAGE
     if no_screen is not None:
-        from wrapper.harness.registry import cannot_start
-
         if missing := cannot_start(command):  # nothing could start: that is the news, with or without a screen
             print(f"breaker-tui: {missing}", file=sys.stderr)
             return EXIT_CANNOT_START
         return refuse_screen(no_screen)
-    from wrapper.harness.registry import watched_files
-    from wrapper.startup import banner
-
-    for line in banner(settings, a.config or config_file(), watched_files(command)):
+    for line in _banner(a, command, settings):
         print(f"breaker-tui: {line}", file=sys.stderr)
-    if a.no_tui:
-        import asyncio
+    import asyncio
 
-        from wrapper.headless import read_prompts, run
+    from wrapper.headless import read_prompts, run
 
-        prompts = read_prompts(a.prompt, sys.stdin)
-        return asyncio.run(run(command, settings, prompts, a.json, acp=a.acp, quiet=a.quiet, resume=a.resume))
-    from tui.run import run_app
-
-    return run_app(command, settings, theme=a.theme, observe=a.observe, acp=a.acp, resume=a.resume)
+    prompts = read_prompts(a.prompt, sys.stdin)
+    return asyncio.run(run(command, settings, prompts, a.json, acp=a.acp, quiet=a.quiet, resume=a.resume))
 
 
 def _prompt_problem(command: list[str], acp: bool, prompted: bool) -> str:

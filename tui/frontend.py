@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -26,14 +26,16 @@ from textual.widgets.option_list import Option
 from tui.mentions import Tree, matching_paths, mention_word, replace_word
 from tui.resuming import Resuming
 from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
-from tui.sources import Source
 from tui.widgets.calls import StepsList, openable
 from tui.widgets.composer import Composer
 from tui.widgets.line import Line
 from tui.widgets.plan import PlanView
 from tui.widgets.stream import StreamView, clip
-from wrapper.items import SILENT_NOTICE, CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from tui.sources import Source
+    from wrapper.items import CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
 
 MAX_COMPLETIONS = 50
 
@@ -279,6 +281,8 @@ class FrontEnd(Resuming, App[int]):
         if ch is None:
             return
         if ch.category == "mode" and self.choices is not None and value in self.choices.silent:
+            from wrapper.items import SILENT_NOTICE
+
             name = next((o.name for o in ch.options if o.value == value), value)
             text = SILENT_NOTICE.format(mode=inert(name, keep_newlines=False)) + ". Switch anyway?"
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App
 
 from tui.screens.sessions import SessionsScreen
-from tui.sources import Source
 from tui.widgets.stream import StreamView
 from wrapper.harness.past import list_sessions
 from wrapper.paths import recordings_dir
 from wrapper.safetext import inert
 from wrapper.settings import Settings
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from tui.sources import Source
 
 
 class Resuming(App[int]):

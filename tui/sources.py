@@ -1,25 +1,33 @@
-"""What the app watches: a live session, a replay of a recording, or a scripted feed (tests, snapshots)."""
+"""What the app watches: a live session, a replay of a recording, or a scripted feed (tests, snapshots).
+
+A live session can be opened after the screen's first frame (`LiveSource(..., opened=False)`): the
+harnesses and the engine behind them take most of a second to import on a busy machine, and a person
+should see the screen at once. Until it is open the source is not `ready`, and the app offers only
+what needs no session.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wrapper import signals
-from wrapper.harness.base import recording_line
 from wrapper.harness.capabilities import DSH, Capabilities
-from wrapper.harness.registry import harness, open_session, session_label
-from wrapper.items import Answer, ApprovalItem, Item, Question, StatusItem
-from wrapper.monitor import Info, Monitor
 from wrapper.settings import Settings
 
-Emit = Callable[[Item], None]
-Approver = Callable[[Question], Awaitable[Answer]]
+if TYPE_CHECKING:  # imported when a session opens: after the first frame (`LiveSource(opened=False)`)
+    from wrapper import signals
+    from wrapper.harness.base import HarnessSession
+    from wrapper.items import Answer, Item, Question
+    from wrapper.monitor import Info, Monitor
+
+Emit = Callable[["Item"], None]
+Approver = Callable[["Question"], Awaitable["Answer"]]
 
 
 async def _decline(_: Question) -> Answer:
@@ -45,6 +53,8 @@ class Source:
 
     kind = "live"
     capabilities: Capabilities = DSH
+    ready = True
+    """Whether `monitor` and `info` can be read (a live session still opening cannot)."""
 
     def __init__(self, settings: Settings, title: str = "") -> None:
         self.settings = settings
@@ -133,12 +143,20 @@ class Source:
 
     signalled: signal.Signals | None = None
     """The signal (SIGINT, SIGTERM, SIGHUP) that ended the run, if one did."""
+    on_open: Callable[[], None] | None = None
+    """Set by the app: called when a session opened after the first frame (its capabilities are known)."""
     on_signal: Callable[[signal.Signals], None] | None = None
     """Set by the app: called once the session has shut down after a signal."""
 
 
 class LiveSource(Source):
-    """A real child under a `Session`."""
+    """A real child under a `Session`.
+
+    `opened=False`: the session is opened by `run` (the app starts it after its first frame), once
+    `check` (run first, with the harnesses imported) has found nothing that stops the command from
+    starting. Until then the capabilities are a guess, corrected when it opens (`on_open`): a prompt
+    box, as dsh and the agents take prompts, so what the person types meanwhile is kept.
+    """
 
     kind = "live"
 
@@ -152,15 +170,59 @@ class LiveSource(Source):
         title: str = "",
         acp: bool = False,
         resume: str | None = None,
+        opened: bool = True,
+        check: Callable[[], str] | None = None,
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
-        self.session = open_session(argv, settings, self._ask, cwd=cwd, env=env, acp=acp, resume=resume)
-        self.who = session_label(argv, acp)
-        self.cwd = cwd
-        self.capabilities = self.session.capabilities
+        self.argv, self.env, self.cwd, self.acp, self.resume_id = list(argv), env, cwd, acp, resume
         self.first_prompt = first_prompt
         self.start_error = ""
+        self.who = ""
+        self.capabilities = DSH
+        self.check = check
+        self._session: HarnessSession | None = None
+        self._opened = asyncio.Event()
+        self._enforcing: bool | None = None  # asked for before the session opened
         self._signals: signals.Handling | None = None
+        if opened:
+            self._open()
+
+    def _open(self) -> None:
+        from wrapper.harness.registry import open_session, session_label
+
+        self._session = open_session(
+            self.argv, self.settings, self._ask, cwd=self.cwd, env=self.env, acp=self.acp, resume=self.resume_id
+        )
+        self.who = session_label(self.argv, self.acp)
+        self.capabilities = self._session.capabilities
+        if self._enforcing is not None:
+            self._session.set_enforcing(self._enforcing)
+        self._opened.set()
+        if self.on_open is not None:
+            self.on_open()
+
+    @property
+    def ready(self) -> bool:  # type: ignore[override]
+        """Whether the session is open."""
+        return self._session is not None
+
+    @property
+    def session(self) -> HarnessSession:
+        """The harness session (open: `ready`)."""
+        if self._session is None:
+            raise RuntimeError("the session is not open yet")
+        return self._session
+
+    async def _open_later(self) -> str:
+        """Import the harnesses off the event loop (the screen keeps answering), check, open; the problem or ""."""
+        await asyncio.to_thread(importlib.import_module, "wrapper.harness.registry")
+        if self.check is not None and (why := await asyncio.to_thread(self.check)):
+            return why
+        try:
+            self._open()
+        except FileNotFoundError as e:  # a preset agent that is not installed: the message says the fix
+            return str(e)
+        return ""
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
@@ -170,10 +232,17 @@ class LiveSource(Source):
         return self.session.monitor
 
     async def run(self, emit: Emit) -> None:
-        try:
-            await self.session.start()
-        except OSError as e:
-            self.start_error = f"could not start {self.session.argv[0]}: {e}"
+        why = "" if self._session is not None else await self._open_later()
+        from wrapper import signals
+        from wrapper.items import StatusItem
+
+        if not why:
+            try:
+                await self.session.start()
+            except OSError as e:
+                why = f"could not start {self.session.argv[0]}: {e}"
+        if why:
+            self.start_error = why
             emit(StatusItem("error", self.start_error, {"cannot_start": True}))
             return
         # SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the child's group, remove the run
@@ -196,6 +265,7 @@ class LiveSource(Source):
             await self.session.prompt(self.first_prompt or "")
 
     async def prompt(self, text: str) -> bool:
+        await self._opened.wait()  # sent before the session opened: it goes once it has
         return await self.session.prompt(text)
 
     async def cancel(self) -> bool:
@@ -220,12 +290,12 @@ class LiveSource(Source):
         return bool(await resume(session_id))
 
     def sessions_of(self) -> tuple[str, str] | None:
-        if getattr(self.session, "resume", None) is None or not self.who:
+        if self._session is None or getattr(self.session, "resume", None) is None or not self.who:
             return None
         return self.who, str(getattr(self.session, "cwd", None) or self.cwd or os.getcwd())
 
     def cannot_load(self) -> str:
-        caps = getattr(self.session, "agent_caps", None)  # ACP: what `initialize` answered
+        caps = getattr(self._session, "agent_caps", None)  # ACP: what `initialize` answered
         if isinstance(caps, dict) and caps and not caps.get("loadSession"):
             return (
                 f"{self.who} does not advertise loadSession: picking a session starts a new one, without the old turns"
@@ -235,9 +305,12 @@ class LiveSource(Source):
     def workdir(self) -> str | None:
         if not self.capabilities.prompt:
             return None
-        return str(getattr(self.session, "cwd", None) or self.cwd or os.getcwd())
+        return str(getattr(self._session, "cwd", None) or self.cwd or os.getcwd())
 
     def set_enforcing(self, on: bool) -> None:
+        if self._session is None:  # `--observe`: applied as the session opens
+            self._enforcing = on
+            return
         self.session.set_enforcing(on)
 
     def reset_windows(self) -> None:
@@ -245,6 +318,10 @@ class LiveSource(Source):
 
     @property
     def recording(self) -> str:
+        if self._session is None:  # nothing was started, nothing recorded
+            return ""
+        from wrapper.harness.base import recording_line
+
         return recording_line(self.session)
 
     def hang_up(self) -> bool:
@@ -258,6 +335,8 @@ class LiveSource(Source):
     async def close(self) -> None:
         if self._signals is not None:
             self._signals()
+        if self._session is None:
+            return
         if self.session.info.child == "running":
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.session.quit(0), 8)
@@ -282,6 +361,8 @@ class ScriptedSource(Source):
     ) -> None:
         super().__init__(settings or Settings(), title)
         self.capabilities = capabilities
+        from wrapper.harness.registry import harness
+
         self._feed = harness("dsh").scripted(self.settings)
         self.messages = list(messages)
         self.actions: list[str] = []
@@ -312,6 +393,8 @@ class ScriptedSource(Source):
             await breathe()
 
     async def _one(self, raw: dict[str, Any], emit: Emit) -> None:
+        from wrapper.items import ApprovalItem
+
         played = self._feed.play(raw)
         for item in played.items:
             emit(item)
@@ -323,6 +406,8 @@ class ScriptedSource(Source):
             task.add_done_callback(self._tasks.discard)
 
     async def _approval(self, q: Question, answered: Callable[[Answer], None], emit: Emit) -> None:
+        from wrapper.items import ApprovalItem
+
         answer = await self.approver(q)
         self.answers.append(answer)
         answered(answer)

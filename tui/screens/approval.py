@@ -23,6 +23,8 @@ nothing. `waiting` shows how many questions stand behind this one: one modal at 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -35,8 +37,10 @@ from textual.widgets import Button, Footer, Label, Static, TextArea
 from tui import keys
 from tui.keys import APPROVAL_KEYS
 from tui.screens.argsview import call_view, shown_whole
-from wrapper.items import Answer, Question
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from wrapper.items import Answer, Question
 
 LOCAL_NOTE = (
     "Every hit points at a LOCAL address (localhost / private network). Allowing this call lets it run "
@@ -59,7 +63,7 @@ def answers_for(q: Question) -> list[tuple[Answer, str, str, str]]:
     return [a for a in ANSWERS if a[0] != "allow-turn" or q.local]
 
 
-class ApprovalScreen(ModalScreen[Answer]):
+class ApprovalScreen(ModalScreen["Answer"]):
     """Ask the operator; dismisses with the answer (None: closed unanswered)."""
 
     AUTO_FOCUS = "#body"

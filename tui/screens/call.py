@@ -7,7 +7,7 @@ million characters without laying them all out). Every agent string is inert.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,8 +19,10 @@ from textual.widgets import Button, Static, TextArea
 from themes import Palette
 from tui.widgets.calls import StepsList, call_summary
 from tui.widgets.stream import DEFAULT_PALETTE
-from wrapper.items import CallItem, FileDiff
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from wrapper.items import CallItem, FileDiff
 
 
 def diff_text(d: FileDiff, p: Palette = DEFAULT_PALETTE) -> Text:

@@ -130,10 +130,7 @@ class MainScreen(Screen[None]):
         complete.can_focus = False  # the prompt keeps the focus; its keys move the highlight
         prompt = self.query_one("#prompt", Composer)
         if not self.has_prompt:
-            self.query_one("#prompt-row").display = False
-            prompt.display = False
-            prompt.disabled = True
-            self.query_one("#stream #log").focus()
+            self.drop_prompt()
         else:
             prompt.focus()
             self.call_after_refresh(self._take_early)
@@ -143,6 +140,15 @@ class MainScreen(Screen[None]):
         attach = getattr(self.app, "attach", None)
         if attach is not None:
             attach(self)
+
+    def drop_prompt(self) -> None:
+        """No prompt box: the source takes no messages (a plain command, a replay)."""
+        self.has_prompt = False
+        prompt = self.query_one("#prompt", Composer)
+        self.query_one("#prompt-row").display = False
+        prompt.display = False
+        prompt.disabled = True
+        self.query_one("#stream #log").focus()
 
     def on_resize(self, event: events.Resize) -> None:
         """Narrow terminals collapse the side panel."""

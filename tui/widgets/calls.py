@@ -9,7 +9,7 @@ call (`tui.screens.call`): its unified diff and its whole output. The list is bo
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
@@ -18,7 +18,9 @@ from textual.widgets.option_list import Option
 
 from themes import Palette
 from tui.widgets.stream import DEFAULT_PALETTE, clip
-from wrapper.items import CallItem
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from wrapper.items import CallItem
 
 MAX_CALLS = 500
 ICONS = {"execute": "$", "edit": "✎", "delete": "✗", "move": "→", "read": "▤", "search": "⌕", "fetch": "⇣"}

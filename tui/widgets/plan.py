@@ -6,15 +6,17 @@ is capped in height (it scrolls); the border says how many steps are done. Agent
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from themes import Palette
 from tui.widgets.stream import DEFAULT_PALETTE
-from wrapper.items import PlanItem
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from wrapper.items import PlanItem
 
 MARKS = {"completed": "✔", "in_progress": "▶", "pending": "·"}
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from engine import events as ev
-from wrapper.items import EngineItem, Item
+
+if TYPE_CHECKING:
+    from wrapper.items import Item
+
+# The item classes are imported where items are handled: items exist only once the session has opened,
+# and the screen's first frame is drawn before the engine behind them is imported.
 
 SILENT_AFTER_S = 10.0  # a streaming model sends something every second or so; ten quiet ones are news
 CHARS_PER_TOKEN = 4  # the usual rough figure for English text and code, to show a growing count
@@ -57,6 +63,8 @@ class Pulse:
         """Anything the agent sends is a sign of life; streamed text also grows the count."""
         if self.started is None:
             return
+        from wrapper.items import EngineItem
+
         if isinstance(item, EngineItem) and isinstance(item.event, ev.ReasoningDelta | ev.AnswerDelta):
             self.chars += len(item.event.text)
         self.last = self.clock()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,11 +22,13 @@ from textual.containers import Vertical
 from textual.geometry import Region
 
 from engine import events as ev
-from engine.breaker import Verdict
 from themes import Palette
 from tui.widgets.streamlog import StreamLog
-from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from engine.breaker import Verdict
+    from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
 
 LONG_LINE = 4000
 # The most text one write takes, however long since the last: a late frame (a loaded machine, a

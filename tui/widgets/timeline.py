@@ -7,8 +7,15 @@ window panel's title; the newest part is kept when it is longer than the room.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine import events as ev
-from wrapper.items import EngineItem, Item, TripItem, VerdictItem
+
+if TYPE_CHECKING:
+    from wrapper.items import Item
+
+# The item classes are imported where items are handled: items exist only once the session has opened,
+# and the screen's first frame is drawn before the engine behind them is imported.
 
 STEP, ALLOWED, DENIED, ASKED, RAN_THEN_TRIPPED, TRIP = "│", "✓", "✗", "?", "!", "⚡"
 _VERDICT = {"allow": ALLOWED, "deny": DENIED, "ask": ASKED}
@@ -23,6 +30,8 @@ class Timeline:
 
     def saw(self, item: Item) -> None:
         """A new turn starts over; a step, a verdict and a trip each add their glyph."""
+        from wrapper.items import EngineItem, TripItem, VerdictItem
+
         if isinstance(item, EngineItem):
             e = item.event
             if isinstance(e, ev.TurnStart):

@@ -1,0 +1,57 @@
+"""A live session opened after the screen's first frame: the screen is up first, the session follows.
+
+`tui.run` draws the monitor before the harnesses are imported and the command is checked. Until the
+session is open the status line says what is starting, the keys that act on a session are not
+offered, and the prompt box (a guess: dsh and the agents take prompts) keeps what is typed. A command
+that turns out not to take prompts loses the box when it opens; one that cannot start ends the
+screen at once with exit status 3, nothing recorded.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from tests.conftest import wait_until
+from tui.app import create_app
+from tui.sources import LiveSource
+from wrapper.settings import Settings
+
+
+def _source(check_result: str, gate: threading.Event) -> LiveSource:
+    def check() -> str:
+        gate.wait(60)  # held, so the test sees the screen before the session opens
+        return check_result
+
+    return LiveSource(["sh", "-c", "sleep 30"], Settings(), opened=False, check=check)
+
+
+async def test_the_screen_is_up_before_the_session_opens_then_follows_it() -> None:
+    gate = threading.Event()
+    src = _source("", gate)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_until(lambda: "starting sh -c sleep 30" in str(app.w_status.render()), 30, "the starting line")
+            assert not src.ready
+            assert app.w_prompt.display, "the box is there for what a person types meanwhile"
+            assert app.check_action("kill", ()) is False, "no session to kill yet"
+            gate.set()
+            await wait_until(lambda: src.ready and src.info.child == "running", 60, "the session to open")
+            await pilot.pause()
+            assert not app.main.has_prompt and not app.w_prompt.display, "sh takes no prompts: the box goes"
+            assert app.check_action("kill", ()) is not False
+        finally:
+            gate.set()
+    assert app.exit_status() == 0
+
+
+async def test_a_command_that_cannot_start_ends_the_screen_with_status_3() -> None:
+    gate = threading.Event()
+    gate.set()
+    src = _source("sh: pretend it is not installed", gate)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)):
+        await wait_until(lambda: bool(app.start_error), 60, "the start error")
+    assert app.exit_status() == 3
+    assert app.start_error == "sh: pretend it is not installed"
+    assert src.recording == "", "nothing started, nothing recorded"
