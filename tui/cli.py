@@ -11,6 +11,8 @@ import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,28 +25,23 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = Exit.OK, Exit.USAGE, Exit.CANNOT_START, Exit.INTERNAL
 
-USAGE = """\
-breaker-tui [OPTIONS] -- COMMAND [ARGS...]     run COMMAND (dsh, an agent name such as opencode) under the monitor
-breaker-tui replay FILE [--speed X] [--paused] play a recording or a dsh session log on the screen
-breaker-tui scan FILE|DIR... [--json]         every intervention in a session of any known agent; many: a table
-breaker-tui eval DIR [--json] [--mode M]       measure detection on a folder of labelled traces
-breaker-tui demo [SCENARIO] [--list] [--agent A]  a real dsh (or ACP agent) and the built-in mock model, offline
-breaker-tui mock-llm [--scenario S]            serve the mock model on 127.0.0.1
-breaker-tui setup-dsh [--force]                install Node 24, pnpm and the pinned dsh
-breaker-tui agents                             the known ACP agents, which copy runs, how each is made to ask
-breaker-tui setup-agent NAME|--all [--force]   install a pinned ACP agent (or every one) beside dsh
-breaker-tui doctor                             say what is missing and how to fix it
-breaker-tui calibrate                          re-measure the detectors' threshold tables
-breaker-tui config show|path|accept            print the effective config (and where each value came from), or accept it
-breaker-tui init-profile [NAME] [--force]      write an interactive dsh profile (default: dev)
-breaker-tui hooks install|uninstall|status [AGENT] [--project] [--dry-run] [--fail-closed]
-                                               guard claude, codex or gemini in its own terminal (its native hooks)
-breaker-tui hook AGENT [--fail-closed]         the hook command an agent runs for every tool call
-breaker-tui serve [--idle-exit S] [--metrics [HOST:]PORT] [--otlp URL]
-                                               the per-user hook server (the first hook starts it; Prometheus, OTLP)
-breaker-tui watch                              every live hooked session; enter replays its recording
-breaker-tui --version                          print the version
-"""
+USAGE_COLUMN = 47  # where the usage lines' descriptions start
+RUN_LINE = ("[OPTIONS] -- COMMAND [ARGS...]", "run COMMAND (dsh, an agent name such as opencode) under the monitor")
+VERSION_LINE = ("--version", "print the version")
+
+
+def usage() -> str:
+    """One line per way to call the command, built from `SUBCOMMANDS` (each subcommand is described there once)."""
+    rows = [RUN_LINE, *((f"{name} {sub.args}".rstrip(), sub.does) for name, sub in SUBCOMMANDS.items()), VERSION_LINE]
+    lines = []
+    for args, does in rows:
+        left = f"breaker-tui {args}"
+        if len(left) < USAGE_COLUMN:
+            lines.append(f"{left:<{USAGE_COLUMN - 1}} {does}")
+        else:  # a long synopsis: its description on the next line, in the column
+            lines += [left, f"{'':{USAGE_COLUMN - 1}} {does}"]
+    return "\n".join(lines) + "\n"
+
 
 HELP_TAIL = """
 keys: F1 on the screen lists the keys of the current mode; ctrl+q quits.
@@ -56,7 +53,7 @@ exit status:
 
 def full_help() -> str:
     """The usage, the run options, themes, exit codes and the config path."""
-    return USAGE + "\n" + _run_options() + HELP_TAIL.format(exits=table())
+    return usage() + "\n" + _run_options() + HELP_TAIL.format(exits=table())
 
 
 def _run_options() -> str:
@@ -132,7 +129,7 @@ def refuse_screen(why: str) -> int:
 
 
 def _run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="breaker-tui", usage=USAGE, add_help=False)
+    p = argparse.ArgumentParser(prog="breaker-tui", usage=usage(), add_help=False)
     add = p.add_argument
     add("--config", type=Path, metavar="FILE", help=f"use this config file (default: {config_file()})")
     add("--theme", metavar="NAME", help="breaker-dark, breaker-light, or any Textual theme")
@@ -213,13 +210,13 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         # usage errors go to stderr, so `2>/dev/null` and `| head` see only what was asked for
         if not args:
-            print(USAGE, file=sys.stderr)
+            print(usage(), file=sys.stderr)
             return EXIT_USAGE
         print(
             f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n",
             file=sys.stderr,
         )
-        print(USAGE, file=sys.stderr)
+        print(usage(), file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as e:
         print(f"breaker-tui: bad config: {e}", file=sys.stderr)
@@ -377,7 +374,7 @@ def _load_source(path: Path):  # type: ignore[no-untyped-def]
 
 
 def _replay(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="breaker-tui replay", description="Play a recording or a dsh session log.")
+    p = _parser("replay")
     p.add_argument("file", type=Path, help="a breaker-tui recording or dsh's session.jsonl[.zstd] (traces: `scan`)")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (0 = as fast as possible)")
     p.add_argument("--paused", action="store_true", help="start paused (step with `.`)")
@@ -409,10 +406,7 @@ def _eval(args: list[str]) -> int:
 def _demo(args: list[str]) -> int:
     from wrapper.mock.scenarios import SCENARIOS
 
-    p = argparse.ArgumentParser(
-        prog="breaker-tui demo",
-        description="Run a scripted loop offline: a real dsh (or an ACP agent) against the built-in mock model.",
-    )
+    p = _parser("demo")
     p.add_argument(
         "scenario",
         nargs="?",
@@ -449,10 +443,10 @@ def _mock(args: list[str]) -> int:
     from wrapper.mock.scenarios import SCENARIOS
     from wrapper.mock.server import serve
 
-    p = argparse.ArgumentParser(
-        prog="breaker-tui mock-llm",
-        description="Serve the offline mock model on 127.0.0.1. Point your own dsh at it with "
-        "DEEPSEEK_BASE_URL=<the printed URL> DEEPSEEK_API_KEY=sk-mock breaker-tui -- dsh --profile dev",
+    p = _parser(
+        "mock-llm",
+        "Point your own dsh at it with DEEPSEEK_BASE_URL=<the printed URL> DEEPSEEK_API_KEY=sk-mock "
+        "breaker-tui -- dsh --profile dev",
     )
     p.add_argument("--scenario", default="normal", choices=list(SCENARIOS))
     p.add_argument("--port-file", type=Path)
@@ -466,7 +460,7 @@ def _setup(args: list[str]) -> int:
     from wrapper.harness.registry import harness
     from wrapper.toolchain import ProvisionError
 
-    p = argparse.ArgumentParser(prog="breaker-tui setup-dsh")
+    p = _parser("setup-dsh")
     p.add_argument("--force", action="store_true", help="reinstall even if present")
     a = p.parse_args(args)
     try:
@@ -478,9 +472,7 @@ def _setup(args: list[str]) -> int:
 
 
 def _doctor(args: list[str]) -> int:
-    argparse.ArgumentParser(prog="breaker-tui doctor", description="Say what is missing and how to fix it.").parse_args(
-        args
-    )
+    _parser("doctor").parse_args(args)
     from wrapper.doctor import doctor
 
     bad = 0
@@ -514,7 +506,7 @@ def next_step(env: dict[str, str] | os._Environ[str]) -> str:
 
 
 def _calibrate(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="breaker-tui calibrate")
+    p = _parser("calibrate")
     p.add_argument("--config", type=Path, help="take block_chars / min_repeat_gap / history_blocks from this config")
     a = p.parse_args(args)
     from engine.seed.report import full_report
@@ -525,7 +517,7 @@ def _calibrate(args: list[str]) -> int:
 
 
 def _config(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="breaker-tui config")
+    p = _parser("config")
     p.add_argument("action", choices=["show", "path", "accept"])
     p.add_argument("--config", type=Path)
     a = p.parse_args(args)
@@ -632,7 +624,7 @@ def _init_profile(args: list[str]) -> int:
     from wrapper.harness.registry import harness
     from wrapper.safetext import inert
 
-    p = argparse.ArgumentParser(prog="breaker-tui init-profile")
+    p = _parser("init-profile")
     p.add_argument("name", nargs="?", default="dev", help="a plain name: letters, digits, - and _")
     p.add_argument("--force", action="store_true", help="replace an existing profile of that name")
     a = p.parse_args(args)
@@ -675,10 +667,7 @@ def _serve(args: list[str]) -> int:
 
 
 def _watch(args: list[str]) -> int:
-    argparse.ArgumentParser(
-        prog="breaker-tui watch",
-        description="Every live hooked session (claude, codex, gemini in their own terminals); enter replays one.",
-    ).parse_args(args)
+    _parser("watch").parse_args(args)
     if why := screen_problem("for scripts: breaker-tui hooks status"):
         return refuse_screen(why)
     from tui.watch import WatchApp
@@ -694,21 +683,55 @@ def _setup_agent(args: list[str]) -> int:
     return setup_agent_command(args)
 
 
-COMMANDS = {
-    "agents": _agents,
-    "setup-agent": _setup_agent,
-    "replay": _replay,
-    "scan": _scan,
-    "eval": _eval,
-    "demo": _demo,
-    "mock-llm": _mock,
-    "setup-dsh": _setup,
-    "doctor": _doctor,
-    "calibrate": _calibrate,
-    "config": _config,
-    "init-profile": _init_profile,
-    "hooks": _hooks,
-    "hook": _hook,
-    "serve": _serve,
-    "watch": _watch,
+def _parser(name: str, more: str = "") -> argparse.ArgumentParser:
+    """A subcommand's parser, described by its line in `SUBCOMMANDS` (and `more`)."""
+    does = SUBCOMMANDS[name].does
+    return argparse.ArgumentParser(
+        prog=f"breaker-tui {name}", description=f"{does[:1].upper()}{does[1:]}. {more}".strip()
+    )
+
+
+@dataclass(frozen=True)
+class Sub:
+    """A subcommand: its arguments as the usage shows them, what it does, and what runs it."""
+
+    args: str
+    does: str
+    run: Callable[[list[str]], int]
+
+
+# The one description of each subcommand: `--help` lists them from here, and each parser built in
+# this module takes its description from here (`_parser`); the arguments' own help is argparse's.
+SUBCOMMANDS: dict[str, Sub] = {
+    "replay": Sub("FILE [--speed X] [--paused]", "play a recording or a dsh session log on the screen", _replay),
+    "scan": Sub("FILE|DIR... [--json]", "every intervention in a session of any known agent; many: a table", _scan),
+    "eval": Sub("DIR [--json] [--mode M]", "measure detection on a folder of labelled traces", _eval),
+    "demo": Sub(
+        "[SCENARIO] [--list] [--agent A]",
+        "a scripted loop, offline: a real dsh (or ACP agent) and the built-in mock model",
+        _demo,
+    ),
+    "mock-llm": Sub("[--scenario S]", "serve the mock model on 127.0.0.1", _mock),
+    "setup-dsh": Sub("[--force]", "install Node 24, pnpm and the pinned dsh", _setup),
+    "agents": Sub("", "the known ACP agents, which copy runs, how each is made to ask", _agents),
+    "setup-agent": Sub("NAME|--all [--force]", "install a pinned ACP agent (or every one) beside dsh", _setup_agent),
+    "doctor": Sub("", "say what is missing and how to fix it", _doctor),
+    "calibrate": Sub("", "re-measure the detectors' threshold tables", _calibrate),
+    "config": Sub(
+        "show|path|accept", "print the effective config (and where each value came from), or accept it", _config
+    ),
+    "init-profile": Sub("[NAME] [--force]", "write an interactive dsh profile (default: dev)", _init_profile),
+    "hooks": Sub(
+        "install|uninstall|status [AGENT] [--project] [--dry-run] [--fail-closed]",
+        "guard claude, codex or gemini in its own terminal (its native hooks)",
+        _hooks,
+    ),
+    "hook": Sub("AGENT [--fail-closed]", "the hook command an agent runs for every tool call", _hook),
+    "serve": Sub(
+        "[--idle-exit S] [--metrics [HOST:]PORT] [--otlp URL]",
+        "the per-user hook server (the first hook starts it; Prometheus, OTLP)",
+        _serve,
+    ),
+    "watch": Sub("", "every live hooked session (claude, codex, gemini); enter replays its recording", _watch),
 }
+COMMANDS = {name: sub.run for name, sub in SUBCOMMANDS.items()}

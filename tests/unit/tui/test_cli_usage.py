@@ -48,3 +48,14 @@ def test_each_run_option_is_described_once_by_its_parser() -> None:
     text = " ".join(full_help().split())
     for action in _run_parser()._actions:
         assert action.help is not None and " ".join(action.help.split()) in text, action.option_strings
+
+
+@pytest.mark.parametrize("name", ["replay", "demo", "mock-llm", "setup-dsh", "doctor", "calibrate", "config", "watch"])
+def test_a_subcommand_s_help_says_what_its_usage_line_says(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import SUBCOMMANDS, usage
+
+    does = SUBCOMMANDS[name].does
+    assert does in usage()
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    assert " ".join(does.split())[1:] in " ".join(capsys.readouterr().out.split()), "one description, both places"
