@@ -13,13 +13,16 @@ import json
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.breaker import Breaker
 from engine.events import UserMessage
+from wrapper.hooks import resume
 from wrapper.hooks.agents import BadPayload
 from wrapper.hooks.otlp import Spans
 from wrapper.hooks.payloads import Call, parse
+from wrapper.paths import recordings_dir
 from wrapper.records.recorder import Recorder, session_recording
 from wrapper.settings import Settings
 
@@ -87,10 +90,23 @@ class Sessions:
                 "sessionId": call.session,
                 "config": self.settings.engine.model_dump(mode="json"),
             }
-            rec = session_recording(self.settings.wrapper, meta, None, label=f"hook-{call.agent}")
+            w = self.settings.wrapper
+            earlier = resume.find(Path(w.recordings_dir) if w.recordings_dir else recordings_dir(), *key)
+            rec = session_recording(w, meta, None, label=f"hook-{call.agent}")
             rec.name_for(call.session)
             s = self.live[key] = HookSession(call.agent, call.session, Breaker(self.settings.engine), rec)
+            if earlier is not None:
+                self._resume(s, earlier)
         return s
+
+    @staticmethod
+    def _resume(s: HookSession, earlier: Path) -> None:
+        """A session an earlier server held: its engine fed that server's recording, which is copied into this one."""
+        r = resume.replay(earlier, s.breaker)
+        s.recorder.write("note", {"what": "resumed", "from": str(earlier), "records": len(r.records)})
+        for record in r.records:
+            s.recorder.write(str(record["k"]), {k: v for k, v in record.items() if k != "k"})
+        s.n, s.denied, s.turn, s.turns, s.steps, s.last = r.n, r.denied, r.turn, r.turns, r.steps, r.last
 
     @staticmethod
     def _new_prompt(s: HookSession, call: Call) -> None:
@@ -102,6 +118,7 @@ class Sessions:
             return
         first = not s.turn
         s.turn = call.turn
+        s.recorder.write("note", {"what": "prompt", "id": call.turn})  # a new server resuming this session reads it
         if first:
             return
         s.turns += 1
@@ -168,6 +185,8 @@ class Sessions:
     @staticmethod
     def _answered(s: HookSession, vid: str, call_id: str, answer: str | None, why: str) -> None:
         outcome = "rejected" if answer in (None, "deny") else "allowed-once"
+        if answer is None and s.agent == "claude":
+            outcome = "asked-agent"  # Claude's own prompt asks the person: what they say is not known here
         rec = {"t": "approval_response", "id": vid, "callId": call_id, "outcome": outcome}
         by = {"answer": answer, "by": "watch"} if answer else {"answer": "none", "by": "nobody", "why": why}
         s.recorder.write("out", {**rec, **by})
