@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from engine.bench import real as realbench
 from engine.bench import trace as tracebench
 from engine.bench.calls import tool_calls
 from engine.breaker import Breaker
@@ -196,7 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="end with one JSON line")
     ap.add_argument("--scale", type=int, default=1, help="corpus size multiplier (1 = about 3.5 M chars)")
     ap.add_argument("--out", default="bench-results/engine.json", help="where to write the JSON results")
+    ap.add_argument("--real", metavar="DIR", help="only replay the real traces under DIR, seed vs default rules")
+    ap.add_argument("--rounds", type=int, default=3, help="--real: interleaved rounds, the best of each mode counts")
+    ap.add_argument("--profile", type=int, default=0, metavar="N", help="--real: the default rules' top N functions")
     a = ap.parse_args(argv)
+    if a.real:
+        return realbench.report(Path(a.real), a.rounds, a.profile, a.json)
     r = run(a.scale)
     print(f"engine build          {engine.build_info()}")
     print(f"corpus                {r['corpus_chars']:,.0f} chars, fed in 64-char chunks")
