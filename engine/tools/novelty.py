@@ -51,31 +51,49 @@ _PREFIX = re.compile(
     r"|(?i:\[step \d+(?:/\d+)?\]|step \d+(?:/\d+)?:|\(\d+ steps? (?:left|remaining)\))[ \t]*))+",
     re.M,
 )
+# every label above holds one of these words (a cheap scan: most results hold none and skip the pass)
+_PREFIX_WORDS = ("Observation", "Output", "Result", "Tool output", "Tool result", "stdout", "stderr", "OBSERVATION",
+                 "The result of executing", " returned:")  # fmt: skip
+_STEP_WORD = re.compile(r"[sS][tT][eE][pP]")
 # prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
 _PROMPT = re.compile(
     r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:bash-[\d.]*\$|[\w.-]+@[\w.-]+:[^\n$#]{0,200}[$#]|[$#>])[ \t]+", re.M
 )
 
 # Volatile parts, folded to `#`. Order matters: a whole UUID before its first hex group, a full stamp
-# before its date, epoch numbers before plain digits.
-_VOLATILE = re.compile(
-    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # dashed uuids, whole
-    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # dates, stamps
-    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # clock times
-    r"|\b1[4-9]\d{8}(?:\d{3}|\d{6}|\d{9})?(?:\.\d+)?\b"  # epoch seconds, ms, us, ns (2014-2033)
-    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b"  # durations
-    r"|\b\d+m\d+(?:\.\d+)?s\b"
-    r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"  # addresses, hex ids
-    r"|\b(?:pid|PID|pgid|PGID|process|Process|port|Port|PORT)[ =:#]*\d+"  # pids, process groups, ports
-    r"|^\[\d+\][+-]?[ \t]+\d+"  # a shell job's `[1] 12345`
-    r"|(?<=[\w.-])\[\d+\](?=:)"  # syslog style `prog[12345]:`
-    r"|\b\d{1,3}(?:\.\d{1,3}){3}\b"  # IPv4 addresses
-    r"|(?<=[a-z0-9\]]):\d{2,5}\b"  # host:port
-    r"|(?<=: )line \d+(?=: )"  # bash's own counter: `/bin/bash: line 13218: cd: ...`
-    r"|(?<=: )[^\s:]{1,200}(?=: command not found)"  # the word the shell could not run is the call's own
-    r"|(?i:\b(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
-    r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"  # temp paths
-    r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*(?:\d|[a-z][A-Z]|[A-Z][a-z]))[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",  # temp names
+# before its date, epoch numbers before plain digits. The parts that start at a word boundary share one
+# `\b` (checked once per position, then each part is skipped at its first character): the pass is the
+# engine's costliest step. Parts with different first characters may change places; none that can start
+# at the same character does.
+_AT_WORD = (
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",  # dashed uuids, whole
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b",  # dates, stamps
+    r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b",  # clock times
+    r"1[4-9]\d{8}(?:\d{3}|\d{6}|\d{9})?(?:\.\d+)?\b",  # epoch seconds, ms, us, ns (2014-2033)
+    r"\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b",  # durations
+    r"\d+m\d+(?:\.\d+)?s\b",
+    r"0x[0-9a-fA-F]+\b|(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b",  # addresses, hex ids
+    r"(?:pid|PID|pgid|PGID|process|Process|port|Port|PORT)[ =:#]*\d+",  # pids, process groups, ports
+    r"\d{1,3}(?:\.\d{1,3}){3}\b",  # IPv4 addresses
+)
+_STEP = (  # step and attempt counters
+    r"(?i:(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
+)
+_TEMP_NAME = r"tmp(?:[._-]?(?=[A-Za-z0-9_]*(?:\d|[a-z][A-Z]|[A-Z][a-z]))[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b"
+# the other parts start with a fixed character, any assertion on what precedes it checked after it
+_ELSEWHERE = (
+    r"^\[\d+\][+-]?[ \t]+\d+",  # a shell job's `[1] 12345`
+    r"\[(?<=[\w.-]\[)\d+\](?=:)",  # syslog style `prog[12345]:`
+    r":(?<=[a-z0-9\]]:)\d{2,5}\b",  # host:port
+    r"line(?<=: line) \d+(?=: )",  # bash's own counter: `/bin/bash: line 13218: cd: ...`
+)
+_TEMP_PATH = r"/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"
+# the word the shell could not run is the call's own; it may start with any character, so it keeps its
+# place (after the counters and addresses, before the step words) and is tried only where it can match
+_NOT_FOUND = r"[^\s:](?<=: [^\s:])[^\s:]{0,199}(?=: command not found)"
+_VOLATILE = re.compile(rf"\b(?:{'|'.join((*_AT_WORD, _STEP, _TEMP_NAME))})|{'|'.join(_ELSEWHERE)}|{_TEMP_PATH}", re.M)
+_VOLATILE_NOT_FOUND = re.compile(
+    rf"\b(?:{'|'.join(_AT_WORD)})|{'|'.join((*_ELSEWHERE, _NOT_FOUND))}|\b(?:{_STEP})|{_TEMP_PATH}|\b{_TEMP_NAME}",
     re.M,
 )
 _DIGIT = re.compile(r"\d")
@@ -103,9 +121,9 @@ def unframe(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "[exit code:" in text:
         text = _EXIT_FRAME.sub("", text)
-    if ":" in text or "step" in text or "Step" in text:
+    if any(w in text for w in _PREFIX_WORDS) or _STEP_WORD.search(text) is not None:
         text = _PREFIX.sub("", text)
-    return _PROMPT.sub("", text)
+    return _PROMPT.sub("", text) if "$" in text or "#" in text or ">" in text else text
 
 
 _CLEANED: OrderedDict[str, str] = OrderedDict()
@@ -132,8 +150,9 @@ def _clean(text: str) -> str:
         return (_EMPTY_LINE.sub("", text) if "#" in text else text).strip()  # other volatile parts have digits
     # only a line with a digit, a temp name or a shell's complaint can hold a volatile value: the others
     # skip the pass (its ~20 alternatives are tried at every position of the text)
+    volatile = _VOLATILE_NOT_FOUND if ": command not found" in text else _VOLATILE
     lines = text.split("\n")
-    folded = "\n".join(_VOLATILE.sub("#", line) if _MAY_FOLD.search(line) else line for line in lines)
+    folded = "\n".join(volatile.sub("#", line) if _MAY_FOLD.search(line) else line for line in lines)
     return _EMPTY_LINE.sub("", folded).strip()
 
 

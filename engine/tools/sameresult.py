@@ -129,13 +129,25 @@ _IDS = re.compile(
     r"|(?<=\b[iI][dD] )[\w.-]{1,64}|(?<=[-_][iI][dD] )[\w.-]{1,64}"  # request-id 7919
     r"|(?<=[-_][iI][dD][=:#])[\w.-]{1,64}"  # trace_id=ab12
 )
+# every id after an `id` word needs one of these spellings (a superset, found by a fast scan); a result
+# without one can only hold the `run_3` kind, which needs a digit after `_`/`-`: most results skip the pass
+_ID_WORD = re.compile(r"[iI][dD](?:\": \"| |[=:#])")
+_DASH_DIGIT = re.compile(r"[_-]\d")
+_SHORT_ID = re.compile(r"[A-Za-z](?<!\w[A-Za-z])[A-Za-z]{0,3}[_-]\d+\b")  # `\b[A-Za-z]{1,4}[_-]\d+\b`, from its letter
+
+
+def fold_ids(text: str) -> str:
+    """The per-call ids a tool hands out (`_IDS`) folded to `#`."""
+    if _ID_WORD.search(text) is not None:
+        return _IDS.sub("#", text)
+    return _SHORT_ID.sub("#", text) if _DASH_DIGIT.search(text) is not None else text
 
 
 def result_of(text: str, tool: str = "", args: Any = None) -> int | None:
     """The result key: the result as every rule compares it (`novelty.news_text`), with the per-call ids
     a tool hands out folded too (None when it is under `RESULT_MIN` characters, spaces aside).
     """
-    folded = _IDS.sub("#", novelty.news_text(text, tool, args))
+    folded = fold_ids(novelty.news_text(text, tool, args))
     if len(folded) < 4 * RESULT_MIN and novelty.substance(folded) < RESULT_MIN:
         return None
     return hash(folded)

@@ -7,11 +7,15 @@ for a loop. The traces are small and built here; the verdict is what `scan` woul
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from engine.tools import novelty
 from engine.tools.novelty import Seen, clean, news_text, shell_args, spaced
 from engine.trace import Intervention, TraceEvent, TraceMeta, simulate
 
@@ -362,3 +366,58 @@ def test_the_memoised_fold_answers_for_the_call_it_was_asked_about() -> None:
     first = news_text(text, "bash", {"command": "curl https://api.example.org/x"})
     other = news_text(text, "bash", {"command": "curl https://www.example.com/y"})
     assert first != other and "api.example.org" in other and "api.example.org" not in first
+
+
+# ---- the volatile pass is split for speed: it folds exactly as the one ordered alternation ---------------
+# (the reference is the pass as first written: every part tried at every position, in this order)
+_REFERENCE = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+    r"|\b1[4-9]\d{8}(?:\d{3}|\d{6}|\d{9})?(?:\.\d+)?\b"
+    r"|\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\b"
+    r"|\b\d+m\d+(?:\.\d+)?s\b"
+    r"|\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"
+    r"|\b(?:pid|PID|pgid|PGID|process|Process|port|Port|PORT)[ =:#]*\d+"
+    r"|^\[\d+\][+-]?[ \t]+\d+"
+    r"|(?<=[\w.-])\[\d+\](?=:)"
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}\b"
+    r"|(?<=[a-z0-9\]]):\d{2,5}\b"
+    r"|(?<=: )line \d+(?=: )"
+    r"|(?<=: )[^\s:]{1,200}(?=: command not found)"
+    r"|(?i:\b(?:step|turn|iteration|attempt|try|retry|round|poll)\b[ \t]*#?[ \t]*)\d+(?:[ \t]*(?:/|of)[ \t]*\d+)?"
+    r"|/tmp/[^\s'\"]+|/var/folders/[^\s'\"]+|/private/var/[^\s'\"]+"
+    r"|\btmp(?:[._-]?(?=[A-Za-z0-9_]*(?:\d|[a-z][A-Z]|[A-Z][a-z]))[A-Za-z0-9_]{5,}|\.[A-Za-z0-9]{6,})\b",
+    re.M,
+)
+_PIECES = (
+    "1", "12", "123", "1700000000", "1700000000123", "2024-01-02", "12:34:56", "T", "ms", " ", "s", "m", "0x1f",
+    "deadbeef1", "abcdef12-1234-1234-1234-123456789abc", "pid", "PID ", "port", "Port=", "[1] ", "[", "] ", ":",
+    "prog", ".", "-", "_", "line ", ": ", "bash: ", ": command not found", "step", "Step ", "try ", "of", "/",
+    "tmp", "/tmp/x", "/var/folders/a", "/private/var/b", "tmpAbCdEf", "tmp.abcdef", "x", "é", "٣", "\t", "a", "#",
+)  # fmt: skip
+
+
+def _split_pass(line: str) -> str:
+    return (novelty._VOLATILE_NOT_FOUND if ": command not found" in line else novelty._VOLATILE).sub("#", line)
+
+
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=14))
+@settings(max_examples=3000, deadline=None)
+def test_split_volatile_pass_folds_as_the_one_alternation(pieces: list[str]) -> None:
+    line = "".join(pieces)
+    assert _split_pass(line) == _REFERENCE.sub("#", line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bash: tmpAbCdEf1: command not found",  # the shell's word before the temp name, as before
+        "bash: step 3: command not found",
+        "/bin/bash: line 13218: cd: fastjson/: No such file or directory",
+        "[1] 12345 started at 2024-01-02T10:11:12Z, took 3.5s on port 8080 (pid 77)",
+        "prog[123]: 10.0.0.1:5432 deadbeef1 abcdef12-1234-1234-1234-123456789abc try 3 of 5 /tmp/x1",
+    ],
+)
+def test_split_volatile_pass_on_real_shapes(line: str) -> None:
+    assert _split_pass(line) == _REFERENCE.sub("#", line)
