@@ -20,11 +20,11 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from engine.errors import ConfigError
 from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
-from wrapper.hooks.asks import Ask, Asks
+from wrapper.hooks.asks import ASK_WAIT_S, Ask, Asks
 from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
 from wrapper.hooks.otlp import OtlpError, Spans
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
@@ -33,6 +33,7 @@ from wrapper.settings import Settings
 
 IDLE_EXIT_S = 3600.0
 HEADER_LIMIT = 4096
+T = TypeVar("T")
 READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
 
 
@@ -268,8 +269,28 @@ def start_metrics(address: str) -> Metrics:
     return m
 
 
+def hooks_option(settings: Settings, name: str, default: T) -> T:
+    """A key of the config's `[hooks]` section, `default` when the settings have no such section or key."""
+    value = getattr(getattr(settings, "hooks", None), name, default)
+    return value if isinstance(value, type(default)) else default
+
+
+def configured_metrics(settings: Settings) -> Metrics | None:
+    """The metrics `[hooks] metrics` asks for; a failure is said (in the log of a server a hook started), not fatal:
+    a server that refused to start would leave every call unchecked for the sake of its counters.
+    """
+    address = hooks_option(settings, "metrics", "")
+    if not address:
+        return None
+    try:
+        return start_metrics(address)
+    except MetricsError as e:
+        print(f"breaker-tui serve: [hooks] metrics = {address!r}: {e}; serving without metrics", file=sys.stderr)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`breaker-tui serve [--config FILE] [--idle-exit S]`."""
+    """`breaker-tui serve [--config FILE] [--idle-exit S] [--metrics [HOST:]PORT] [--otlp URL]`."""
     p = argparse.ArgumentParser(
         prog="breaker-tui serve",
         description="The per-user hook server `breaker-tui hook` asks (started on demand; one per user).",
@@ -279,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--metrics",
         metavar="[HOST:]PORT",
-        help="serve Prometheus metrics on HOST:PORT (default host 127.0.0.1; needs the [metrics] extra)",
+        help="serve Prometheus metrics on HOST:PORT (default host 127.0.0.1; needs the [metrics] extra; "
+        "[hooks] metrics in the config does it for a server a hook starts)",
     )
     p.add_argument(
         "--otlp", metavar="URL", help="send a span per tool call to this OTLP/HTTP traces URL ([otlp] extra)"
@@ -287,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         spans = Spans(a.otlp) if a.otlp else None
-        metrics = start_metrics(a.metrics) if a.metrics else None
+        if a.metrics:
+            parse_address(a.metrics)  # a bad address is said before anything starts
     except (MetricsError, OtlpError) as e:
         print(f"breaker-tui serve: {e}", file=sys.stderr)
         return 2
@@ -301,18 +324,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"breaker-tui serve: already running (socket {d / SOCKET})", file=sys.stderr)
         return 0
     with held:
-        try:
-            sessions = Sessions(load_settings(a.config), spans)
-        except ConfigError as e:
-            print(f"breaker-tui serve: bad config: {e}", file=sys.stderr)
-            return 2
-        (d / PID).write_text(f"{os.getpid()}\n")
-        print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
-        try:
-            asyncio.run(serve(sessions, d / SOCKET, a.idle_exit, metrics))
-        finally:
-            with contextlib.suppress(OSError):
-                (d / PID).unlink()
+        return run_locked(a, d, spans)
+
+
+def run_locked(a: argparse.Namespace, d: Path, spans: Spans | None) -> int:
+    """The server's life once it holds the lock: its settings, its metrics, then serving until stopped."""
+    try:
+        settings = load_settings(a.config)
+        sessions = Sessions(settings, spans)
+    except ConfigError as e:
+        print(f"breaker-tui serve: bad config: {e}", file=sys.stderr)
+        return 2
+    try:
+        metrics = start_metrics(a.metrics) if a.metrics else configured_metrics(settings)
+    except MetricsError as e:
+        print(f"breaker-tui serve: {e}", file=sys.stderr)
+        return 2
+    asks = Asks(hooks_option(settings, "ask_wait_s", ASK_WAIT_S))
+    (d / PID).write_text(f"{os.getpid()}\n")
+    print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    try:
+        asyncio.run(serve(sessions, d / SOCKET, a.idle_exit, metrics, asks))
+    finally:
+        with contextlib.suppress(OSError):
+            (d / PID).unlink()
     return 0
 
 

@@ -6,17 +6,21 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from wrapper.hooks import install as I
 from wrapper.hooks import metrics as M
+from wrapper.hooks.server import configured_metrics
+from wrapper.settings import Settings
 
 EXE = str(Path(sys.executable).parent / "breaker-tui")
 URL = re.compile(rb"metrics on (http://127\.0\.0\.1:\d+/metrics)")
@@ -110,3 +114,36 @@ def test_a_bad_metrics_address_names_the_form() -> None:
         M.parse_address("localhost")
     with pytest.raises(M.MetricsError, match="0-65535"):
         M.parse_address("70000")
+
+
+def with_hooks(**keys: object) -> Settings:
+    """Settings whose `[hooks]` section holds `keys` (the section as serve reads it)."""
+    return Settings().model_copy(update={"hooks": SimpleNamespace(**keys)})
+
+
+def test_the_hooks_metrics_key_serves_metrics_from_a_server_without_the_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    m = configured_metrics(with_hooks(metrics="127.0.0.1:0"))
+    assert m is not None
+    url = URL.search(capsys.readouterr().err.encode())
+    assert url is not None
+    with urllib.request.urlopen(url.group(1).decode(), timeout=60) as r:
+        assert b"breaker_tui_hook_live_sessions" in r.read()
+
+
+def test_a_hooks_metrics_port_that_cannot_be_taken_is_said_and_the_server_runs_without(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert configured_metrics(with_hooks(metrics=f"127.0.0.1:{port}")) is None
+    err = capsys.readouterr().err
+    assert f"[hooks] metrics = '127.0.0.1:{port}'" in err and "serving without metrics" in err
+
+
+def test_no_hooks_section_or_key_means_no_metrics() -> None:
+    assert configured_metrics(Settings()) is None
+    assert configured_metrics(with_hooks(ask_wait_s=3.0)) is None
