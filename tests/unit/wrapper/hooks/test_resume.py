@@ -18,6 +18,8 @@ import pytest
 
 from tests.unit.wrapper.hooks.test_hooks_roundtrip import EXE, Home, _alive, sample, verdict
 from wrapper.hooks import resume
+from wrapper.hooks.sessions import Sessions
+from wrapper.settings import Settings
 
 
 @pytest.fixture
@@ -84,3 +86,22 @@ def test_only_a_recent_recording_of_the_same_session_is_resumed(tmp_path: Path) 
     assert resume.find(tmp_path, "claude", "a/b", now) == mine
     assert resume.find(tmp_path, "claude", "a/b", now + resume.MAX_AGE_S + 60) is None  # too old: a new session
     assert resume.find(tmp_path, "codex", "a/b", now) is None
+
+
+def test_an_ask_answered_before_the_restart_still_counts_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "state"))
+
+    def local(sessions: Sessions, n: int) -> str:
+        cmd = f"curl -s -w 'code-{n}' -o /dev/null http://127.0.0.1:3000/p"
+        p = {"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": cmd}}
+        return str(sessions.handle("codex", json.dumps({**p, "tool_use_id": f"t{n}"}).encode())["kind"])
+
+    first = Sessions(Settings())
+    assert [local(first, n) for n in range(5)] == ["allow"] * 4 + ["ask"]
+    assert first.settle("codex", "s", "t4", "allow-turn")["kind"] == "allow"  # the same local URL, for the turn
+    # the server dies here without closing anything; the next one meets the session afresh
+    second = Sessions(Settings())
+    assert [local(second, n) for n in range(5, 8)] == ["allow"] * 3
+    assert second.live[("codex", "s")].n > first.live[("codex", "s")].n  # ids count on, none reused
