@@ -123,7 +123,8 @@ class HarnessSession(Protocol):
 
 
 class SessionControls:
-    """What every harness session does the same way: wait for a turn to end, pause enforcement, reset windows.
+    """What every harness session does the same way: hand its items on in order, wait for a turn to end, pause
+    enforcement, reset windows.
 
     A session mixes this in and provides the attributes below; the recording note and the notice are
     the same for every harness, so a replay and the screen read them alike.
@@ -131,6 +132,7 @@ class SessionControls:
 
     turns_done: int
     breaker: Breaker
+    queue: asyncio.Queue[Item | None]  # what `_emit` puts; None ends the iteration (the session closed)
     _exited: asyncio.Event
     _turn_end: asyncio.Event
 
@@ -157,6 +159,17 @@ class SessionControls:
             if loop.time() >= deadline:
                 return False
         return self.turns_done > done_before
+
+    async def items(self) -> AsyncIterator[Item]:
+        """Everything that happens, in order, until the session is closed."""
+        while True:
+            item = await self.queue.get()
+            if item is None:
+                return
+            yield item
+
+    def __aiter__(self) -> AsyncIterator[Item]:
+        return self.items()
 
     def set_enforcing(self, on: bool) -> None:
         """Pause (observe only) or resume enforcement."""

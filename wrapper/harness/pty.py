@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine import events as ev
@@ -239,17 +239,6 @@ class PtySession(SessionControls):
     def _record(self, kind: str, body: dict[str, Any]) -> None:
         if self.recorder is not None:
             self.recorder.write(kind, body)
-
-    async def items(self) -> AsyncIterator[Item]:
-        """Everything that happens, in order, until the session is closed."""
-        while True:
-            item = await self.queue.get()
-            if item is None:
-                return
-            yield item
-
-    def __aiter__(self) -> AsyncIterator[Item]:
-        return self.items()
 
     # -- child -----------------------------------------------------------------------------------
     def _on_output(self, text: str) -> None:

@@ -13,7 +13,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from wrapper.mock.api import ModelCore
+from wrapper.mock.api import ModelCore, start_stream
 from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 
@@ -83,11 +83,7 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
 
 def stream(model: ModelCore, h: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:
     """The SSE event sequence of one streamed message."""
-    h.send_response(200)
-    h.send_header("Content-Type", "text/event-stream")
-    h.send_header("Cache-Control", "no-cache")
-    h.send_header("Connection", "close")
-    h.end_headers()
+    start_stream(h)
 
     def send(event: str, data: dict[str, Any]) -> None:
         h.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())

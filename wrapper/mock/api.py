@@ -33,3 +33,12 @@ def obj(d: Any, key: str) -> dict[str, Any]:
     """`d[key]` when it is a JSON object, else an empty one (requests are data, never trusted)."""
     v = d.get(key) if isinstance(d, dict) else None
     return v if isinstance(v, dict) else {}
+
+
+def start_stream(h: BaseHTTPRequestHandler) -> None:
+    """Answer 200 with an event stream that ends when the connection closes (every API streams alike)."""
+    h.send_response(200)
+    h.send_header("Content-Type", "text/event-stream")
+    h.send_header("Cache-Control", "no-cache")
+    h.send_header("Connection", "close")
+    h.end_headers()

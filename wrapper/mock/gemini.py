@@ -13,7 +13,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from wrapper.mock.api import ModelCore, obj
+from wrapper.mock.api import ModelCore, obj, start_stream
 from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 
@@ -86,11 +86,7 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
             },
         )
         return
-    h.send_response(200)
-    h.send_header("Content-Type", "text/event-stream")
-    h.send_header("Cache-Control", "no-cache")
-    h.send_header("Connection", "close")
-    h.end_headers()
+    start_stream(h)
 
     def send(parts: list[dict[str, Any]], finish: str | None = None, usage: bool = False) -> None:
         chunk: dict[str, Any] = {"candidates": [_candidate(parts, finish)]}

@@ -12,7 +12,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from wrapper.mock.api import ModelCore
+from wrapper.mock.api import ModelCore, start_stream
 from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 
@@ -57,11 +57,7 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
         if reply.status != 200:
             model._json(h, reply.status, {"error": {"message": reply.error, "type": "server_error"}})
             return
-    h.send_response(200)
-    h.send_header("Content-Type", "text/event-stream")
-    h.send_header("Cache-Control", "no-cache")
-    h.send_header("Connection", "close")
-    h.end_headers()
+    start_stream(h)
     seq = 0
 
     def send(kind: str, data: dict[str, Any]) -> None:

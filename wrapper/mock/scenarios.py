@@ -58,23 +58,22 @@ def normal(turn: Turn) -> Reply:
     )
 
 
+def _reread(i: int, thought: str, **extra: Any) -> Reply:
+    """Attempt `i` of a cosmetic re-read of notes.txt: the spacing and the description change, the read does not."""
+    args = {
+        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
+        "description": f"Read the notes, attempt {i + 1}",
+        **extra,
+    }
+    return Reply(reasoning=_chunks(thought), tool_calls=[ToolCallSpec("bash", args)])
+
+
 def tool_loop(turn: Turn) -> Reply:
     """Re-reads the same file with cosmetic changes (description, timeout, spacing) six times."""
     if turn.index < 6:
         i = turn.index
-        return Reply(
-            reasoning=_chunks(f"I should read notes.txt again to be sure (attempt {i + 1})."),
-            tool_calls=[
-                ToolCallSpec(
-                    "bash",
-                    {
-                        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
-                        "description": f"Read the notes, attempt {i + 1}",
-                        "timeoutMs": 30000 + 1000 * i,
-                    },
-                )
-            ],
-        )
+        thought = f"I should read notes.txt again to be sure (attempt {i + 1})."
+        return _reread(i, thought, timeoutMs=30000 + 1000 * i)
     blocked = any("REPEAT_TOOL_BLOCKED" in t for t in turn.last_tool_texts)
     return _done(turn, "I was stopped from re-reading notes.txt." if blocked else "Done reading notes.txt.")
 
@@ -82,19 +81,7 @@ def tool_loop(turn: Turn) -> Reply:
 def stubborn_loop(turn: Turn) -> Reply:
     """The cosmetic loop of `tool_loop`, which goes on in every turn, even after "go on" (12 attempts)."""
     if turn.index < 12:
-        i = turn.index
-        return Reply(
-            reasoning=_chunks(f"I must read notes.txt again (attempt {i + 1})."),
-            tool_calls=[
-                ToolCallSpec(
-                    "bash",
-                    {
-                        "command": "cat" + " " * (1 + i % 2) + "notes.txt; echo ran >> calls.log",
-                        "description": f"Read the notes, attempt {i + 1}",
-                    },
-                )
-            ],
-        )
+        return _reread(turn.index, f"I must read notes.txt again (attempt {turn.index + 1}).")
     return _done(turn, "I give up re-reading notes.txt.")
 
 

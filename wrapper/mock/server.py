@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wrapper.mock.anthropic import handle as handle_anthropic
+from wrapper.mock.api import start_stream
 from wrapper.mock.gemini import handle as handle_gemini
 from wrapper.mock.responses import handle as handle_responses
 from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
@@ -170,11 +171,7 @@ class MockModel:
         h.wfile.write(data)
 
     def _stream(self, h: BaseHTTPRequestHandler, reply: Reply, body: dict[str, Any]) -> None:
-        h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream")
-        h.send_header("Cache-Control", "no-cache")
-        h.send_header("Connection", "close")
-        h.end_headers()
+        start_stream(h)
         model = body.get("model", "mock-model")
         created = int(time.time())
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.config import BreakerConfig
 from engine.errors import ConfigError
-from wrapper.items import ApprovalItem, Item, TripItem, VerdictItem
+from wrapper.items import ApprovalItem, Item, StatusItem, TripItem, VerdictItem
 from wrapper.monitor import Monitor
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
@@ -195,3 +195,21 @@ class Player:
         if direction > 0:
             return next((m for m in self.marks if m > self.position), None)
         return next((m for m in reversed(self.marks) if m < self.position), None)
+
+
+def session_note(r: dict[str, Any], monitor: Monitor, child: str) -> list[Item] | None:
+    """A recorded note every harness writes alike (`SessionControls`, launch and exit), replayed into `monitor`;
+    None for a note of the harness's own. `child` names what exited ("child", "agent").
+    """
+    what = r.get("what")
+    if what == "enforcing":
+        monitor.breaker.set_enforcing(bool(r.get("on")))
+        return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]
+    if what == "reset-windows":
+        monitor.breaker.reset_windows()
+        return [StatusItem("notice", "sliding windows reset")]
+    if what == "launch":
+        return [StatusItem("started", "started " + " ".join(map(str, r.get("argv", []))))]
+    if what == "exit":
+        return [StatusItem("exited", f"{child} exited with status {r.get('code')}", {"code": r.get("code")})]
+    return None

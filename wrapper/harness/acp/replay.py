@@ -15,9 +15,9 @@ from engine.errors import ConfigError
 from wrapper.harness.acp.calls import obj
 from wrapper.harness.acp.handshake import model_of
 from wrapper.harness.acp.monitor import AcpMonitor
-from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.items import ApprovalItem, Item, OutputItem, Question, TripItem, VerdictItem
 from wrapper.monitor import Info
-from wrapper.records.replay import Step
+from wrapper.records.replay import Step, session_note
 from wrapper.records.sources import Loaded
 from wrapper.settings import AcpSettings, Settings
 
@@ -126,17 +126,7 @@ class AcpReplayer:
             return acp.answered(
                 pair[0], pair[1], r.get("answer", "deny"), by, why if isinstance(why, str) else ""
             ).items
-        if what == "enforcing":
-            self.monitor.breaker.set_enforcing(bool(r.get("on")))
-            return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]
-        if what == "reset-windows":
-            self.monitor.breaker.reset_windows()
-            return [StatusItem("notice", "sliding windows reset")]
-        if what == "launch":
-            return [StatusItem("started", "started " + " ".join(map(str, r.get("argv", []))))]
-        if what == "exit":
-            return [StatusItem("exited", f"agent exited with status {r.get('code')}", {"code": r.get("code")})]
-        return []
+        return session_note(r, self.monitor, "agent") or []
 
     def _frame(
         self,

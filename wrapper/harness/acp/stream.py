@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import Any
 
 from engine import events as ev
@@ -65,17 +65,6 @@ class ItemStream(SessionControls):
     def _on_stderr(self, text: str) -> None:
         self._record("child", {"text": text[:65536]})
         self._emit(OutputItem(text))
-
-    async def items(self) -> AsyncIterator[Item]:
-        """Everything that happens, in order, until the session is closed."""
-        while True:
-            item = await self.queue.get()
-            if item is None:
-                return
-            yield item
-
-    def __aiter__(self) -> AsyncIterator[Item]:
-        return self.items()
 
     # -- waits -------------------------------------------------------------------------------
     async def wait_ready(self, timeout: float = 60) -> bool:

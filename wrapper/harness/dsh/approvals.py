@@ -130,18 +130,7 @@ class Approvals:
             s = self.session
             s._record(
                 "out",
-                {
-                    "t": "approval_response",
-                    "id": msg.id,
-                    "outcome": "rejected",
-                    "answer": "deny",
-                    "by": by,
-                    "why": reason,
-                    "closed": reason,
-                    "callId": msg.callId,
-                    "sessionId": msg.sessionId,
-                    "delivered": False,
-                },
+                _undelivered_denial({"t": "approval_response", "id": msg.id, "outcome": "rejected"}, msg, by, reason),
             )
             s._record("note", {"what": "late-answer", "id": msg.id, "answer": answer, "text": f"crossed: {reason}"})
             s._emit(ApprovalClosed(msg.id, reason))
@@ -224,19 +213,7 @@ class Approvals:
         by, _, reason = closed.partition("\x00")
         # the agent was declined: keep the engine in step with that, and record it as it happened
         reply = s.monitor.answer(msg, q, "deny")
-        s._record(
-            "out",
-            {
-                **reply.model_dump(exclude_none=True),
-                "answer": "deny",
-                "by": by,
-                "why": reason,
-                "closed": reason,
-                "callId": msg.callId,
-                "sessionId": msg.sessionId,
-                "delivered": False,
-            },
-        )
+        s._record("out", _undelivered_denial(reply.model_dump(exclude_none=True), msg, by, reason))
         s._emit(ApprovalClosed(msg.id, reason))
         s._emit(ApprovalItem(q, "deny", by, reason))
         late: Answer | None = None
@@ -253,3 +230,17 @@ class Approvals:
                     "notice", f"the answer '{late}' came after the approval closed ({reason}); it was not applied"
                 )
             )
+
+
+def _undelivered_denial(reply: dict[str, Any], msg: P.ApprovalRequest, by: str, reason: str) -> dict[str, Any]:
+    """The record of a denial the bridge never got (it had stopped waiting): who declined it and why."""
+    return {
+        **reply,
+        "answer": "deny",
+        "by": by,
+        "why": reason,
+        "closed": reason,
+        "callId": msg.callId,
+        "sessionId": msg.sessionId,
+        "delivered": False,
+    }

@@ -11,7 +11,7 @@ from wrapper.harness.dsh.logs import iter_dsh_events
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.harness.dsh.normalize import parse_args, text_of
 from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
-from wrapper.records.replay import Step, settings_for
+from wrapper.records.replay import Step, session_note, settings_for
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
 
@@ -115,17 +115,10 @@ class Replayer:
                     del self._replayed[next(iter(self._replayed))]
 
     def _note(self, r: dict[str, Any]) -> list[Item]:
+        common = session_note(r, self.monitor, "child")
+        if common is not None:
+            return common
         what = r.get("what")
-        if what == "enforcing":
-            self.monitor.breaker.set_enforcing(bool(r.get("on")))
-            return [StatusItem("notice", "enforcement resumed" if r.get("on") else "enforcement paused")]
-        if what == "reset-windows":
-            self.monitor.breaker.reset_windows()
-            return [StatusItem("notice", "sliding windows reset")]
-        if what == "exit":
-            return [StatusItem("exited", f"child exited with status {r.get('code')}", {"code": r.get("code")})]
-        if what == "launch":
-            return [StatusItem("started", "started " + " ".join(map(str, r.get("argv", []))))]
         if what == "bridge-lost":
             return [StatusItem("notice", "the dsh bridge disconnected")]
         return [StatusItem(str(what or "note"), str(r.get("text", "")))] if r.get("text") else []

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
+from tests.tui.acp_scripts import MODE
 from wrapper.harness.registry import scripted_agent
 from wrapper.items import CallItem
 from wrapper.settings import Settings
-
-MODE = {
-    "id": "mode",
-    "name": "Mode",
-    "category": "mode",
-    "type": "select",
-    "currentValue": "default",
-    "options": [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan"}],
-}
 
 
 def _call(i: int) -> dict[str, object]:
