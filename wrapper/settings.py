@@ -1,11 +1,11 @@
-"""The `[wrapper]`, `[ui]` and `[keys]` sections of the config file, and loading the whole file."""
+"""The `[wrapper]`, `[ui]`, `[acp]`, `[hooks]` and `[keys]` sections of the config file, and loading the whole file."""
 
 from __future__ import annotations
 
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -13,6 +13,8 @@ from engine.config import BreakerConfig, EngineConfig, ThinkingConfig, describe
 from engine.errors import ConfigError
 from engine.keynames import canonical, check_spellings, note
 from engine.repeat_config import RepeatConfig
+
+M = TypeVar("M", bound=BaseModel)
 
 # the bridge's timers cannot honour less than this; a smaller value is a config error, not "never"
 MIN_TIMEOUT_S = 0.01
@@ -107,6 +109,27 @@ class UiSettings(BaseModel):
     """Below this many columns the scores and window collapse to a one-line summary (ctrl+b shows them)."""
 
 
+ASK_WAIT_S = 15.0  # the hook server's default wait for an answer in `watch` (below the hook's own 20 s)
+
+
+class HooksSettings(BaseModel):
+    """The hook server (`breaker-tui serve`, started by the first hook) and its asks.
+
+    A server a hook starts has no command line of its own, so what `serve`'s options say for a server
+    started by hand, this section says for that one.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    metrics: str = ""
+    """Serve Prometheus metrics on this `[HOST:]PORT` (e.g. "127.0.0.1:9464") from every hook server, the one a
+    hook starts included (empty = only `serve --metrics`; needs the [metrics] extra). When the port cannot be
+    taken the server runs without metrics and says why in its log."""
+    ask_wait_s: float = Field(ASK_WAIT_S, ge=0, le=18)
+    """How long a call the engine asks about waits for an answer in `breaker-tui watch` before it is refused
+    (Claude: its own prompt asks instead); at most 18, below the hook's own 20 s wait for the server."""
+
+
 # The approval modal's binding ids (its keys are remappable by `[keys]`, and every remap is named at start)
 APPROVAL_KEY_IDS = ("approve.arm", "approve.once", "approve.turn", "approve.deny", "approve.cancel", "approve.escape")
 
@@ -114,7 +137,7 @@ KeyMap = dict[str, str]
 """`[keys]`: binding id -> key (`kill = "ctrl+x"`, several keys comma-separated); ids as in the help screen."""
 
 
-SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui", "acp", "keys")
+SECTIONS = ("repeat", "thinking", "engine", "wrapper", "ui", "acp", "hooks", "keys")
 MAX_CONFIG_BYTES = 1 << 20
 
 
@@ -127,6 +150,7 @@ class Settings(BaseModel):
     wrapper: WrapperSettings = Field(default_factory=lambda: WrapperSettings())
     ui: UiSettings = Field(default_factory=lambda: UiSettings())
     acp: AcpSettings = Field(default_factory=lambda: AcpSettings())
+    hooks: HooksSettings = Field(default_factory=lambda: HooksSettings())
     keys: KeyMap = Field(default_factory=dict)
     """`[keys]`: remapped bindings by id."""
     source: str = "defaults"
@@ -177,18 +201,10 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
     if unknown:
         raise ConfigError(f"{where}: unknown section `[{unknown[0]}]` (known: {', '.join(SECTIONS)})")
     engine = BreakerConfig.from_mapping({k: data[k] for k in ("repeat", "thinking", "engine") if k in data}, where)
-    try:
-        wrapper = WrapperSettings.model_validate(data.get("wrapper", {}))
-    except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'wrapper', WrapperSettings)}") from None
-    try:
-        ui = UiSettings.model_validate(data.get("ui", {}))
-    except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'ui', UiSettings)}") from None
-    try:
-        acp = AcpSettings.model_validate(data.get("acp", {}))
-    except ValidationError as e:
-        raise ConfigError(f"{where}: {describe(e, 'acp', AcpSettings)}") from None
+    wrapper = _table(data, "wrapper", WrapperSettings, where)
+    ui = _table(data, "ui", UiSettings, where)
+    acp = _table(data, "acp", AcpSettings, where)
+    hooks = _table(data, "hooks", HooksSettings, where)
     keys = _keys(data.get("keys", {}), where)
     written = {sec: canonical(data.get(sec) or {}, model, sec) for sec, model in _CAMEL_MODELS.items()}
     origins = {f"{sec}.{k}": where for sec in SECTIONS for k in written.get(sec, data.get(sec) or {})}
@@ -198,8 +214,24 @@ def from_mapping(data: dict[str, Any], where: str) -> Settings:
         for name, alias in check_spellings(data.get(sec) or {}, model, sec).items()
     }
     return Settings(
-        engine=engine, wrapper=wrapper, ui=ui, acp=acp, keys=keys, source=where, origins=origins, aliases_used=used
+        engine=engine,
+        wrapper=wrapper,
+        ui=ui,
+        acp=acp,
+        hooks=hooks,
+        keys=keys,
+        source=where,
+        origins=origins,
+        aliases_used=used,
     )
+
+
+def _table(data: dict[str, Any], sec: str, model: type[M], where: str) -> M:
+    """One section validated by its model; a ConfigError naming the file, key, rule and value."""
+    try:
+        return model.model_validate(data.get(sec, {}))
+    except ValidationError as e:
+        raise ConfigError(f"{where}: {describe(e, sec, model)}") from None
 
 
 # the tables whose keys also have a camelCase (seed) spelling

@@ -165,6 +165,8 @@ NEUTRAL: dict[str, str] = {
     "wrapper.kill_grace_s": "how long a stopped child gets before SIGKILL",
     "wrapper.max_line_bytes": "a longer line is dropped and counted either way",
     "wrapper.stall_warn_s": "a warning about a silent model, no verdict",
+    "hooks.metrics": "where the hook server's counters are served; nothing is decided by them",
+    "hooks.ask_wait_s": "a call nobody answers in `watch` is refused when the wait ends, whatever its length",
 }
 
 # the models whose every field is an enforcing key: `section` -> how to reach it from Settings
@@ -174,6 +176,7 @@ SECTIONS: dict[str, Callable[[Settings], BaseModel]] = {
     "engine": lambda s: s.engine.engine,
     "acp": lambda s: s.acp,
     "wrapper": lambda s: s.wrapper,
+    "hooks": lambda s: s.hooks,
 }
 
 
