@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.trace import TraceError, simulate
+from wrapper.exits import Exit
 from wrapper.records import trace_io
 from wrapper.records.importers import import_trace
 from wrapper.records.importers.detect import UnknownFormat, recognise
@@ -186,10 +187,10 @@ def summary(results: list[FileResult]) -> dict[str, Any]:
 
 
 def exit_status(results: list[FileResult]) -> int:
-    """2 when any file is unreadable, else 1 when any has a loop, else 0."""
+    """Bad input when any file is unreadable, else found when any has a loop, else clean."""
     if any(r.verdict == "unreadable" for r in results):
-        return 2
-    return 1 if any(r.verdict == "loop" for r in results) else 0
+        return Exit.USAGE
+    return Exit.FAILED if any(r.verdict == "loop" for r in results) else Exit.OK
 
 
 def print_results(results: list[FileResult], as_json: bool) -> None:

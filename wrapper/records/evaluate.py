@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.config import BreakerConfig, EngineConfig
 from engine.trace import Intervention, TraceError, TraceEvent, TraceMeta, simulate
+from wrapper.exits import Exit
 from wrapper.records.parallel import PoolBroken, run_all
 from wrapper.records.trace_io import open_trace, trace_error
 from wrapper.safetext import inert
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         reports = evaluate(a.dir, tuple(a.mode) if a.mode else MODES)
     except (TraceError, OSError) as e:
         print(f"breaker-tui eval: {inert(str(e))}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     try:
         if a.json:
             print(json.dumps(as_json(reports)))
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `| head`: the reader has all it wants
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more is written; the interpreter closes it
-    return 0
+    return Exit.OK
 
 
 def as_json(reports: dict[str, ModeReport]) -> dict[str, Any]:

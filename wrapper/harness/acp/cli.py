@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from wrapper.exits import Exit
 from wrapper.harness.acp.install import setup_agent, version_of
 from wrapper.harness.acp.presets import PRESETS
 from wrapper.harness.acp.resolve import resolve
@@ -25,7 +26,7 @@ def agents(args: list[str]) -> int:
         print(f"{'':9} asks before tool calls: {p.asks}")
         print(f"{'':9} cannot: {p.cannot}")
     print("\nrun one with `breaker-tui -- NAME`; any other ACP agent with `breaker-tui --acp -- COMMAND ARGS`")
-    return 0
+    return Exit.OK
 
 
 def which_runs(name: str, path: str | None = None) -> str:
@@ -47,11 +48,11 @@ def setup(args: list[str]) -> int:
     a = ap.parse_args(args)
     if a.list:
         print("\n".join(PRESETS))
-        return 0
+        return Exit.OK
     if (a.name is None) == (not a.all):
         ap.error(f"name one agent ({', '.join(PRESETS)}) or give --all (not both)")
     failed = [name for name in ([a.name] if a.name else list(PRESETS)) if not _installed_one(name, a.force)]
-    return 3 if failed else 0
+    return Exit.CANNOT_START if failed else Exit.OK
 
 
 def _installed_one(name: str, force: bool) -> bool:
