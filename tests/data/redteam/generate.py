@@ -228,6 +228,9 @@ def legit() -> None:
         )
     case("legit-read-big-file-forward", "reading a 2,500-line log forward in 25 pages", "no_loop", ev)
 
+
+def legit_more() -> None:
+    """The legitimate cases 10 to 14 (written after `legit`, in this order, from the same random stream)."""
     # 10. str_replace_editor view forward through a long file, 22 windows
     ev = [user("find where the tokenizer handles escapes")]
     for k in range(22):
@@ -288,6 +291,9 @@ def legit() -> None:
         ev.append(sh(f"cd packages/{pkg} && npm test", out, 0 if ok else 1))
     case("legit-same-command-per-package", "`cd packages/X && npm test` in six packages", "no_loop", ev)
 
+
+def legit_late() -> None:
+    """The legitimate cases 15 to 18 (written after `legit_more`, from the same random stream)."""
     # 15. ls after creating files
     ev = [user("scaffold the handlers")]
     for k, n in enumerate(["users", "orders", "items", "carts", "auth", "health"]):
@@ -1235,6 +1241,8 @@ def legit7() -> None:
 
 def main() -> None:
     legit()
+    legit_more()
+    legit_late()
     legit2()
     legit3()
     legit4()
