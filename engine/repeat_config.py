@@ -108,53 +108,25 @@ def merge_repeat(raw: Any) -> RepeatConfig:
 
     A key may be given by its snake_case name or by its seed name; a message names the key as it was
     written (the seed's own messages when the seed names are used), and the `ConfigError` carries it.
+    The checks run in the seed's order: the first failing one is the message.
     """
-    if not isinstance(raw, Mapping):
-        raise ConfigError(PREFIX + "config must be an object")
-    for key in raw:
-        if key in REMOVED:
-            raise ConfigError(f"{PREFIX}`{key}` was removed in 0.2.0 — {REMOVED[key]}", key=key)
-    try:
-        check_spellings(raw, RepeatConfig, "repeat")
-    except ConfigError as e:
-        raise ConfigError(PREFIX + str(e), key=e.key) from None
+    _check_names(raw)
     given = {_ALIASES.get(k, k): k for k in raw}  # snake_case name -> the key as written
     cfg = {_ALIASES.get(k, k): v for k, v in raw.items()}
-
-    def fail(field: str, rule: str) -> ConfigError:
-        return ConfigError(PREFIX + rule.replace("KEY", given.get(field, field)), key=given.get(field, field))
-
-    for key in ("ignore_args", "host_aliases", "limits"):
-        if key in cfg and not isinstance(cfg[key], Mapping):
-            raise fail(key, "`KEY` must be an object")
-    for key in ("exclude", "include"):
-        if key in cfg:
-            v = cfg[key]
-            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-                raise fail(key, "`KEY` must be an array of strings")
+    _check_kinds(cfg, given)
     window = cfg.get("window", _R.window)
     if not _is_int(window) or window < 4:
-        raise fail("window", f"`KEY` must be an integer >= 4 (got {js_str(window)})")
+        raise _fail(given, "window", f"`KEY` must be an integer >= 4 (got {js_str(window)})")
     local = cfg.get("local_hosts", _R.local_hosts)
     if local not in ("deny", "ask", "allow") or not isinstance(local, str):
-        raise fail("local_hosts", f"`KEY` must be one of deny, ask, allow (got {js_str(local)})")
+        raise _fail(given, "local_hosts", f"`KEY` must be one of deny, ask, allow (got {js_str(local)})")
     for key, dflt in (("preview_chars", _R.preview_chars), ("result_preview_chars", _R.result_preview_chars)):
         v = cfg.get(key, dflt)
         if not _is_int(v) or v < 1:
-            raise fail(key, f"`KEY` must be an integer >= 1 (got {js_str(v)})")
+            raise _fail(given, key, f"`KEY` must be an integer >= 1 (got {js_str(v)})")
     limits: dict[str, Any] = dict(DEFAULT_LIMITS)
     limits.update(cfg.get("limits") or {})
-    for key, v in limits.items():
-        if v is None:
-            continue
-        if not _is_number(v) or not math.isfinite(v) or v < 2:
-            raise fail("limits", f'limit "{key}" must be a finite number >= 2, or null to disable it (got {js_str(v)})')
-    for tool, keys in (cfg.get("ignore_args") or {}).items():
-        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-            raise fail("ignore_args", f'KEY "{tool}" must be an array of strings (got {js_str(keys)})')
-    for host, canonical in (cfg.get("host_aliases") or {}).items():
-        if not isinstance(canonical, str):
-            raise fail("host_aliases", f'KEY "{host}" must be a host name string (got {js_str(canonical)})')
+    _check_tables(cfg, given, limits)
     ignore: dict[str, Any] = {k: list(v) for k, v in DEFAULT_IGNORE.items()}
     ignore.update(cfg.get("ignore_args") or {})
     host_aliases: dict[str, Any] = dict(DEFAULT_ALIASES)
@@ -170,6 +142,53 @@ def merge_repeat(raw: Any) -> RepeatConfig:
         ignore_args=ignore,
         host_aliases=host_aliases,
     )
+
+
+def _fail(given: Mapping[str, str], field: str, rule: str) -> ConfigError:
+    """The error for `field`, named as the user wrote it (`KEY` in `rule` stands for that name)."""
+    return ConfigError(PREFIX + rule.replace("KEY", given.get(field, field)), key=given.get(field, field))
+
+
+def _check_names(raw: Any) -> None:
+    """An object whose keys are all known (a removed key names what replaced it; a misspelling its fix)."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(PREFIX + "config must be an object")
+    for key in raw:
+        if key in REMOVED:
+            raise ConfigError(f"{PREFIX}`{key}` was removed in 0.2.0 — {REMOVED[key]}", key=key)
+    try:
+        check_spellings(raw, RepeatConfig, "repeat")
+    except ConfigError as e:
+        raise ConfigError(PREFIX + str(e), key=e.key) from None
+
+
+def _check_kinds(cfg: Mapping[str, Any], given: Mapping[str, str]) -> None:
+    """The tables are objects and the lists are arrays of strings."""
+    for key in ("ignore_args", "host_aliases", "limits"):
+        if key in cfg and not isinstance(cfg[key], Mapping):
+            raise _fail(given, key, "`KEY` must be an object")
+    for key in ("exclude", "include"):
+        if key in cfg:
+            v = cfg[key]
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise _fail(given, key, "`KEY` must be an array of strings")
+
+
+def _check_tables(cfg: Mapping[str, Any], given: Mapping[str, str], limits: Mapping[str, Any]) -> None:
+    """Each merged limit, each tool's ignored arguments and each host alias has the right type."""
+    for key, v in limits.items():
+        if v is None:
+            continue
+        if not _is_number(v) or not math.isfinite(v) or v < 2:
+            raise _fail(
+                given, "limits", f'limit "{key}" must be a finite number >= 2, or null to disable it (got {js_str(v)})'
+            )
+    for tool, keys in (cfg.get("ignore_args") or {}).items():
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise _fail(given, "ignore_args", f'KEY "{tool}" must be an array of strings (got {js_str(keys)})')
+    for host, canonical in (cfg.get("host_aliases") or {}).items():
+        if not isinstance(canonical, str):
+            raise _fail(given, "host_aliases", f'KEY "{host}" must be a host name string (got {js_str(canonical)})')
 
 
 def effective(cfg: RepeatConfig) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -106,51 +106,74 @@ def fingerprints(
     if body is None:
         body = exact_body(tool, args, cfg.ignore_args)
     fps: dict[str, None] = {f"exact:{tool}:{body}": None}
-    allow = cfg.local_hosts == "allow"
     if tool in SHELL_TOOLS:
-        command = args.get("command") if isinstance(args, dict) else None
-        if not isinstance(command, str):
-            command = ""
-        facts = analyze(spaced(command) if bounds else command)  # `a&&b` is `a && b` (the default rules)
-        urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
-        local = bool(urls) and all(local_host(u.host) for u in urls)
-        relax = local and allow
-        verb = facts.verb
-        if verb and not relax:
-            fps[f"verb:{verb}"] = None
-            if verb in HTTP_VERBS:
-                fps["family:http-fetch"] = None
-        cmd = facts.bounded if bounds else facts.stripped
-        if verb and cmd:
-            fps[f"cmd:{verb}:{cmd}"] = None
-        if not relax:
-            for u in urls:
-                fps[f"net:{u.href}"] = None
-                fps[f"site:{u.site}"] = None
-            if not is_generic_sink(facts.sink):
-                fps[f"sink:{facts.sink}"] = None
-        return CallPrint(tuple(fps), local and not allow)
-    is_url_tool = _URL_TOOLS.get(tool)
-    if is_url_tool is None:
+        return _shell_prints(fps, args, cfg, bounds, local_host)
+    if _is_url_tool(tool):
+        found = _url_prints(fps, args, cfg, local_host)
+        if found is not None:
+            return found
+    return CallPrint(tuple(fps), False)
+
+
+def _shell_prints(
+    fps: dict[str, None], args: Any, cfg: RepeatConfig, bounds: bool, local_host: Callable[[str], bool]
+) -> CallPrint:
+    """A shell call's fingerprints after its `exact:` one: verb, family, `cmd:`, URLs and sink."""
+    allow = cfg.local_hosts == "allow"
+    command = args.get("command") if isinstance(args, dict) else None
+    if not isinstance(command, str):
+        command = ""
+    facts = analyze(spaced(command) if bounds else command)  # `a&&b` is `a && b` (the default rules)
+    urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
+    local = bool(urls) and all(local_host(u.host) for u in urls)
+    relax = local and allow
+    verb = facts.verb
+    if verb and not relax:
+        fps[f"verb:{verb}"] = None
+        if verb in HTTP_VERBS:
+            fps["family:http-fetch"] = None
+    cmd = facts.bounded if bounds else facts.stripped
+    if verb and cmd:
+        fps[f"cmd:{verb}:{cmd}"] = None
+    if not relax:
+        for u in urls:
+            fps[f"net:{u.href}"] = None
+            fps[f"site:{u.site}"] = None
+        if not is_generic_sink(facts.sink):
+            fps[f"sink:{facts.sink}"] = None
+    return CallPrint(tuple(fps), local and not allow)
+
+
+def _is_url_tool(tool: str) -> bool:
+    """Whether the tool's name says it fetches a URL (cached: names repeat)."""
+    hit = _URL_TOOLS.get(tool)
+    if hit is None:
         if len(_URL_TOOLS) > 4096:
             _URL_TOOLS.clear()
-        is_url_tool = _URL_TOOLS[tool] = _URL_TOOL.search(tool) is not None
-    if is_url_tool:
-        raw: Any = None
-        if isinstance(args, dict):
-            for key in ("url", "href", "uri"):
-                if args.get(key) is not None:
-                    raw = args[key]
-                    break
-        nu = norm_url(raw, cfg.host_aliases) if isinstance(raw, str) else None
-        if nu is not None:
-            local = local_host(nu.host)
-            if not (local and allow):
-                fps[f"net:{nu.href}"] = None
-                fps[f"site:{nu.site}"] = None
-                fps["family:http-fetch"] = None
-            return CallPrint(tuple(fps), local and not allow)
-    return CallPrint(tuple(fps), False)
+        hit = _URL_TOOLS[tool] = _URL_TOOL.search(tool) is not None
+    return hit
+
+
+def _url_prints(
+    fps: dict[str, None], args: Any, cfg: RepeatConfig, local_host: Callable[[str], bool]
+) -> CallPrint | None:
+    """A URL tool's fingerprints after its `exact:` one (None when its URL argument does not parse)."""
+    raw: Any = None
+    if isinstance(args, dict):
+        for key in ("url", "href", "uri"):
+            if args.get(key) is not None:
+                raw = args[key]
+                break
+    nu = norm_url(raw, cfg.host_aliases) if isinstance(raw, str) else None
+    if nu is None:
+        return None
+    allow = cfg.local_hosts == "allow"
+    local = local_host(nu.host)
+    if not (local and allow):
+        fps[f"net:{nu.href}"] = None
+        fps[f"site:{nu.site}"] = None
+        fps["family:http-fetch"] = None
+    return CallPrint(tuple(fps), local and not allow)
 
 
 def limit_for(fp: str, limits: Mapping[str, float | None]) -> float:

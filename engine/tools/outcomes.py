@@ -249,38 +249,7 @@ class ProgressFailures:
         if st is None:
             st = self.agents[agent] = _Agent()
         if not failed:
-            if key is None and mutating:
-                key = result_key(text)
-            change = (signature(tool, args, body), key or 0) if mutating else None
-            if change is not None and change not in st.applied:
-                # a change already applied in this turn (the same write with the same answer) changes nothing
-                if len(st.applied) >= APPLIED_CAP:
-                    st.applied.popitem(last=False)
-                st.applied[change] = None
-                st.epoch += 1
-                st.denied.clear()
-                self.causes.changed(agent)
-                kind = shape(tool, args, body)
-                if kind not in st.shapes:
-                    # a change that differs from every earlier one in more than its numbers is a new attempt
-                    if len(st.shapes) >= APPLIED_CAP:
-                        st.shapes.clear()
-                    st.shapes.add(kind)
-                    st.novel += 1
-            target = targets(tool, args) if self.error_limit and not mutating else None
-            if target is not None:
-                # cosmetic spellings of one command on one target that all print the same long answer
-                # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
-                key = error_key(text, ANSWER_MIN)
-                self._same(st, command_of(tool, args), hash((key, target)) if key is not None else None, False)
-            elif st.errors:
-                st.errors.pop(command_of(tool, args), None)
-            if self.causes.holds(agent):
-                self.causes.succeeded(agent, command_of(tool, args))
-            if st.sigs or st.streak:
-                st.sigs.pop(shape(tool, args, body), None)
-                if st.streak_tool == tool:
-                    st.streak = 0
+            self._succeeded(agent, st, tool, args, text, mutating, body, key)
             return DISPATCH
         sig = shape(tool, args, body)
         exact = hash(body if body is not None else exact_body("", args, _FIXED_IGNORE))
@@ -304,6 +273,54 @@ class ProgressFailures:
             self._same(st, command_of(tool, args), error_key(text), True)
         self._tool_streak(st, tool, key)
         return Outcome("steer" if s.count >= self.steer_after else "dispatch", s.count)
+
+    def _succeeded(
+        self,
+        agent: str | None,
+        st: _Agent,
+        tool: str,
+        args: Any,
+        text: str,
+        mutating: bool,
+        body: str | None,
+        key: int | None,
+    ) -> None:
+        """A success: a change starts every count over; a read continues or ends its same-answer run."""
+        if mutating:
+            self._changed(agent, st, tool, args, body, key if key is not None else result_key(text))
+        target = targets(tool, args) if self.error_limit and not mutating else None
+        if target is not None:
+            # cosmetic spellings of one command on one target that all print the same long answer
+            # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
+            answer = error_key(text, ANSWER_MIN)
+            self._same(st, command_of(tool, args), hash((answer, target)) if answer is not None else None, False)
+        elif st.errors:
+            st.errors.pop(command_of(tool, args), None)
+        if self.causes.holds(agent):
+            self.causes.succeeded(agent, command_of(tool, args))
+        if st.sigs or st.streak:
+            st.sigs.pop(shape(tool, args, body), None)
+            if st.streak_tool == tool:
+                st.streak = 0
+
+    def _changed(self, agent: str | None, st: _Agent, tool: str, args: Any, body: str | None, key: int) -> None:
+        """A successful change: a new epoch, unless this very change with this answer was already applied."""
+        change = (signature(tool, args, body), key or 0)
+        if change in st.applied:
+            return  # a change already applied in this turn (the same write with the same answer) changes nothing
+        if len(st.applied) >= APPLIED_CAP:
+            st.applied.popitem(last=False)
+        st.applied[change] = None
+        st.epoch += 1
+        st.denied.clear()
+        self.causes.changed(agent)
+        kind = shape(tool, args, body)
+        if kind not in st.shapes:
+            # a change that differs from every earlier one in more than its numbers is a new attempt
+            if len(st.shapes) >= APPLIED_CAP:
+                st.shapes.clear()
+            st.shapes.add(kind)
+            st.novel += 1
 
     def _tool_streak(self, st: _Agent, tool: str, key: int) -> None:
         """One more failure of this tool: it continues the streak when its error brought nothing new

@@ -293,14 +293,7 @@ class DefaultRules:
             brought = changed or (not settled and a.seen.novel(news, before))
             renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
             if p.entry and window is not None:
-                keep = tuple(
-                    fp
-                    for fp in p.entry
-                    if not (_progress(a, fp, news, before, settled, p.cwd) or a.news > a.marks.get(fp, a.news))
-                )
-                if len(keep) != len(p.entry):
-                    window.forgive(p.entry, keep)
-                    window.restart(tuple(fp for fp in p.entry if fp not in keep))
+                _forgive(a, p, p.entry, news, before, settled, window)
             if brought:
                 a.news += 1
             if len(a.cwd) >= _LAST_CAP:
@@ -349,3 +342,17 @@ class DefaultRules:
         self.same.reset(agent)
         self.monologue.reset(agent)
         self.agents.pop(agent, None)
+
+
+def _forgive(
+    a: _Agent, p: _Pending, entry: tuple[str, ...], news: int, before: int, settled: bool, window: AgentWindow
+) -> None:
+    """Take back from the repeat window the fingerprints of this call that made progress (or whose
+    turn learned something since they were last counted), and restart their counts.
+    """
+    keep = tuple(
+        fp for fp in entry if not (_progress(a, fp, news, before, settled, p.cwd) or a.news > a.marks.get(fp, a.news))
+    )
+    if len(keep) != len(entry):
+        window.forgive(entry, keep)
+        window.restart(tuple(fp for fp in entry if fp not in keep))

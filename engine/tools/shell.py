@@ -612,27 +612,35 @@ def sink_of_tokens(toks: list[Tok]) -> str | None:
             elif has_word and ("<" in w or ">" in w):
                 i += 2  # a descriptor redirect or duplication: skip its target
                 continue
-        elif w == "-o" or w == "--output" or w == "--output-document":
-            if has_word and not nxt.startswith("-"):
-                return _clean_sink(nxt)
-        elif w == "-O":
-            if has_word and not nxt.startswith("-") and not _URLISH.match(nxt):
-                return _clean_sink(nxt)
-        elif w.startswith("--output="):
-            return _clean_sink(w[9:])
-        elif w.startswith("--output-document="):
-            return _clean_sink(w[18:])
-        elif w == "tee":
-            last: str | None = None
-            j = i + 1
-            while j < n and not toks[j][1]:
-                if not toks[j][0].startswith("-"):
-                    last = toks[j][0]
-                j += 1
-            if last is not None:
-                return _clean_sink(last)
+        else:
+            found = _tee_sink(toks, i + 1) if w == "tee" else _option_sink(w, nxt, has_word)
+            if found is not None:
+                return _clean_sink(found)
         i += 1
     return None
+
+
+def _option_sink(w: str, nxt: str, has_word: bool) -> str | None:
+    """The file an output option names (`-o F`, `-O F` unless F is the URL, `--output=F`), or None."""
+    if w in ("-o", "--output", "--output-document"):
+        return nxt if has_word and not nxt.startswith("-") else None
+    if w == "-O":
+        return nxt if has_word and not nxt.startswith("-") and not _URLISH.match(nxt) else None
+    if w.startswith("--output="):
+        return w[9:]
+    if w.startswith("--output-document="):
+        return w[18:]
+    return None
+
+
+def _tee_sink(toks: list[Tok], j: int) -> str | None:
+    """`tee`'s file: the last of the words from `j` up to the next operator that is not a flag."""
+    last: str | None = None
+    while j < len(toks) and not toks[j][1]:
+        if not toks[j][0].startswith("-"):
+            last = toks[j][0]
+        j += 1
+    return last
 
 
 def is_generic_sink(sink: object) -> bool:
