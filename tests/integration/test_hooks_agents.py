@@ -9,6 +9,7 @@ gets the refusal naming the repeat as the refused call's result.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from wrapper.hooks.watching import AskLink
 from wrapper.mock.server import MockModel
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -154,17 +157,19 @@ def assert_four_ran_and_the_model_was_told(w: World, refusal_prefix: str) -> Non
     assert refusal_prefix in got and "REPEAT_TOOL_BLOCKED" in got and "rule repeat:" in got
 
 
+GEMINI_PERSON = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+}
+
+
 def test_gemini_cli(world: World) -> None:
     gemini = installed_cli("gemini")
     cfg = world.home / ".gemini" / "settings.json"
     cfg.parent.mkdir()
-    person = {
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "general": {"enableAutoUpdate": False},
-        "privacy": {"usageStatisticsEnabled": False},
-        "telemetry": {"enabled": False},
-    }
-    cfg.write_text(json.dumps(person, indent=2) + "\n")
+    cfg.write_text(json.dumps(GEMINI_PERSON, indent=2) + "\n")
     install_twice_round(world, "gemini", cfg)
     env = {
         **world.env,
@@ -254,3 +259,98 @@ def test_fail_closed_with_no_server_refuses_every_claude_call(world: World) -> N
     world.agent([str(claude), "-p", "Read notes.txt.", "--allowedTools", "Bash", "--output-format", "json"], env)
     assert world.ran() == 0
     assert "installed fail-closed" in world.model_got()
+
+
+def gemini_env(world: World) -> dict[str, str]:
+    """Gemini CLI against the mock model, its workspace trusted."""
+    return {
+        **world.env,
+        "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.model.port}",
+        "GEMINI_API_KEY": "mock-key",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+
+
+class Watcher:
+    """What `breaker-tui watch` does with asks, in a thread: connected to the server, answering each ask `say`."""
+
+    def __init__(self, sock: str, say: str) -> None:
+        self.sock, self.say = sock, say
+        self.answered: list[dict[str, object]] = []
+        self.connected = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self._run(),), daemon=True)
+
+    async def _run(self) -> None:
+        link = AskLink(self.sock)
+        await link.open()
+        try:
+            async for asks in link.updates():
+                self.connected.set()
+                for a in asks:
+                    if a["id"] not in {b["id"] for b in self.answered}:
+                        self.answered.append(a)
+                        await link.answer(str(a["id"]), self.say)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            link.close()
+
+    def start(self) -> None:
+        self.thread.start()
+        assert self.connected.wait(60), "the watch never got the server's list of asks"
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(lambda: [t.cancel() for t in asyncio.all_tasks(self.loop)])
+        self.thread.join(60)
+
+
+def served(world: World) -> subprocess.Popen[bytes]:
+    """`breaker-tui serve` started before the agent (a watch needs a server to connect to)."""
+    proc = subprocess.Popen([str(BIN / "breaker-tui"), "serve"], env=world.env, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    seen = b""
+    while b"listening on" not in seen:
+        line = proc.stderr.readline()
+        assert line, f"serve exited before listening: {seen.decode()}"
+        seen += line
+    return proc
+
+
+def hook_verdicts(world: World) -> tuple[list[str], list[str]]:
+    """The verdicts the hooks gave in the session's recording, and how each ask was answered."""
+    (rec,) = (world.tmp / "state" / "recordings").glob("*hook-gemini*.jsonl")
+    records = [json.loads(line) for line in rec.read_text().splitlines()]
+    verdicts = [str(r["kind"]) for r in records if r.get("t") == "verdict"]
+    return verdicts, [str(r["outcome"]) for r in records if r.get("t") == "approval_response"]
+
+
+@pytest.mark.parametrize(("say", "told"), [("allow-once", ""), ("deny", "declined it in breaker-tui watch")])
+def test_gemini_asks_reach_watch_and_gemini_p_never_hangs(world: World, say: str, told: str) -> None:
+    gemini = installed_cli("gemini")
+    (world.home / ".gemini").mkdir()
+    (world.home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_PERSON))
+    assert world.breaker("hooks", "install", "gemini").returncode == 0
+    world.model.stop()
+    world.model = MockModel("dev-server-loop")  # polls a local health URL seven times: the 5th on are asked
+    world.model.workspace = str(world.ws)
+    world.model.start()
+    server = served(world)
+    watcher = Watcher(str(Path(world.env["BREAKER_TUI_RUN_DIR"]) / "serve.sock"), say)
+    watcher.start()
+    try:
+        p = world.agent([str(gemini), "-p", "Wait for the dev server.", "--yolo", "-o", "json"], gemini_env(world))
+    finally:
+        watcher.stop()
+        server.terminate()
+        server.wait(60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    verdicts, answers = hook_verdicts(world)
+    assert verdicts[:4] == ["allow"] * 4 and verdicts[4] == "ask"
+    assert answers[0] == ("allowed-once" if say == "allow-once" else "rejected")
+    assert {str(a["agent"]) for a in watcher.answered} == {"gemini"} and "18999/health" in str(watcher.answered[0])
+    got = world.model_got()
+    if told:
+        assert told in got
+    else:
+        assert "code-6" in got and "Tool execution blocked" not in got  # every poll ran, the asked ones too

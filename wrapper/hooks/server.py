@@ -225,6 +225,8 @@ async def serve(
     finally:
         os.umask(old)
     os.chmod(sock, 0o600)
+    # said once it is true: whoever waits for this line (a test, a script) may connect at once
+    print(f"breaker-tui serve: listening on {sock} (pid {os.getpid()})", file=sys.stderr, flush=True)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, srv.stop.set)
@@ -342,7 +344,6 @@ def run_locked(a: argparse.Namespace, d: Path, spans: Spans | None) -> int:
         return 2
     asks = Asks(hooks_option(settings, "ask_wait_s", ASK_WAIT_S))
     (d / PID).write_text(f"{os.getpid()}\n")
-    print(f"breaker-tui serve: listening on {d / SOCKET} (pid {os.getpid()})", file=sys.stderr, flush=True)
     try:
         asyncio.run(serve(sessions, d / SOCKET, a.idle_exit, metrics, asks))
     finally:
