@@ -317,40 +317,62 @@ def served(world: World) -> subprocess.Popen[bytes]:
     return proc
 
 
-def hook_verdicts(world: World) -> tuple[list[str], list[str]]:
+def hook_verdicts(world: World, agent: str) -> tuple[list[str], list[str]]:
     """The verdicts the hooks gave in the session's recording, and how each ask was answered."""
-    (rec,) = (world.tmp / "state" / "recordings").glob("*hook-gemini*.jsonl")
+    (rec,) = (world.tmp / "state" / "recordings").glob(f"*hook-{agent}*.jsonl")
     records = [json.loads(line) for line in rec.read_text().splitlines()]
     verdicts = [str(r["kind"]) for r in records if r.get("t") == "verdict"]
     return verdicts, [str(r["outcome"]) for r in records if r.get("t") == "approval_response"]
 
 
-@pytest.mark.parametrize(("say", "told"), [("allow-once", ""), ("deny", "declined it in breaker-tui watch")])
-def test_gemini_asks_reach_watch_and_gemini_p_never_hangs(world: World, say: str, told: str) -> None:
-    gemini = installed_cli("gemini")
-    (world.home / ".gemini").mkdir()
-    (world.home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_PERSON))
-    assert world.breaker("hooks", "install", "gemini").returncode == 0
+def guarded(world: World, agent: str, prompt: str) -> tuple[list[str], dict[str, str]]:
+    """The agent's person config written, breaker's hooks installed: its command line and environment."""
+    exe = str(installed_cli(agent))
+    if agent == "gemini":
+        (world.home / ".gemini").mkdir()
+        (world.home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_PERSON))
+        argv, env = [exe, "-p", prompt, "--yolo", "-o", "json"], gemini_env(world)
+    elif agent == "claude":
+        world.env["CLAUDE_CONFIG_DIR"] = str(world.home / ".claude")
+        argv, env = [exe, "-p", prompt, "--allowedTools", "Bash", "--output-format", "json"], claude_env(world)
+    else:
+        (world.home / ".codex").mkdir()
+        (world.home / ".codex" / "config.toml").write_text(CODEX_CONFIG.format(port=world.model.port))
+        world.env["CODEX_HOME"] = str(world.home / ".codex")
+        world.env["PATH"] = f"{Path(exe).parent}:{world.env['PATH']}"  # install asks this codex for its trust
+        argv, env = [exe, "exec", "--skip-git-repo-check", "--json", prompt], {**world.env, "MOCK_API_KEY": "mock-key"}
+    p = world.breaker("hooks", "install", agent)
+    assert p.returncode == 0, p.stderr
+    return argv, {**env, **{k: v for k, v in world.env.items() if k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PATH")}}
+
+
+REFUSED = {"gemini": "Tool execution blocked", "claude": "hook error", "codex": "Command blocked by PreToolUse hook"}
+
+
+@pytest.mark.parametrize("say", ["allow-once", "deny"])
+@pytest.mark.parametrize("agent", ["gemini", "codex", "claude"])
+def test_asks_reach_watch_and_its_answer_is_the_verdict(world: World, agent: str, say: str) -> None:
     world.model.stop()
     world.model = MockModel("dev-server-loop")  # polls a local health URL seven times: the 5th on are asked
     world.model.workspace = str(world.ws)
     world.model.start()
+    argv, env = guarded(world, agent, "Wait for the dev server.")
     server = served(world)
     watcher = Watcher(str(Path(world.env["BREAKER_TUI_RUN_DIR"]) / "serve.sock"), say)
     watcher.start()
     try:
-        p = world.agent([str(gemini), "-p", "Wait for the dev server.", "--yolo", "-o", "json"], gemini_env(world))
+        p = world.agent(argv, env)  # gemini -p would hang for good on an `ask` answer: it returns
     finally:
         watcher.stop()
         server.terminate()
         server.wait(60)
     assert p.returncode == 0, p.stderr[-2000:]
-    verdicts, answers = hook_verdicts(world)
+    verdicts, answers = hook_verdicts(world, agent)
     assert verdicts[:4] == ["allow"] * 4 and verdicts[4] == "ask"
     assert answers[0] == ("allowed-once" if say == "allow-once" else "rejected")
-    assert {str(a["agent"]) for a in watcher.answered} == {"gemini"} and "18999/health" in str(watcher.answered[0])
+    assert {str(a["agent"]) for a in watcher.answered} == {agent} and "18999/health" in str(watcher.answered[0])
     got = world.model_got()
-    if told:
-        assert told in got
+    if say == "deny":
+        assert "declined it in breaker-tui watch" in got and REFUSED[agent] in got
     else:
-        assert "code-6" in got and "Tool execution blocked" not in got  # every poll ran, the asked ones too
+        assert "code-6" in got and REFUSED[agent] not in got  # every poll ran, the asked ones too
