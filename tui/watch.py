@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
+from textual.widgets.data_table import RowDoesNotExist
 
 from engine.scores import AgentScores, WindowRow
 from tui.widgets.scores import ScoresPanel
@@ -184,6 +185,15 @@ class WatchApp(App[str]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return str(key) if key else None
 
+    def select(self, key: str) -> None:
+        """The cursor on session `key` (`agent/session`) when it is listed: its panes then show the ask's context."""
+        table = self.query_one("#sessions", DataTable)
+        try:
+            row = table.get_row_index(key)
+        except RowDoesNotExist:  # not listed yet (the list refreshes every second): the cursor stays
+            return
+        table.move_cursor(row=row)
+
     def _detail(self) -> None:
         key = self.selected()
         data: dict[str, object] = {}
@@ -240,6 +250,7 @@ class WatchApp(App[str]):
                 self._show_ask()
                 if fresh:
                     self.bell()
+                    self.select(f"{asks[-1].get('agent')}/{asks[-1].get('session')}")
             link.close()
             self.link, self.asks = None, []
             self._show_ask()

@@ -74,7 +74,9 @@ class Server:
             await writer.drain()
             writer.close()
         if self.metrics is not None and "sessions" not in reply and "scores" not in reply:
-            self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0)
+            waited = head.get("waited")  # a person's time to answer is not the server's latency
+            waited = waited if isinstance(waited, float) else 0.0
+            self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0 - waited)
             self.metrics.sessions(len(self.sessions.live))
 
     async def _header(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object] | None:
@@ -103,7 +105,9 @@ class Server:
         try:
             reply = self.sessions.handle(agent, raw)
             if reply.get("kind") == "ask":
+                t0 = time.monotonic()
                 reply = await self.ask(agent, reply)
+                head["waited"] = time.monotonic() - t0
             return reply
         except Exception as e:  # a bug must cost one answer, never the server and its other sessions
             return {"error": f"breaker-tui serve failed on this payload: {type(e).__name__}: {e}"}

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from wrapper.hooks.asks import Ask, Asks
+from wrapper.hooks.metrics import Metrics
 from wrapper.hooks.server import serve
 from wrapper.hooks.sessions import Sessions
 from wrapper.hooks.watching import AskLink
@@ -158,3 +159,29 @@ async def test_a_timed_out_ask_is_gone_and_a_late_answer_is_refused() -> None:
     asks = Asks(wait_s=0.05)
     assert await asks.hold(Ask("gemini", "s", "c1", "bash", {}, "why", "repeat:net")) is None
     assert not asks.pending and not asks.answer("a1", "allow-once")
+
+
+async def test_the_time_a_person_takes_is_not_counted_as_the_servers_latency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "state"))
+    sock = Path(tempfile.mkdtemp(prefix="bka-", dir="/tmp")) / "s.sock"
+    metrics = Metrics()
+    asks = Asks(wait_s=6.0)  # past the 5 s bucket: the wait, counted, would land above it
+    task = asyncio.create_task(serve(Sessions(Settings()), sock, 3600.0, metrics, asks))
+    try:
+        while not sock.exists():
+            await asyncio.sleep(0.01)
+        link, _ = await watch(sock)  # connected, never answering: the ask waits its whole bound
+        got = await (await Served(sock, asks).four_then_ask("codex"))
+        assert got["kind"] == "deny" and "no one answered in 6 s" in got["reason"]
+        link.close()
+        total = metrics.registry.get_sample_value("breaker_tui_hook_latency_seconds_count", {"agent": "codex"})
+        within = metrics.registry.get_sample_value(
+            "breaker_tui_hook_latency_seconds_bucket", {"agent": "codex", "le": "5.0"}
+        )
+        assert total == 5 and within == 5
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        shutil.rmtree(sock.parent, ignore_errors=True)
