@@ -190,6 +190,7 @@ class BreakerApp(FrontEnd, Actions):
         generation is made larger while the app runs (`GC_YOUNG`).
         """
         gc.collect()
+        gc.enable()  # the command line turns it off while the screen starts (`tui.cli`)
         gc.freeze()
         self._gc_threshold = gc.get_threshold()
         gc.set_threshold(GC_YOUNG, *self._gc_threshold[1:])

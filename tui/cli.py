@@ -12,9 +12,8 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.errors import ConfigError
 from wrapper.exits import Exit, table
@@ -252,6 +251,12 @@ def _run(opts: list[str], command: list[str]) -> int:
 
         shown = inert(" ".join(command), keep_newlines=False)[:200]
         print(f"breaker-tui: starting {shown} (the screen opens in a moment)", file=sys.stderr, flush=True)
+        import gc
+
+        # the start-up allocates a great deal and frees little: the collector's passes over it cost a
+        # tenth of the CPU before the first frame; the app collects once and turns it back on after
+        # that frame (`BreakerApp._freeze_startup`, and `run_app` whatever happens)
+        gc.disable()
     if bad := _option_problem(a, command):
         print(f"breaker-tui: {bad}", file=sys.stderr)
         return EXIT_USAGE
@@ -427,11 +432,19 @@ def _demo(args: list[str]) -> int:
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
+    no_screen = None if a.no_tui else screen_problem()
+    if not a.no_tui and no_screen is None:  # the agent, its world and the mock take a moment: say so at once
+        what = f"the demo {a.scenario} ({a.agent or 'dsh'} and the mock model"
+        print(
+            f"breaker-tui: starting {what}; the screen opens in a moment)",
+            file=sys.stderr,
+            flush=True,
+        )
     if bad := demo_problem(a.scenario, a.agent):
         print(f"breaker-tui demo: {bad}", file=sys.stderr)
         return EXIT_USAGE
-    if not a.no_tui and (why := screen_problem()):
-        return refuse_screen(why)
+    if no_screen is not None:
+        return refuse_screen(no_screen)
     from tui.demo import run_demo
     from wrapper.weakening import hold_back
 
@@ -691,9 +704,11 @@ def _parser(name: str, more: str = "") -> argparse.ArgumentParser:
     )
 
 
-@dataclass(frozen=True)
-class Sub:
-    """A subcommand: its arguments as the usage shows them, what it does, and what runs it."""
+class Sub(NamedTuple):
+    """A subcommand: its arguments as the usage shows them, what it does, and what runs it.
+
+    (A named tuple, not a dataclass: `dataclasses` imports `inspect`, a cost `--version` would pay.)
+    """
 
     args: str
     does: str

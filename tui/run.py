@@ -11,6 +11,7 @@ restarted it).
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
@@ -76,7 +77,10 @@ def run_app(
         check=check,
     )
     app = create_app(source, settings, theme, observe)
-    app.run()
+    try:
+        app.run()
+    finally:
+        gc.enable()  # off while the screen started (`tui.cli`), if the first frame never came
     status = app.exit_status()
     for line in said:
         say(f"breaker-tui: {line}")

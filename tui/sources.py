@@ -232,16 +232,18 @@ class LiveSource(Source):
         return self.session.monitor
 
     async def run(self, emit: Emit) -> None:
-        why = "" if self._session is not None else await self._open_later()
         from wrapper import signals
-        from wrapper.items import StatusItem
 
-        if not why:
-            try:
-                await self.session.start()
-            except OSError as e:
-                why = f"could not start {self.session.argv[0]}: {e}"
+        early = self._stop_on_signals(signals.HANDLED)  # until the session's own handling replaces it
+        try:
+            why = await self._open_and_start()
+        except BaseException:
+            early()
+            raise
         if why:
+            early()
+            from wrapper.items import StatusItem
+
             self.start_error = why
             emit(StatusItem("error", self.start_error, {"cannot_start": True}))
             return
@@ -254,6 +256,35 @@ class LiveSource(Source):
         async for item in self.session:
             emit(item)
             await breathe()
+
+    async def _open_and_start(self) -> str:
+        """Open the session (unless it is open) and start the child; what stopped it, or ""."""
+        why = "" if self._session is not None else await self._open_later()
+        if not why:
+            try:
+                await self.session.start()
+            except OSError as e:
+                why = f"could not start {self.session.argv[0]}: {e}"
+        return why
+
+    def _stop_on_signals(self, which: tuple[signal.Signals, ...]) -> Callable[[], None]:
+        """While the session opens and starts, a signal ends the screen at once (nothing runs yet to shut down).
+
+        The session's own handling (`wrapper.signals`) replaces this once the child has started; until
+        then the default action would kill the process before the screen is put back and a demo's
+        temporary world is removed. Returns what puts the default back.
+        """
+        loop = asyncio.get_running_loop()
+        for sig in which:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._signalled, sig)
+
+        def restore() -> None:
+            for sig in which:
+                with contextlib.suppress(Exception):
+                    loop.remove_signal_handler(sig)
+
+        return restore
 
     def _signalled(self, sig: signal.Signals) -> None:
         self.signalled = sig

@@ -9,6 +9,9 @@ screen at once with exit status 3, nothing recorded.
 
 from __future__ import annotations
 
+import gc
+import os
+import signal
 import threading
 
 from tests.conftest import wait_until
@@ -55,3 +58,41 @@ async def test_a_command_that_cannot_start_ends_the_screen_with_status_3() -> No
     assert app.exit_status() == 3
     assert app.start_error == "sh: pretend it is not installed"
     assert src.recording == "", "nothing started, nothing recorded"
+
+
+async def test_a_signal_while_the_session_opens_ends_the_screen_with_its_status() -> None:
+    """Before the session's own handling is installed, SIGTERM's default would kill the process outright
+    (the terminal left in the screen's modes, a demo's temporary world left behind).
+    """
+    gate, asked = threading.Event(), threading.Event()
+
+    def check() -> str:
+        asked.set()  # the source's handlers are installed before it checks
+        gate.wait(60)
+        return ""
+
+    src = LiveSource(["sh", "-c", "sleep 30"], Settings(), opened=False, check=check)
+    app = create_app(src, src.settings)
+    try:
+        async with app.run_test(size=(100, 30)):
+            await wait_until(asked.is_set, 30, "the session to start opening")
+            os.kill(os.getpid(), signal.SIGTERM)
+            await wait_until(lambda: src.signalled is not None, 30, "the signal to be handled")
+    finally:
+        gate.set()
+    assert app.exit_status() == 128 + signal.SIGTERM
+    assert src.recording == "", "nothing started"
+
+
+async def test_the_collector_the_command_line_turns_off_for_the_start_is_on_after_the_first_frame() -> None:
+    gate = threading.Event()
+    src = _source("", gate)
+    app = create_app(src, src.settings)
+    gc.disable()  # as `tui.cli` does before the screen starts
+    try:
+        async with app.run_test(size=(100, 30)):
+            await wait_until(gc.isenabled, 30, "the collector back on after the first frame")
+            gate.set()
+    finally:
+        gate.set()
+        gc.enable()

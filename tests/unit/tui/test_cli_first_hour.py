@@ -188,3 +188,22 @@ def test_the_screen_says_what_is_starting_before_it_opens(tmp_path: Path) -> Non
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_the_demo_says_what_is_starting_before_its_setup(tmp_path: Path) -> None:
+    """The demo finds dsh, starts the mock model and lays out its world before the screen: not in silence."""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "tui", "demo"],
+        cwd=str(ROOT),
+        env=_scratch_env(tmp_path),
+        dimensions=(24, 80),
+        timeout=60,
+    )
+    try:
+        child.expect(
+            rb"breaker-tui: starting the demo tool-loop \(dsh and the mock model; the screen opens in a moment\)"
+        )
+        assert b"\x1b[?1049h" not in (child.before or b""), "the line comes before the screen"
+    finally:
+        child.close(force=True)
