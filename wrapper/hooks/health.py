@@ -94,7 +94,23 @@ def server() -> tuple[bool, str]:
         _connect(path).close()
     except OSError as e:
         return False, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
-    return True, f"running ({path})"
+    return True, f"running ({path}){asks_said()}"
+
+
+def asks_said() -> str:
+    """Who can answer the asks now, as the server says (nothing from a server too old to say)."""
+    from wrapper.hooks.client import NoVerdict, server_op
+
+    try:
+        st = server_op(b'{"v": 2, "op": "status"}').get("status")
+    except NoVerdict:
+        return ""
+    if not isinstance(st, dict):
+        return ""
+    n, waiting = st.get("sessions"), st.get("asks")
+    if st.get("watches"):
+        return f": {n} session(s), a `breaker-tui watch` answers asks ({waiting} waiting)"
+    return f": {n} session(s); no `breaker-tui watch` runs, so asks are refused (Claude: its own prompt)"
 
 
 def every(project: Path | None = None) -> list[Health]:

@@ -73,7 +73,7 @@ class Server:
             writer.write(encode(head, reply))
             await writer.drain()
             writer.close()
-        if self.metrics is not None and "sessions" not in reply and "scores" not in reply:
+        if self.metrics is not None and not head.get("op"):
             waited = head.get("waited")  # a person's time to answer is not the server's latency
             waited = waited if isinstance(waited, float) else 0.0
             self.metrics.observe(str(head.get("agent") or "unknown"), reply, time.monotonic() - t0 - waited)
@@ -88,6 +88,9 @@ class Server:
         op = head.get("op")
         if op == "list":  # `watch` asks for every live session
             return {"sessions": self.sessions.listing()}
+        if op == "status":  # `hooks status` and `doctor`: who can answer the asks
+            watches, waiting = self.asks.watches, len(self.asks.pending)
+            return {"status": {"sessions": len(self.sessions.live), "watches": watches, "asks": waiting}}
         if op == "detail":  # `watch` asks for one session's scores, window and timeline
             return self.sessions.detail(str(head.get("agent")), str(head.get("session")))
         if op is None and not isinstance(head.get("agent"), str):

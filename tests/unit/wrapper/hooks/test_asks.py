@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from wrapper.hooks import health
 from wrapper.hooks.asks import Ask, Asks
 from wrapper.hooks.metrics import Metrics
 from wrapper.hooks.server import serve
@@ -63,7 +64,8 @@ class Served:
 @pytest.fixture
 async def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Served]:
     monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "state"))
-    sock = Path(tempfile.mkdtemp(prefix="bka-", dir="/tmp")) / "s.sock"
+    sock = Path(tempfile.mkdtemp(prefix="bka-", dir="/tmp")) / "serve.sock"
+    monkeypatch.setenv("BREAKER_TUI_RUN_DIR", str(sock.parent))  # where `hooks status` looks for the server
     asks = Asks(wait_s=WAIT)
     task = asyncio.create_task(serve(Sessions(Settings()), sock, 3600.0, asks=asks))
     while not sock.exists():
@@ -185,3 +187,12 @@ async def test_the_time_a_person_takes_is_not_counted_as_the_servers_latency(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         shutil.rmtree(sock.parent, ignore_errors=True)
+
+
+async def test_hooks_status_says_whether_a_watch_answers_the_asks(served: Served) -> None:
+    _, said = await asyncio.to_thread(health.server)  # a blocking client: not on the server's own loop
+    assert said.startswith("running") and "no `breaker-tui watch` runs, so asks are refused" in said
+    link, _ = await watch(served.sock)
+    _, said = await asyncio.to_thread(health.server)
+    assert "a `breaker-tui watch` answers asks (0 waiting)" in said
+    link.close()
