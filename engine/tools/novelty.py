@@ -149,11 +149,29 @@ def _clean(text: str) -> str:
     if not _DIGIT.search(text) and "/tmp/" not in text and "/var/" not in text and "tmp" not in text:
         return (_EMPTY_LINE.sub("", text) if "#" in text else text).strip()  # other volatile parts have digits
     # only a line with a digit, a temp name or a shell's complaint can hold a volatile value: the others
-    # skip the pass (its ~20 alternatives are tried at every position of the text)
-    volatile = _VOLATILE_NOT_FOUND if ": command not found" in text else _VOLATILE
+    # skip the pass (its ~20 alternatives are tried at every position of the line)
     lines = text.split("\n")
-    folded = "\n".join(volatile.sub("#", line) if _MAY_FOLD.search(line) else line for line in lines)
+    folded = "\n".join(_fold_line(line) if _MAY_FOLD.search(line) else line for line in lines)
     return _EMPTY_LINE.sub("", folded).strip()
+
+
+_LINES: OrderedDict[str, str] = OrderedDict()
+_LINES_CAP = 1024  # a session shows the same lines again (a file re-opened, a test re-run): the last ones are kept
+
+
+def _fold_line(line: str) -> str:
+    """One line with its volatile parts folded (the part after `: ` before `: command not found` only
+    where the line says so: it may start at any character).
+    """
+    hit = _LINES.get(line)
+    if hit is not None:
+        _LINES.move_to_end(line)
+        return hit
+    volatile = _VOLATILE_NOT_FOUND if ": command not found" in line else _VOLATILE
+    hit = _LINES[line] = volatile.sub("#", line)
+    if len(_LINES) > _LINES_CAP:
+        _LINES.popitem(last=False)
+    return hit
 
 
 def command_of(args: Any) -> str:
@@ -372,6 +390,14 @@ def substance(folded: str) -> int:
     return len("".join(folded.split()))
 
 
+def _says_enough(line: str) -> bool:
+    """`substance(line) >= 4` for a stripped line, without joining it when its first three characters and
+    its last (none a space, the ends by stripping) already make four.
+    """
+    n = len(line)
+    return n >= 4 and ((not line[1].isspace() and not line[2].isspace()) or substance(line) >= 4)
+
+
 class Seen:
     """Per call key: the results it returned since the workspace last changed (bounded)."""
 
@@ -401,7 +427,7 @@ class Seen:
         if self.lines[0] != epoch:
             self.lines = (epoch, set())
         seen = self.lines[1]
-        fresh = {hash(line) for line in (raw.strip() for raw in folded.split("\n")) if substance(line) >= 4}
+        fresh = {hash(line) for line in map(str.strip, folded.split("\n")) if _says_enough(line)}
         fresh -= seen
         if len(seen) > LINES_CAP:
             seen.clear()
