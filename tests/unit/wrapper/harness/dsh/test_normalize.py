@@ -83,6 +83,8 @@ WRONG_TYPES = [
     {"type": "turn/start", "data": {"turn": "abc"}},
     {"type": "user/message", "data": {"source": "s"}},
     {"type": "tool/result", "data": {"message": ["x"]}},
+    {"type": ["turn/start"], "data": {"turn": 1}},  # a type that is not a string names no event
+    {"type": {"turn/start": 1}, "data": {"turn": 1}},
 ]
 
 
