@@ -20,11 +20,11 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO
 
 from engine.errors import ConfigError
 from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
-from wrapper.hooks.asks import ASK_WAIT_S, Ask, Asks
+from wrapper.hooks.asks import Ask, Asks
 from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
 from wrapper.hooks.otlp import OtlpError, Spans
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
@@ -33,7 +33,6 @@ from wrapper.settings import Settings
 
 IDLE_EXIT_S = 3600.0
 HEADER_LIMIT = 4096
-T = TypeVar("T")
 READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
 
 
@@ -278,17 +277,11 @@ def start_metrics(address: str) -> Metrics:
     return m
 
 
-def hooks_option(settings: Settings, name: str, default: T) -> T:
-    """A key of the config's `[hooks]` section, `default` when the settings have no such section or key."""
-    value = getattr(getattr(settings, "hooks", None), name, default)
-    return value if isinstance(value, type(default)) else default
-
-
 def configured_metrics(settings: Settings) -> Metrics | None:
     """The metrics `[hooks] metrics` asks for; a failure is said (in the log of a server a hook started), not fatal:
     a server that refused to start would leave every call unchecked for the sake of its counters.
     """
-    address = hooks_option(settings, "metrics", "")
+    address = settings.hooks.metrics
     if not address:
         return None
     try:
@@ -349,7 +342,7 @@ def run_locked(a: argparse.Namespace, d: Path, spans: Spans | None) -> int:
     except MetricsError as e:
         print(f"breaker-tui serve: {e}", file=sys.stderr)
         return 2
-    asks = Asks(hooks_option(settings, "ask_wait_s", ASK_WAIT_S))
+    asks = Asks(settings.hooks.ask_wait_s)
     (d / PID).write_text(f"{os.getpid()}\n")
     try:
         asyncio.run(serve(sessions, d / SOCKET, a.idle_exit, metrics, asks))

@@ -13,14 +13,14 @@ import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from wrapper.hooks import install as I
 from wrapper.hooks import metrics as M
 from wrapper.hooks.server import configured_metrics
-from wrapper.settings import Settings
+from wrapper.settings import HooksSettings, Settings
 
 EXE = str(Path(sys.executable).parent / "breaker-tui")
 URL = re.compile(rb"metrics on (http://127\.0\.0\.1:\d+/metrics)")
@@ -116,9 +116,9 @@ def test_a_bad_metrics_address_names_the_form() -> None:
         M.parse_address("70000")
 
 
-def with_hooks(**keys: object) -> Settings:
-    """Settings whose `[hooks]` section holds `keys` (the section as serve reads it)."""
-    return Settings().model_copy(update={"hooks": SimpleNamespace(**keys)})
+def with_hooks(**keys: Any) -> Settings:
+    """Settings whose `[hooks]` section holds `keys`."""
+    return Settings(hooks=HooksSettings(**keys))
 
 
 def test_the_hooks_metrics_key_serves_metrics_from_a_server_without_the_option(
@@ -147,3 +147,31 @@ def test_a_hooks_metrics_port_that_cannot_be_taken_is_said_and_the_server_runs_w
 def test_no_hooks_section_or_key_means_no_metrics() -> None:
     assert configured_metrics(Settings()) is None
     assert configured_metrics(with_hooks(ask_wait_s=3.0)) is None
+
+
+def test_the_server_a_hook_starts_serves_metrics_when_the_config_says(tmp_path: Path) -> None:
+    run = tempfile.mkdtemp(prefix="bkm-", dir="/tmp")
+    config = tmp_path / "config.toml"
+    config.write_text('[hooks]\nmetrics = "127.0.0.1:0"\n')
+    env = {
+        **os.environ,
+        "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
+        "BREAKER_TUI_RUN_DIR": os.path.join(run, "run"),
+        "BREAKER_TUI_CONFIG": str(config),
+    }
+    payload = {"session_id": "m", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    try:
+        p = subprocess.run(
+            [*I.launcher(), "claude"], input=json.dumps(payload).encode(), env=env, capture_output=True, timeout=120
+        )
+        assert p.returncode == 0 and p.stderr == b"", p.stderr  # a verdict: the hook started the server
+        url = URL.search(Path(run, "run", "serve.log").read_bytes())
+        assert url is not None, "the server a hook started did not serve metrics"
+        with urllib.request.urlopen(url.group(1).decode(), timeout=60) as r:
+            text = r.read().decode()
+        assert value(text, "breaker_tui_hook_calls_total", agent="claude", phase="before") == 1
+    finally:
+        pid = Path(run, "run", "serve.pid")
+        if pid.exists():
+            os.kill(int(pid.read_text()), signal.SIGTERM)
+        subprocess.run(["rm", "-rf", run], check=False)
