@@ -83,23 +83,38 @@ check-unit: $(STAMP)
 
 lint: check-format check-lint check-imports check-types
 
-# Everything: the checks and the docs, then two halves at once: the compiled wheel (built, then the
-# conformance vectors and make check's tests against it, run from inside .venv-compiled so the checkout's
-# sources are not on the import path) and the whole suite from the checkout (the slow tests, real dsh and
-# agents against the mock model, the TUI). The suite spends much of its time waiting on agents and the
-# mock model's pace, so the compiler's minutes fit beside it instead of before it.
-test: dsh agents lint docs
+# Everything, in two steps that each keep both cores busy. First the static checks, the docs build and
+# the compiled wheel's build at once (mypy, mkdocs and gcc each take one core for a minute or so). Then two
+# halves at once: the compiled wheel's tests (`test-compiled`) and the whole suite from the checkout
+# (`test-suite`: the slow tests, the real dsh and agents against the mock model, the TUI). The suite spends
+# part of its time waiting on agents and the mock model's pace, which the compiled half fills.
+test: dsh agents
+	@$(MAKE) --no-print-directory -k -j3 --output-sync=target check-format check-lint check-imports check-types docs compiled
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-compiled test-suite
 
+# What the compiled wheel is tested with. mypyc compiles only the engine's hot modules (the `include` list in
+# pyproject.toml); the wrapper and the screen in the wheel are the checkout's own Python, which test-suite
+# already tests, and running their 700 unit tests again against the wheel tested nothing new. What can tell
+# a compiled engine from a plain one is run here: the conformance vectors, the engine's unit tests (with the
+# build check, which fails unless the compiled engine is the one that ran) and the corpus figures, which
+# replay the labelled and the real corpora through the whole engine and compare every count. The figures
+# run here only, not in test-suite too: the plain engine agrees with the compiled one on every vector and
+# engine test, the property tests (test-suite) hold its fast paths to its reference paths, and a developer's
+# `pytest` runs the figures against the plain engine.
+CORPUS_FIGURES := tests/unit/wrapper/records/test_real_corpus.py tests/unit/wrapper/records/test_eval.py
+CPYTEST = cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q -p no:cacheprovider \
+	--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml
+
+# The figures run a file to a worker (`loadfile`): each file reads its corpus once into a module fixture,
+# which two workers sharing a file would each read again.
 test-compiled: compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
-	cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q $(PARALLEL) -p no:cacheprovider \
-		--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml \
-		$(FAST) $(CURDIR)/tests/unit
+	$(CPYTEST) $(PARALLEL) $(FAST) $(CURDIR)/tests/unit/engine
+	$(CPYTEST) -n auto --dist loadfile $(addprefix $(CURDIR)/,$(CORPUS_FIGURES))
 
 test-suite: $(STAMP)
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
-	$(BIN)/pytest -q $(PARALLEL)
+	$(BIN)/pytest -q $(PARALLEL) $(addprefix --ignore=,$(CORPUS_FIGURES))
 
 # The documentation site, built strictly (a broken link or a missing page fails) into site/.
 docs: $(STAMP)
