@@ -15,9 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from tui.screens.sessions import SessionsScreen
 from tui.widgets.stream import StreamView
-from wrapper.harness.past import list_sessions
 from wrapper.paths import recordings_dir
 from wrapper.safetext import inert
 from wrapper.settings import Settings
@@ -40,6 +38,9 @@ class Resuming(App[int]):
 
     async def action_show_sessions(self) -> None:
         """The past sessions of this agent in this folder, newest first."""
+        from tui.screens.sessions import SessionsScreen  # the list and its reader: only when asked for
+        from wrapper.harness.past import list_sessions
+
         where = self.source.sessions_of()
         if where is None:
             self.notify("this source has no sessions to resume (dsh's runner and ACP agents do)", severity="warning")
