@@ -3,8 +3,8 @@
 The engine asks (rather than refuses) when a repeat only local addresses make, or a local service that keeps
 failing, may be the person's to decide. An agent's hook cannot show a question (Gemini hangs on `ask`, Codex
 runs the call), so the server keeps the call waiting and offers it to every `watch` connected to its
-owner-only socket; the first answer wins. No answer within `ASK_WAIT_S` and the call is refused with a reason
-saying so (Claude gets its own permission prompt instead).
+owner-only socket; the first answer wins. No answer within the bound (`[hooks] ask_wait_s`) and the call is
+refused with a reason saying so (Claude gets its own permission prompt instead).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ASK_WAIT_S = 15.0  # below the hook's own 20 s wait for the server, itself below the agents' 30 s hook timeout
+from wrapper.settings import ASK_WAIT_S  # below the hook's 20 s wait for the server, itself below the agents' 30 s
 
 Answer = Literal["allow-once", "allow-turn", "deny"]
 ANSWERS: tuple[Answer, ...] = ("allow-once", "allow-turn", "deny")
