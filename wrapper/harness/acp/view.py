@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from wrapper.items import Choice, ChoiceOption, FileDiff, PlanEntry, SlashCommand
@@ -40,38 +41,54 @@ def output_of(u: dict[str, Any]) -> tuple[str, int | None] | None:
     > `stdout` + `stderr` (Codex, opencode), Claude Code's `_meta.claudeCode.toolResponse`, the
     `content` text (a console fence unwrapped), then a `rawOutput` string.
     """
-    raw = u.get("rawOutput")
-    text: str | None = None
-    code: int | None = None
-    if isinstance(raw, dict):
-        for k in ("formatted_output", "aggregated_output", "output"):
-            if isinstance(raw.get(k), str):
-                text = raw[k]
-                break
-        if text is None and (isinstance(raw.get("stdout"), str) or isinstance(raw.get("stderr"), str)):
-            text = _str(raw.get("stdout"), OUTPUT_MAX_CHARS * 2) + _str(raw.get("stderr"), OUTPUT_MAX_CHARS * 2)
-        for ec in (raw.get("exit_code"), raw.get("exitCode"), _obj(raw, "metadata").get("exit")):
-            if isinstance(ec, int) and not isinstance(ec, bool):
-                code = ec
-                break
-    tr = _obj(_obj(_obj(u, "_meta"), "claudeCode"), "toolResponse")
-    if text is None and (isinstance(tr.get("stdout"), str) or isinstance(tr.get("stderr"), str)):
-        text = _str(tr.get("stdout"), OUTPUT_MAX_CHARS * 2) + _str(tr.get("stderr"), OUTPUT_MAX_CHARS * 2)
-    if text is None:
-        parts = []
-        for c in u.get("content") or [] if isinstance(u.get("content"), list) else []:
-            inner = _obj(c, "content")
-            if isinstance(c, dict) and c.get("type") == "content" and isinstance(inner.get("text"), str):
-                body = inner["text"]
-                m = _FENCE.match(body.strip())
-                parts.append(m.group(1) if m else body)
-        if parts:
-            text = "\n".join(parts)
-    if text is None and isinstance(raw, str):
-        text = raw
+    text = next((t for read in _OUTPUT_PLACES if (t := read(u)) is not None), None)
     if text is None:
         return None
-    return text[-OUTPUT_MAX_CHARS:], code
+    raw = u.get("rawOutput")
+    return text[-OUTPUT_MAX_CHARS:], _exit_code(raw) if isinstance(raw, dict) else None
+
+
+def _raw_field(u: dict[str, Any]) -> str | None:
+    raw = _obj(u, "rawOutput")
+    return next(
+        (raw[k] for k in ("formatted_output", "aggregated_output", "output") if isinstance(raw.get(k), str)), None
+    )
+
+
+def _streams(d: dict[str, Any]) -> str | None:
+    """`stdout` + `stderr` when either is there."""
+    if not (isinstance(d.get("stdout"), str) or isinstance(d.get("stderr"), str)):
+        return None
+    return _str(d.get("stdout"), OUTPUT_MAX_CHARS * 2) + _str(d.get("stderr"), OUTPUT_MAX_CHARS * 2)
+
+
+def _content_text(u: dict[str, Any]) -> str | None:
+    content = u.get("content")
+    parts = []
+    for c in content if isinstance(content, list) else []:
+        inner = _obj(c, "content")
+        if isinstance(c, dict) and c.get("type") == "content" and isinstance(inner.get("text"), str):
+            body = inner["text"]
+            m = _FENCE.match(body.strip())
+            parts.append(m.group(1) if m else body)
+    return "\n".join(parts) if parts else None
+
+
+def _exit_code(raw: dict[str, Any]) -> int | None:
+    for ec in (raw.get("exit_code"), raw.get("exitCode"), _obj(raw, "metadata").get("exit")):
+        if isinstance(ec, int) and not isinstance(ec, bool):
+            return ec
+    return None
+
+
+# where each agent puts a call's output, richest first
+_OUTPUT_PLACES: tuple[Callable[[dict[str, Any]], str | None], ...] = (
+    _raw_field,
+    lambda u: _streams(_obj(u, "rawOutput")),
+    lambda u: _streams(_obj(_obj(_obj(u, "_meta"), "claudeCode"), "toolResponse")),
+    _content_text,
+    lambda u: u["rawOutput"] if isinstance(u.get("rawOutput"), str) else None,
+)
 
 
 # -- diffs ---------------------------------------------------------------------------------------
