@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
+import fcntl
+import os
 import shlex
 import shutil
 import subprocess
@@ -10,19 +11,20 @@ import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT
+from tests.integration.runs import Run, open_run, scripted
+from tests.integration.runs import start as start_run
 from wrapper.harness.dsh.provision import find_dsh
 from wrapper.harness.dsh.session import Session
 from wrapper.harness.dsh.world import make_world
-from wrapper.items import Answer, Item, Question, StatusItem, VerdictItem
+from wrapper.items import Answer
 from wrapper.mock.world import World
-from wrapper.records.recorder import Recorder
 from wrapper.settings import Settings, WrapperSettings
 
 DSH_ARGV = ["dsh", "--profile", "dev"]
@@ -32,6 +34,27 @@ DSH_ARGV = ["dsh", "--profile", "dev"]
 def _dsh_installed() -> None:
     if find_dsh() is None:
         pytest.fail("dsh is not installed: run `make dsh` (breaker-tui setup-dsh) before the integration tests")
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """Folder `name`, filled by `make` once for the whole run and shared by every xdist worker.
+
+    For an expensive setup that the tests only read (a person's npm prefix with four agents installed):
+    each worker's session fixture used to install its own copy. The first worker to get here fills it
+    while holding a lock; the others wait on the lock (bounded by `make`'s own timeouts) and find it made.
+    A `make` that raises (or skips) leaves no mark, so the next worker tries again.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where, done = root / name, root / f"{name}.made"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(where, ignore_errors=True)
+            where.mkdir()
+            make(where)
+            done.touch()
+    return where
 
 
 @pytest.fixture
@@ -114,76 +137,32 @@ def world_factory(tmp_path: Path) -> Any:
         w.close()
 
 
-@dataclass
-class Run:
-    """A live session and everything it produced."""
-
-    session: Session
-    world: World
-    items: list[Item] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)
-
-    def verdicts(self) -> list[VerdictItem]:
-        return [i for i in self.items if isinstance(i, VerdictItem)]
-
-    def of(self, kind: type) -> list[Any]:
-        return [i for i in self.items if isinstance(i, kind)]
-
-    def status(self, kind: str) -> list[StatusItem]:
-        return [i for i in self.items if isinstance(i, StatusItem) and i.kind == kind]
-
-    async def until(self, pred: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
-        """Wait for a condition on what arrived so far (every wait has a timeout)."""
-        await wait_until(pred, timeout, what)
-
-    async def turn(self, prompt: str, timeout: float = 60) -> None:
-        before = self.session.turns_done
-        assert await self.session.prompt(prompt), "the prompt was not accepted"
-        assert await self.session.wait_turn_end(before, timeout), f"turn for {prompt!r} did not end in {timeout}s"
-
-
 def settings(**wrapper: Any) -> Settings:
     return Settings(wrapper=WrapperSettings(**wrapper))
 
 
 @pytest.fixture
 async def run_factory(world_factory: Any, tmp_path: Path) -> AsyncIterator[Any]:
-    runs: list[Run] = []
-    pumps: list[asyncio.Task[None]] = []
+    """Start the real dsh on a scenario: `await run_factory("tool-loop", answers=["deny"])`.
+
+    The person answers from `answers`, then denies; `session_cls` puts a fault of the test's own into the
+    dsh session. Every run is closed when the test ends.
+    """
+    runs: list[Run[Session]] = []
 
     async def start(
         scenario: str,
         answers: list[Answer] | None = None,
         cfg: Settings | None = None,
         session_cls: type[Session] = Session,
-    ) -> Run:
+    ) -> Run[Session]:
         world = world_factory(scenario)
-        queue = list(answers or [])
-        run: Run
-
-        async def approver(q: Question) -> Answer:
-            run.questions.append(q)
-            return queue.pop(0) if queue else "deny"
-
-        rec = Recorder(tmp_path / f"rec-{len(runs)}.jsonl", {"scenario": scenario})
-        s = session_cls(DSH_ARGV, cfg or settings(), approver, cwd=str(world.workspace), env=world.env, recorder=rec)
-        run = Run(s, world)
+        rec = tmp_path / f"rec-{len(runs)}.jsonl"
+        make = None if session_cls is Session else session_cls
+        run = open_run(DSH_ARGV, world, cfg or settings(), scripted(answers, "deny"), rec, {"scenario": scenario}, make)
         runs.append(run)
-        await s.start()
-
-        async def pump() -> None:
-            async for item in s:
-                run.items.append(item)
-
-        pumps.append(asyncio.create_task(pump()))
-        assert await s.wait_ready(60), f"dsh runner never became ready: {run.items[-5:]}"
-        return run
+        return await start_run(run, 60)
 
     yield start
     for r in runs:
-        await r.session.close()
-    for p in pumps:
-        try:
-            await asyncio.wait_for(p, 10)
-        except (TimeoutError, asyncio.CancelledError):
-            p.cancel()
+        await r.close()

@@ -12,7 +12,7 @@ import pytest
 from engine import events as ev
 from tests.conftest import wait_until
 from tests.integration.acp_helpers import group_gone
-from tests.integration.pumped import started
+from tests.integration.runs import started
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
 from wrapper.items import EngineItem, Item, StatusItem, VerdictItem

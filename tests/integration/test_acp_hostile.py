@@ -14,41 +14,28 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import wait_until
+from tests.integration.runs import Run, asking, running
 from wrapper.harness.acp.session import AcpSession
-from wrapper.harness.base import Approver, Policy
-from wrapper.items import Answer, ApprovalClosed, ApprovalItem, Item, OutputItem, Question, StatusItem, VerdictItem
+from wrapper.harness.base import Policy
+from wrapper.items import Answer, ApprovalClosed, OutputItem, Question, StatusItem
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 AGENT = [sys.executable, str(Path(__file__).with_name("hostile_acp.py"))]
 
 
-@dataclass
-class Hostile:
-    session: AcpSession
-    ws: Path
-    items: list[Item] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)
-
-    def ran(self) -> list[str]:
-        log = self.ws / "calls.log"
-        return log.read_text().splitlines() if log.exists() else []
+class Hostile(Run[AcpSession]):
+    """A run of the hostile agent, whose workspace is the session's folder."""
 
     def agent_log(self) -> list[str]:
-        log = self.ws / "agent.log"
+        """What the hostile agent says it did (`FAKE_LOG`)."""
+        log = self.workspace / "agent.log"
         return log.read_text().splitlines() if log.exists() else []
-
-    def verdicts(self) -> list[VerdictItem]:
-        return [i for i in self.items if isinstance(i, VerdictItem)]
-
-    def answers(self) -> list[ApprovalItem]:
-        return [i for i in self.items if isinstance(i, ApprovalItem) and i.answer is not None]
 
 
 async def allow(_: Question) -> Answer:
@@ -63,43 +50,15 @@ async def hostile(
     ws.mkdir()
     (ws / "notes.txt").write_text("the notes\n")
     full = {**os.environ, "FAKE_ACP": scenario, "FAKE_LOG": str(ws / "agent.log"), **env}
-    run: Hostile
-
-    class Asking(Policy):  # a policy stays a policy (its answers are recorded as such) while we count its questions
-        async def __call__(self, q: Question) -> Answer:
-            run.questions.append(q)
-            return await approver(q)
-
-    async def asking_person(q: Question) -> Answer:
-        run.questions.append(q)
-        return await approver(q)
-
-    asking: Approver = Asking(approver.answer) if isinstance(approver, Policy) else asking_person
-
-    s = AcpSession(
-        AGENT, Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1)), asking, cwd=str(ws), env=full
-    )
-    run = Hostile(s, ws)
-
-    async def pump() -> None:
-        async for i in s:
-            run.items.append(i)
-
-    task = asyncio.create_task(pump())
-    try:
-        await s.start()
-        assert await s.wait_ready(30), run.items[-5:]
+    questions: list[Question] = []
+    settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
+    s = AcpSession(AGENT, settings, asking(questions, approver), cwd=str(ws), env=full)
+    async with running(Hostile(s, questions=questions)) as run:
         yield run
-    finally:
-        await s.close()
-        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(task, 10)
 
 
 async def turn(run: Hostile, timeout: float = 90) -> None:
-    before = run.session.turns_done
-    assert await run.session.prompt("go")
-    assert await run.session.wait_turn_end(before, timeout), run.items[-8:]
+    await run.turn("go", timeout)
 
 
 async def test_h2_a_reused_call_id_is_a_new_call_judged_again(tmp_path: Path) -> None:

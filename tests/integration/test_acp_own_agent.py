@@ -18,6 +18,7 @@ import pytest
 
 from engine import events as ev
 from tests.integration.acp_helpers import AcpRun, acp_run
+from tests.integration.conftest import made_once
 from wrapper.items import ApprovalItem
 from wrapper.mock.world import World
 from wrapper.toolchain import node, npm_cli
@@ -38,18 +39,23 @@ ON_PATH = {"opencode": "opencode", "claude": "claude", "codex": "codex-acp", "ge
 
 @pytest.fixture(scope="session")
 def prefix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A person's global npm prefix with the four agents, installed as they would (`npm install -g --prefix`)."""
-    where = tmp_path_factory.mktemp("npm-prefix")
-    npm = [str(node()), str(npm_cli()), "install", "-g", "--prefix", str(where), "--no-audit", "--no-fund"]
-    p = subprocess.run(
-        [*npm, "--prefer-offline", *PACKAGES.values()],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    if p.returncode != 0:
-        pytest.skip(f"npm could not install the agents (offline?): {p.stderr[-300:]}")
-    return where
+    """A person's global npm prefix with the four agents, installed as they would (`npm install -g --prefix`).
+
+    Installed once per test run, for every worker (the tests only run what it holds).
+    """
+
+    def install(where: Path) -> None:
+        npm = [str(node()), str(npm_cli()), "install", "-g", "--prefix", str(where), "--no-audit", "--no-fund"]
+        p = subprocess.run(
+            [*npm, "--prefer-offline", *PACKAGES.values()],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        if p.returncode != 0:
+            pytest.skip(f"npm could not install the agents (offline?): {p.stderr[-300:]}")
+
+    return made_once(tmp_path_factory, "npm-prefix", install)
 
 
 def allow_all(agent: str) -> Callable[[World], None]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.pumped import Pumped, started
+from tests.integration.runs import Run, started
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all
 from wrapper.items import StatusItem
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 STUB = [sys.executable, str(Path(__file__).with_name("acp_stub_agent.py"))]
 
 
-async def _start(tmp_path: Path, resume: str, load: bool) -> Pumped[AcpSession]:
+async def _start(tmp_path: Path, resume: str, load: bool) -> Run[AcpSession]:
     env = {**os.environ, **({"STUB_LOAD": "1"} if load else {})}
     settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
     return await started(AcpSession(STUB, settings, deny_all, str(tmp_path), env, resume=resume), 30)

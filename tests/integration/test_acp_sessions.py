@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import ROOT, wait_until
 from tests.integration.acp_helpers import AGENTS, acp_run, need
-from tests.integration.pumped import started
+from tests.integration.runs import started
 from tests.tui.conftest import session_list, stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen

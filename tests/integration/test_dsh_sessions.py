@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import wait_until
 from tests.integration.conftest import DSH_ARGV
-from tests.integration.pumped import Pumped, started
+from tests.integration.runs import Run, started
 from tests.tui.conftest import session_list, stream_text
 from tui.app import create_app
 from tui.screens.sessions import SessionsScreen
@@ -31,7 +31,7 @@ async def _deny(_: Question) -> Answer:
     return "deny"
 
 
-async def _session(settings: Settings, world: World, prompt: str | None, resume: str | None = None) -> Pumped[Session]:
+async def _session(settings: Settings, world: World, prompt: str | None, resume: str | None = None) -> Run[Session]:
     """A dsh session in the world (resuming `resume`), its first turn run when `prompt` is given."""
     s = open_session(DSH_ARGV, settings, _deny, cwd=str(world.workspace), env=world.env, resume=resume)
     assert isinstance(s, Session)
