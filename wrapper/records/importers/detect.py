@@ -22,6 +22,7 @@ object (a JSON Lines file, or a whole document written on one line), else at the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,27 +137,48 @@ def document_format(doc: Any) -> str:
         return "mini-swe-agent" if _has_returncode(doc) else ""
     if not isinstance(doc, dict):
         return ""
-    messages = doc.get("messages")
-    info = doc.get("info")
-    if isinstance(doc.get("schema_version"), str) and doc["schema_version"].startswith("ATIF"):
-        return "atif"
-    if str(doc.get("trajectory_format", "")).startswith("mini-swe-agent"):
-        return "mini-swe-agent"
-    if isinstance(messages, list) and isinstance(info, dict) and ("mini_version" in info or "config" in info):
-        return "mini-swe-agent"
-    for key in ("history", "trajectory"):
-        if _events(doc.get(key)):
-            return "openhands"  # an evaluation record holding its events
-    if isinstance(doc.get("trajectory"), list):
-        return "swe-agent"
+    return next((name for name, shaped in _DOCUMENT_SHAPES if shaped(doc)), "")
+
+
+def _messages(doc: dict[str, Any]) -> list[Any] | None:
+    m = doc.get("messages")
+    return m if isinstance(m, list) else None
+
+
+def _info(doc: dict[str, Any]) -> dict[str, Any] | None:
+    i = doc.get("info")
+    return i if isinstance(i, dict) else None
+
+
+def _mini_run(doc: dict[str, Any]) -> bool:
+    info = _info(doc)
+    return _messages(doc) is not None and info is not None and ("mini_version" in info or "config" in info)
+
+
+def _actions_only(doc: dict[str, Any]) -> bool:
+    """A .traj that keeps only the conversation, with each message's `action`."""
     history = doc.get("history")
-    if isinstance(history, list) and any(isinstance(m, dict) and "action" in m for m in history):
-        return "swe-agent"  # a .traj that keeps only the conversation, with each message's `action`
-    if isinstance(messages, list) and "sessionId" in doc:
-        return "gemini-cli"
-    if isinstance(messages, list) and isinstance(info, dict):
-        if any(isinstance(m, dict) and "parts" in m for m in messages[:5]):
-            return "opencode"
-    if isinstance(messages, list) and _has_returncode(messages):
-        return "mini-swe-agent"
-    return ""
+    return isinstance(history, list) and any(isinstance(m, dict) and "action" in m for m in history)
+
+
+def _opencode(doc: dict[str, Any]) -> bool:
+    messages = _messages(doc)
+    return (
+        messages is not None
+        and _info(doc) is not None
+        and any(isinstance(m, dict) and "parts" in m for m in messages[:5])
+    )
+
+
+# a JSON object's format by its shape, tried in this order (the first that fits names it)
+_DOCUMENT_SHAPES: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
+    ("atif", lambda d: isinstance(d.get("schema_version"), str) and d["schema_version"].startswith("ATIF")),
+    ("mini-swe-agent", lambda d: str(d.get("trajectory_format", "")).startswith("mini-swe-agent")),
+    ("mini-swe-agent", _mini_run),
+    ("openhands", lambda d: _events(d.get("history")) or _events(d.get("trajectory"))),  # an evaluation record
+    ("swe-agent", lambda d: isinstance(d.get("trajectory"), list)),
+    ("swe-agent", _actions_only),
+    ("gemini-cli", lambda d: _messages(d) is not None and "sessionId" in d),
+    ("opencode", _opencode),
+    ("mini-swe-agent", lambda d: (m := _messages(d)) is not None and _has_returncode(m)),
+)
