@@ -17,7 +17,7 @@ from typing import Any
 
 from wrapper.harness.acp.frames import BadFrame, LineSplitter, decode_frame
 from wrapper.harness.acp.procs import Descent, end
-from wrapper.process.proc import group_alive as group_alive  # tests/integration/acp_helpers.py imports it from here
+from wrapper.process.proc import group_alive
 
 OnRequest = Callable[[str, dict[str, Any], Any], Awaitable[None]]
 OnNotify = Callable[[str, dict[str, Any]], Awaitable[None]]
