@@ -164,6 +164,8 @@ class BreakerApp(FrontEnd, Actions):
         main.before_frame = self._before_frame
         self._clear_banner()  # the title
         self._apply_colours()
+        if not self.source.ready:
+            self._paint_panels()  # the first frame says what is starting (a frame's wait for the timer is one too many)
         if self.mode == keys.LIVE and (self._loosened.startswith("OBSERVING") or self.settings.held_back):
             # the stderr lines are hidden by the screen: the person reads them here too
             self._notify(" · ".join(report(self.settings)), "config loosened", "warning", 30)

@@ -13,11 +13,19 @@ import gc
 import os
 import signal
 import threading
+from typing import Any
+
+from textual.widgets import Footer
 
 from tests.conftest import wait_until
 from tui.app import create_app
 from tui.sources import LiveSource
 from wrapper.settings import Settings
+
+
+def _footer(app: Any) -> str:
+    footer = app.screen.query_one(Footer)
+    return " ".join(str(w.render()) for w in footer.children if w.display)
 
 
 def _source(check_result: str, gate: threading.Event) -> LiveSource:
@@ -36,6 +44,7 @@ async def test_the_screen_is_up_before_the_session_opens_then_follows_it() -> No
         try:
             await wait_until(lambda: "starting sh -c sleep 30" in str(app.w_status.render()), 30, "the starting line")
             assert not src.ready
+            assert "quit" in _footer(app), "the way out is on the screen from the start"
             assert app.w_prompt.display, "the box is there for what a person types meanwhile"
             assert app.check_action("kill", ()) is False, "no session to kill yet"
             gate.set()

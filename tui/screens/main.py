@@ -43,6 +43,18 @@ FRAME_HOOK = callable(getattr(Screen, "_on_timer_update", None))
 FRAME_S = 1 / 120
 
 
+class KeysFooter(Footer):
+    """Textual's footer, with its keys in the screen's first frame.
+
+    Textual's own composes them only once the screen has published its bindings, a frame or two
+    after the first: the first frame would show no way to quit.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(compact=True, show_command_palette=False)
+        self.set_reactive(Footer._bindings_ready, True)
+
+
 class MainScreen(Screen[None]):
     """The monitor's one screen; modals (approval, help) go on top of it."""
 
@@ -115,7 +127,7 @@ class MainScreen(Screen[None]):
             yield Line("", id="prompt-hint")
         yield Line("", id="summary")
         yield Line("", id="status")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Titles, the prompt's focus, and the layout for the current width."""
