@@ -129,16 +129,28 @@ _IDS = re.compile(
     r"|(?<=\b[iI][dD] )[\w.-]{1,64}|(?<=[-_][iI][dD] )[\w.-]{1,64}"  # request-id 7919
     r"|(?<=[-_][iI][dD][=:#])[\w.-]{1,64}"  # trace_id=ab12
 )
-# every id after an `id` word needs one of these spellings (a superset, found by a fast scan); a result
-# without one can only hold the `run_3` kind, which needs a digit after `_`/`-`: most results skip the pass
+# every id after an `id` word needs one of these spellings (a superset, found by a fast scan; `_names_an_id`
+# then checks what precedes it); a result without one can only hold the `run_3` kind, which needs a digit
+# after `_`/`-`: most results skip the pass
 _ID_WORD = re.compile(r"[iI][dD](?:\": \"| |[=:#])")
 _DASH_DIGIT = re.compile(r"[_-]\d")
 _SHORT_ID = re.compile(r"[A-Za-z](?<!\w[A-Za-z])[A-Za-z]{0,3}[_-]\d+\b")  # `\b[A-Za-z]{1,4}[_-]\d+\b`, from its letter
 
 
+def _names_an_id(text: str) -> bool:
+    """Whether an `_IDS` part after an `id` word can match: `id": "` anywhere, or `id` followed by a space,
+    `=`, `:` or `#` where it starts a word or follows `_` (`valid `, `did ` cannot).
+    """
+    for m in _ID_WORD.finditer(text):
+        i = m.start()
+        if m.group().endswith('"') or i == 0 or not text[i - 1].isalnum():
+            return True
+    return False
+
+
 def fold_ids(text: str) -> str:
     """The per-call ids a tool hands out (`_IDS`) folded to `#`."""
-    if _ID_WORD.search(text) is not None:
+    if _names_an_id(text):
         return _IDS.sub("#", text)
     return _SHORT_ID.sub("#", text) if _DASH_DIGIT.search(text) is not None else text
 

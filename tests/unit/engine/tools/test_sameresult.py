@@ -13,7 +13,7 @@ from engine.tools.sameresult import _IDS, fold_ids
 
 _PIECES = (
     "id", "ID", "Id", "iD", '"id": "', '"ID": "', "x", "_", "-", "1", "23", "ab", "abcd", "abcde", "=", ":", "#",
-    " ", '"', ".", "é", "run_", "om-", "\n", "request-id ", "trace_id=", "valid ",
+    " ", '"', ".", "é", "run_", "om-", "\n", "request-id ", "trace_id=", "valid ", "did ", "_id ", "xid=", "٣",
 )  # fmt: skip
 
 
