@@ -4,8 +4,12 @@ The sessions live in the per-user `breaker-tui serve`, not in this process: the 
 for its list (a `list` request on its socket) every second and shows one row per session; the selected
 session's scores, window of fingerprints and timeline come from a `detail` request and are drawn by the
 main screen's own panels. The asks the engine raises wait in the server: this screen keeps a `watch`
-connection open, shows the oldest waiting ask above the list, and answers it (y, t, n). Enter on a row
-ends the screen with that session's recording, which the command line then plays in `replay`.
+connection open, shows the oldest waiting ask above the list, and answers it (a, t, d, the main screen's
+keys). Enter on a row ends the screen with that session's recording, which the command line then plays in
+`replay`.
+
+The list and detail requests are passed in (`Providers`), so the screen can be drawn from fixed data
+without a server (its snapshots); the command line and the Pilot tests use the real server.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -33,6 +38,9 @@ from wrapper.hooks.watching import AskLink
 from wrapper.safetext import inert
 
 COLUMNS = ("agent", "project", "session", "calls", "denials", "last verdict")
+SESSION_CELLS = 9  # Claude's and Gemini's session ids are 36-character UUIDs: the first 8 tell them apart
+PROJECT_CELLS = 18  # the folder's tail is kept: it names the project
+ROOMY_HEIGHT = 32  # below this many rows an ask hides the scores, so the window it is about stays in view
 REFRESH_S = 1.0
 RECONNECT_S = 1.0  # how often a watch with no server tries again
 GLYPHS = {"allow": ALLOWED, "deny": DENIED, "ask": ASKED}
@@ -56,6 +64,26 @@ def project_label(cwd: str) -> str:
     return "~" + cwd[len(home) :] if cwd and home != "/" and cwd.startswith(home) else cwd
 
 
+def clip_head(text: str, cells: int) -> str:
+    """`text` in at most `cells` characters, its start kept (`…` marks the cut)."""
+    return text if len(text) <= cells else text[: cells - 1] + "…"
+
+
+def clip_tail(text: str, cells: int) -> str:
+    """`text` in at most `cells` characters, its end kept (`…` marks the cut)."""
+    return text if len(text) <= cells else "…" + text[len(text) - cells + 1 :]
+
+
+@dataclass(frozen=True)
+class Providers:
+    """Where the screen gets its sessions and a session's detail: the running server unless told otherwise."""
+
+    sessions: Callable[[], list[dict[str, object]]] = field(default=live_sessions)
+    detail: Callable[[str, str], dict[str, object]] = field(default=session_detail)
+    follow_asks: bool = True  # keep a watch connection to the server for its asks
+    clock: Callable[[], float] = field(default=time.time)
+
+
 def scores_of(data: Any) -> AgentScores | None:
     """The engine's scores as the server sent them (JSON), rebuilt for the panels; None when absent or unreadable."""
     if not isinstance(data, dict):
@@ -75,7 +103,8 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
     a = asks[0]
     left = max(0, round(float(a.get("deadline") or now) - now))
     more = f"   (+{len(asks) - 1} more waiting)" if len(asks) > 1 else ""
-    where = f"{a.get('agent')} · {project_label(str(a.get('cwd') or ''))} · session {a.get('session')}"
+    project = clip_tail(project_label(str(a.get("cwd") or "")), PROJECT_CELLS)
+    where = f"{a.get('agent')} · {project} · session {clip_head(str(a.get('session')), SESSION_CELLS)}"
     t = Text()
     t.append("ASK ", "bold reverse #d7af5f")
     t.append(f" {inert(where, keep_newlines=False)} · {left} s left{more}\n", "bold")
@@ -83,15 +112,33 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
     call = args.get("command") if isinstance(args, dict) and isinstance(args.get("command"), str) else args
     t.append(f"{a.get('tool')}  ", "bold")
     t.append(inert(str(call), keep_newlines=False)[:400] + "\n")
-    reason = [line for line in str(a.get("reason") or "").splitlines() if line.strip()][:2]
-    t.append(f"rule {a.get('rule') or '?'}: " + inert(" ".join(reason), keep_newlines=False)[:300] + "\n", "dim")
-    t.append("y", "bold")
+    t.append(f"rule {a.get('rule') or '?'}: " + inert(ask_reason(str(a.get("reason") or "")), keep_newlines=False))
+    t.append("\n")
+    t.append("a", "bold")
     t.append(" allow once · ")
     t.append("t", "bold")
     t.append(" allow for the turn · ")
-    t.append("n", "bold")
+    t.append("d", "bold")
     t.append(" deny")
     return t
+
+
+def state_line(n: int) -> str:
+    """The line above the list: how many sessions, and what to do when there are none."""
+    if n == 0:
+        return "no live hook session yet: a hooked claude, codex or gemini shows here from its first tool call"
+    return f"{n} live hook session{'s' if n != 1 else ''} · ↑↓ select · ⏎ replay its recording"
+
+
+def ask_reason(reason: str) -> str:
+    """What the ask is about in one line: the fingerprints at their cap (`net:…/health 6/5`), else its first line.
+
+    The engine's question opens with a sentence every local-address ask shares; the fingerprints it lists
+    are what tells one ask from another.
+    """
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    hits = [line.removeprefix("- ").strip() for line in lines if line.startswith("- ")]
+    return (" · ".join(hits) if hits else (lines[0] if lines else ""))[:300]
 
 
 class WatchApp(App[str]):
@@ -104,21 +151,31 @@ class WatchApp(App[str]):
     #ask.waiting { display: block; }
     #sessions { height: auto; max-height: 6; }
     #scores { height: auto; border-top: solid $primary-darken-2; }
-    #scores #deg { display: none; }  /* a hook sees the calls only: no reasoning to score */
-    #window { height: 1fr; min-height: 4; border: round $primary-darken-2; }
+    /* a hook sees the calls only, never the text the repetition and degeneracy lenses score */
+    #scores #rep, #scores #deg { display: none; }
+    WatchApp.cramped #scores { display: none; }
+    /* its fingerprint column is wider than any terminal: a lone sideways thumb read as a stray glyph */
+    #window { height: 1fr; min-height: 4; border: round $primary-darken-2; scrollbar-size-horizontal: 0; }
     """
+    ENABLE_COMMAND_PALETTE = False  # nothing to pick there: its footer cell went to the keys
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer('allow-once')", "allow once"),
-        Binding("t", "answer('allow-turn')", "allow for the turn"),
-        Binding("n", "answer('deny')", "deny"),
-        Binding("enter", "open", "replay"),
+        # quit before the answers: a narrow footer keeps its first keys
+        Binding("q", "quit", "quit", priority=True),
+        # the main screen's approval keys (a, t, d); y and n, the keys this screen first had, still answer
+        Binding("a", "answer('allow-once')", "allow once"),
+        Binding("t", "answer('allow-turn')", "allow turn"),
+        Binding("d", "answer('deny')", "deny"),
+        Binding("y", "answer('allow-once')", "allow once", show=False),
+        Binding("n", "answer('deny')", "deny", show=False),
+        # priority: the list (a DataTable) has its own hidden enter; this one is in the footer
+        Binding("enter", "open", "replay", priority=True),
         Binding("r", "refresh", "refresh"),
-        Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, refresh_s: float = REFRESH_S) -> None:
+    def __init__(self, refresh_s: float = REFRESH_S, providers: Providers | None = None) -> None:
         super().__init__()
         self.refresh_s = refresh_s
+        self.providers = providers or Providers()
         self.meaning_max, self.failure_limit = thinking_limits()
         self.recordings: dict[str, str] = {}  # row key -> recording path
         self.asks: list[dict[str, Any]] = []  # the waiting asks, oldest first, as the server last sent them
@@ -137,12 +194,15 @@ class WatchApp(App[str]):
         self.query_one("#window", WindowTable).border_title = "window"
         self.action_refresh()
         self.set_interval(self.refresh_s, self.action_refresh)
-        self.follow_asks()
+        if self.providers.follow_asks:
+            self.follow_asks()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The answer keys only while an ask waits (the footer shows them then)."""
         if action == "answer":
             return bool(self.asks)
+        if action == "open":
+            return self.selected() is not None
         return True
 
     # -- the sessions, and the selected one's panels ----------------------------------------------------------
@@ -152,30 +212,33 @@ class WatchApp(App[str]):
         except NoMatches:  # a tick that came while the screen was being taken down
             return
         try:
-            rows = live_sessions()
+            rows = self.providers.sessions()
         except NoVerdict as e:
-            state.update(f"{e} (breaker-tui hooks status says more)")
+            state.update(f"{e}; it starts with a hooked agent's first call (breaker-tui hooks status says more)")
             rows = []
         else:
-            n = len(rows)
-            state.update(f"{n} live hook session{'s' if n != 1 else ''}; enter replays the selected recording")
+            state.update(state_line(len(rows)))
         self._show(rows)
         self._detail()
         self._show_ask()
 
     def _show(self, rows: list[dict[str, object]]) -> None:
         table = self.query_one("#sessions", DataTable)
-        keep = table.cursor_row
+        keep, row = self.selected(), table.cursor_row
         table.clear()
         self.recordings = {}
         for r in rows:
             key = f"{r.get('agent')}/{r.get('session')}"
             self.recordings[key] = str(r.get("recording") or "")
-            cells = (r.get("agent"), project_label(str(r.get("cwd") or "")), r.get("session"))
+            project = clip_tail(project_label(str(r.get("cwd") or "")), PROJECT_CELLS)
+            cells = (r.get("agent"), project, clip_head(str(r.get("session")), SESSION_CELLS))
             counts = (r.get("calls"), r.get("denials"), r.get("last"))
             table.add_row(*(inert(str(c), keep_newlines=False) for c in (*cells, *counts)), key=key)
-        if rows:
-            table.move_cursor(row=min(keep, len(rows) - 1))
+        if rows:  # the same session stays selected when a new one comes in above it
+            table.move_cursor(row=min(row, len(rows) - 1))
+            if keep is not None:
+                self.select(keep)
+        self.refresh_bindings()
 
     def selected(self) -> str | None:
         """The selected row's key (`agent/session`), None when the list is empty."""
@@ -200,7 +263,7 @@ class WatchApp(App[str]):
         if key is not None:
             agent, _, session = key.partition("/")
             try:
-                data = session_detail(agent, session)
+                data = self.providers.detail(agent, session)
             except NoVerdict:
                 data = {}
         scores = scores_of(data.get("scores"))
@@ -262,9 +325,13 @@ class WatchApp(App[str]):
         except NoMatches:  # the server's news came while the screen was being taken down
             return
         if self.asks:
-            panel.update(ask_text(self.asks, time.time()))
+            panel.update(ask_text(self.asks, self.providers.clock()))
         panel.set_class(bool(self.asks), "waiting")
+        self.set_class(bool(self.asks) and self.size.height < ROOMY_HEIGHT, "cramped")
         self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        self._show_ask()
 
     async def action_answer(self, say: str) -> None:
         """The person's answer to the oldest waiting ask (the server takes the first answer of any watch)."""

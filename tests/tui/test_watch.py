@@ -1,7 +1,9 @@
-"""`breaker-tui watch` against a real `breaker-tui serve`, fed by real hook processes.
+"""`breaker-tui watch` against a real `breaker-tui serve`, fed by real hook processes; its layout on fixed data.
 
 The server is the one the first hook starts (on a private run folder); the asks reach the real screen
 over its watch connection, and the hook process waiting for its verdict gets the person's answer.
+What the screen makes of a list it was given (the selection, the footer, the snapshots) is tested on
+fixed sessions passed in as its providers, with no server: nothing in them is about the socket.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.widgets import DataTable
+from textual.binding import Binding
+from textual.widgets import DataTable, Footer
+from textual.widgets._footer import FooterKey
 
-from tui.watch import WatchApp
+from tests.conftest import wait_until
+from tui.watch import Providers, WatchApp, ask_reason
 from tui.widgets.window import WindowTable
 from wrapper.hooks import install as I
 
@@ -114,7 +120,7 @@ async def until(pilot: object, ok: object, what: str) -> None:
         await pilot.pause(0.1)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("agent", "key", "said"), [("gemini", "y", b""), ("codex", "n", b"declined it")])
+@pytest.mark.parametrize(("agent", "key", "said"), [("gemini", "a", b""), ("codex", "d", b"declined it")])
 async def test_an_ask_reaches_watch_and_the_persons_answer_reaches_the_hook(
     env: dict[str, str], agent: str, key: str, said: bytes
 ) -> None:
@@ -153,3 +159,129 @@ async def test_the_selected_sessions_scores_window_and_timeline_are_shown(env: d
         shown = Console(width=80, record=True, file=io.StringIO())
         shown.print(app.query_one("#misc").render())
         assert "denied 2" in shown.export_text()
+
+
+# -- fixed data: the screen without a server ------------------------------------------------------------------
+UUID = "3f1c2a9e-8b7d-4c1e-9f0a-2b6d5e4c3a1f"
+SESSIONS: list[dict[str, object]] = [
+    {"agent": "claude", "session": "c-1", "cwd": "/tmp/alpha", "calls": 6, "denials": 2,
+     "last": "deny (repeat:exact)", "recording": "/tmp/c-1.jsonl"},
+    {"agent": "gemini", "session": UUID, "cwd": "/srv/work/a-rather-long-project-name", "calls": 5,
+     "denials": 0, "last": "ask (repeat:net)", "recording": "/tmp/g.jsonl"},
+]  # fmt: skip
+INF = float("inf")
+WINDOWS = {
+    "c-1": [("exact:bash:{\"command\":\"make test\"}", 6, 5.0, True), ("cmd:make:make test", 6, 5.0, True),
+            ("verb:make", 6, INF, False)],
+    UUID: [("net:127.0.0.1:3000/health", 5, 5.0, True), ("site:127.0.0.1", 5, INF, False),
+           ("verb:curl", 5, INF, False)],
+}  # fmt: skip
+STEPS = {"c-1": ["allow"] * 4 + ["deny"] * 2, UUID: ["allow"] * 4 + ["ask"]}
+ASK: dict[str, object] = {
+    "id": "a1", "agent": "gemini", "session": UUID, "cwd": "/srv/work/a-rather-long-project-name",
+    "deadline": 1012.0, "tool": "run_shell_command", "rule": "repeat:net",
+    "args": {"command": "curl -s -w code-4 -o /dev/null http://127.0.0.1:3000/health"},
+    "reason": "breaker: a call to a LOCAL address (localhost / private network) is about to\nbe blocked as a "
+    "repeat:\n  - net:127.0.0.1:3000/health 5/5\n\nAllow once runs this call only.",
+}  # fmt: skip
+
+
+def detail(agent: str, session: str) -> dict[str, object]:
+    """The detail the server sends for a session: its scores as JSON, its turn and its steps."""
+    window = [{"fingerprint": f, "count": n, "cap": c, "hit": h} for f, n, c, h in WINDOWS[session]]
+    scores: dict[str, Any] = {
+        "agent": "main", "turn": -1, "window": window, "window_calls": 6, "window_size": 12, "overlap": 0.0,
+        "overlap_threshold": 0.7, "novelty_streak": 0, "novelty_limit": 10, "overlap_history": [],
+        "deg_flags": [], "deg_streak": 0, "deg_streak_limit": 2, "meaning_ratio": 1.0, "meaning_history": [],
+        "reasoning_chars": 0, "max_reasoning_chars": 120000, "failures": [], "trips": 0, "retries_used": 0,
+        "local_exempt": False, "local_refused": False, "thinking_off": False,
+        "denials": STEPS[session].count("deny"), "asks": STEPS[session].count("ask"), "ran_tripped": 0,
+        "cycle": [], "cycle_rule": "", "cycle_period": 0,
+    }  # fmt: skip
+    return {"scores": scores, "turn": 1, "steps": STEPS[session]}
+
+
+def fixed(sessions: list[dict[str, object]]) -> WatchApp:
+    """A watch on `sessions` (the list may change under it), no ask connection, the clock at 1000 s."""
+    providers = Providers(sessions=lambda: list(sessions), detail=detail, follow_asks=False, clock=lambda: 1000.0)
+    return WatchApp(refresh_s=3600, providers=providers)
+
+
+def footer_keys(app: WatchApp) -> list[str]:
+    return [k.description for k in app.query_one(Footer).query(FooterKey)]
+
+
+def test_the_answer_keys_are_the_main_screens_and_the_first_ones_still_answer() -> None:
+    keys = {b.key: b.action for b in WatchApp.BINDINGS if isinstance(b, Binding)}
+    assert keys["a"] == keys["y"] == "answer('allow-once')" and keys["t"] == "answer('allow-turn')"
+    assert keys["d"] == keys["n"] == "answer('deny')"
+
+
+def test_an_asks_reason_is_the_fingerprints_at_their_cap() -> None:
+    assert ask_reason(str(ASK["reason"])) == "net:127.0.0.1:3000/health 5/5"
+    assert ask_reason("a failing local service\nsecond line") == "a failing local service"
+
+
+async def test_the_selected_session_stays_selected_when_a_new_one_comes_in_above() -> None:
+    sessions = list(SESSIONS)
+    app = fixed(sessions)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        app.query_one("#sessions", DataTable).move_cursor(row=1)
+        await pilot.pause()
+        assert app.selected() == f"gemini/{UUID}"
+        sessions.insert(0, {**SESSIONS[0], "session": "c-new", "recording": "/tmp/new.jsonl"})
+        app.action_refresh()
+        await pilot.pause()
+        assert len(rows(app)) == 3 and app.selected() == f"gemini/{UUID}"
+
+
+async def test_long_ids_and_folders_are_cut_so_the_verdict_fits_80_columns() -> None:
+    app = fixed(SESSIONS)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        await pilot.pause()
+        gemini = rows(app)[1]
+        assert gemini[1] == "…long-project-name" and gemini[2] == "3f1c2a9e…"
+        table = app.query_one("#sessions", DataTable)
+        assert table.virtual_size.width <= 80, "the last verdict is pushed off the screen"
+
+
+async def test_the_footer_offers_quit_first_replay_and_the_answers_only_while_an_ask_waits() -> None:
+    app = fixed(SESSIONS)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        without = ["replay", "quit", "refresh"]  # the list's own enter comes first in the chain of keys
+        await wait_until(lambda: footer_keys(app) == without, 30, "the footer without an ask")
+        app.asks = [ASK]
+        app._show_ask()
+        await wait_until(lambda: "allow once" in footer_keys(app), 30, "the answer keys")
+        assert "quit" in footer_keys(app)[:2], "a narrow footer keeps its first keys"
+        assert app.has_class("cramped"), "at 20 rows an ask leaves the window room, not the scores"
+        shown = str(app.query_one("#ask").render())
+        assert "session 3f1c2a9e…" in shown and "rule repeat:net: net:127.0.0.1:3000/health 5/5" in shown
+        await pilot.press("enter")
+    assert app.return_value == "/tmp/c-1.jsonl"
+
+
+def _settled(app: WatchApp, ask: bool) -> Any:
+    async def before(pilot: Any) -> None:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        if ask:
+            app.asks = [ASK]
+            app._show_ask()
+            app.select(f"gemini/{UUID}")
+        window = app.query_one("#window", DataTable)
+        await wait_until(lambda: window.row_count == 3, 30, "the window's rows")
+        await wait_until(lambda: bool(footer_keys(app)), 30, "the footer's keys")
+        await pilot.pause()
+        await pilot.pause()
+
+    return before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("ask", [False, True], ids=["list", "ask"])
+def test_snapshot(snap_compare: Any, size: tuple[int, int], ask: bool) -> None:
+    app = fixed(SESSIONS)
+    assert snap_compare(app, terminal_size=size, run_before=_settled(app, ask))
