@@ -16,8 +16,11 @@ ENGINE_BUILD ?= compiled
 EXPECT = $(if $(filter compiled,$(ENGINE_BUILD)),compiled (mypyc),)
 
 # The tests `make check` runs: no dsh, network or compiler, and none of the `slow` property tests,
-# fuzzers, corpus figures and long recordings; `make test` runs the rest too.
+# fuzzers, corpus figures and long recordings; `make test` runs the rest too. Every test outside tests/unit
+# carries a folder marker, so only tests/unit is collected: each worker skips importing the integration and
+# TUI test modules it would deselect.
 FAST := -m "not integration and not tui and not slow"
+FAST_TESTS := tests/unit
 # One worker per core; an idle worker takes tests queued for a busy one, so a few long tests at the end
 # do not leave a core idle while the other works through its queue.
 PARALLEL := -n auto --dist worksteal
@@ -79,7 +82,7 @@ check-types: $(STAMP)
 	$(BIN)/mypy
 
 check-unit: $(STAMP)
-	$(BIN)/pytest -q $(PARALLEL) $(FAST)
+	$(BIN)/pytest -q $(PARALLEL) $(FAST) $(FAST_TESTS)
 
 lint: check-format check-lint check-imports check-types
 
@@ -121,7 +124,7 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 unit: setup
-	$(BIN)/pytest -q $(PARALLEL) $(FAST)
+	$(BIN)/pytest -q $(PARALLEL) $(FAST) $(FAST_TESTS)
 
 conformance: setup
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
