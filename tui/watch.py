@@ -42,6 +42,11 @@ SESSION_CELLS = 9  # Claude's and Gemini's session ids are 36-character UUIDs: t
 PROJECT_CELLS = 18  # the folder's tail is kept: it names the project
 ROOMY_HEIGHT = 32  # below this many rows an ask hides the scores, so the window it is about stays in view
 REFRESH_S = 1.0
+START_HINT = (
+    "A hooked agent's first tool call starts the server and shows its session here: "
+    "`breaker-tui hooks install claude` (or codex, gemini), then use that agent; "
+    "`breaker-tui hooks status` says what is hooked."
+)
 RECONNECT_S = 1.0  # how often a watch with no server tries again
 GLYPHS = {"allow": ALLOWED, "deny": DENIED, "ask": ASKED}
 
@@ -126,7 +131,7 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
 def state_line(n: int) -> str:
     """The line above the list: how many sessions, and what to do when there are none."""
     if n == 0:
-        return "no live hook session yet: a hooked claude, codex or gemini shows here from its first tool call"
+        return f"No live hook session yet.\n{START_HINT}"
     return f"{n} live hook session{'s' if n != 1 else ''} · ↑↓ select · ⏎ replay its recording"
 
 
@@ -146,7 +151,8 @@ class WatchApp(App[str]):
 
     TITLE = "breaker-tui watch"
     CSS = """
-    #state { height: 1; }
+    #state { height: auto; max-height: 8; }
+    WatchApp.empty #scores, WatchApp.empty #window { display: none; }  /* no session: nothing to show there */
     #ask { height: auto; border-left: outer #d7af5f; background: $boost; padding: 0 1; display: none; }
     #ask.waiting { display: block; }
     #sessions { height: auto; max-height: 6; }
@@ -214,10 +220,11 @@ class WatchApp(App[str]):
         try:
             rows = self.providers.sessions()
         except NoVerdict as e:
-            state.update(f"{e}; it starts with a hooked agent's first call (breaker-tui hooks status says more)")
+            state.update(f"{e}.\n{START_HINT}")
             rows = []
         else:
             state.update(state_line(len(rows)))
+        self.set_class(not rows, "empty")
         self._show(rows)
         self._detail()
         self._show_ask()

@@ -96,8 +96,10 @@ async def test_watch_says_when_no_server_runs(env: dict[str, str]) -> None:
     app = WatchApp(refresh_s=0.2)
     async with app.run_test(size=(120, 12)) as pilot:
         await pilot.pause()
-        assert "breaker-tui serve is not running" in str(app.query_one("#state").render())
+        said = str(app.query_one("#state").render())
+        assert "breaker-tui serve is not running" in said and "breaker-tui hooks install claude" in said
         assert rows(app) == []
+        assert not app.query_one("#window").display, "empty panes with no session to show"
 
 
 def curl(n: int) -> str:
