@@ -155,7 +155,7 @@ class WatchApp(App[str]):
     WatchApp.empty #scores, WatchApp.empty #window { display: none; }  /* no session: nothing to show there */
     #ask { height: auto; border-left: outer #d7af5f; background: $boost; padding: 0 1; display: none; }
     #ask.waiting { display: block; }
-    #sessions { height: auto; max-height: 6; }
+    #sessions { height: auto; max-height: 25%; min-height: 3; }
     #scores { height: auto; border-top: solid $primary-darken-2; }
     /* a hook sees the calls only, never the text the repetition and degeneracy lenses score */
     #scores #rep, #scores #deg { display: none; }
@@ -315,16 +315,25 @@ class WatchApp(App[str]):
                 continue
             self.link = link
             async for asks in link.updates():
-                fresh = bool(asks) and (not self.asks or asks[-1].get("id") != self.asks[-1].get("id"))
-                self.asks = asks
-                self._show_ask()
-                if fresh:
-                    self.bell()
-                    self.select(f"{asks[-1].get('agent')}/{asks[-1].get('session')}")
+                self.took(asks)
             link.close()
             self.link, self.asks = None, []
             self._show_ask()
             await asyncio.sleep(RECONNECT_S)
+
+    def took(self, asks: list[dict[str, Any]]) -> None:
+        """The server's waiting asks (oldest first): shown, a bell for a new one, the oldest one's session selected.
+
+        The keys answer the oldest ask, so the panes below show that ask's session.
+        """
+        fresh = bool(asks) and (not self.asks or asks[-1].get("id") != self.asks[-1].get("id"))
+        head = bool(asks) and (not self.asks or asks[0].get("id") != self.asks[0].get("id"))
+        self.asks = asks
+        self._show_ask()
+        if fresh:
+            self.bell()
+        if head:
+            self.select(f"{asks[0].get('agent')}/{asks[0].get('session')}")
 
     def _show_ask(self) -> None:
         try:

@@ -255,24 +255,34 @@ async def test_the_footer_offers_quit_first_replay_and_the_answers_only_while_an
         await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
         without = ["replay", "quit", "refresh"]  # the list's own enter comes first in the chain of keys
         await wait_until(lambda: footer_keys(app) == without, 30, "the footer without an ask")
-        app.asks = [ASK]
-        app._show_ask()
+        app.took([ASK])
         await wait_until(lambda: "allow once" in footer_keys(app), 30, "the answer keys")
         assert "quit" in footer_keys(app)[:2], "a narrow footer keeps its first keys"
         assert app.has_class("cramped"), "at 20 rows an ask leaves the window room, not the scores"
         shown = str(app.query_one("#ask").render())
         assert "session 3f1c2a9e…" in shown and "rule repeat:net: net:127.0.0.1:3000/health 5/5" in shown
         await pilot.press("enter")
-    assert app.return_value == "/tmp/c-1.jsonl"
+    assert app.return_value == "/tmp/g.jsonl"  # the asking session was selected
+
+
+async def test_the_session_of_the_ask_the_keys_answer_is_the_one_selected() -> None:
+    app = fixed(SESSIONS)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        later = {**ASK, "id": "a2", "agent": "claude", "session": "c-1", "cwd": "/tmp/alpha"}
+        app.took([ASK, later])  # two wait: the keys answer the oldest, so its session is the one shown
+        await pilot.pause()
+        assert app.selected() == f"gemini/{UUID}"
+        app.took([later])  # the oldest was answered: the next one's session is shown
+        await pilot.pause()
+        assert app.selected() == "claude/c-1"
 
 
 def _settled(app: WatchApp, ask: bool) -> Any:
     async def before(pilot: Any) -> None:
         await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
         if ask:
-            app.asks = [ASK]
-            app._show_ask()
-            app.select(f"gemini/{UUID}")
+            app.took([ASK])
         window = app.query_one("#window", DataTable)
         await wait_until(lambda: window.row_count == 3, 30, "the window's rows")
         await wait_until(lambda: bool(footer_keys(app)), 30, "the footer's keys")
