@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast, get_args
 
 from engine.breaker import Verdict
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.logs import iter_dsh_events
 from wrapper.harness.dsh.monitor import BridgeMonitor
 from wrapper.harness.dsh.normalize import parse_args, text_of
-from wrapper.items import ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
+from wrapper.items import Answer, ApprovalItem, Item, OutputItem, Question, StatusItem, TripItem, VerdictItem
 from wrapper.records.replay import Step, session_note, settings_for
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
 
+ANSWERS = frozenset(get_args(Answer))
 PENDING_VERDICTS = 4096  # replayed verdicts kept until the live one recorded after them is compared
 
 
@@ -34,6 +35,8 @@ class Replayer:
         # replayed verdicts waiting for the live one recorded after them (bounded: an unanswered id is dropped)
         self._replayed: dict[str, Verdict] = {}
         self._questions: dict[str, tuple[P.ApprovalRequest, Question]] = {}  # approval id -> its question
+        # verdict id -> (agent, call id) of an ask the replay gave: a hook session answers it under that id
+        self._asks: dict[str, tuple[str, str]] = {}
 
     def steps(self) -> Iterator[Step]:
         """Every item the live session showed, re-derived, with its relative time."""
@@ -48,6 +51,7 @@ class Replayer:
         t0: float | None = None
         self._replayed.clear()
         self._questions.clear()
+        self._asks.clear()
         by_kind = {"child": _child_output, "note": self._note, "out": self._out, "in": self._inbound}
         for n, r in enumerate(self.loaded.records, 1):
             self.record = n
@@ -73,17 +77,32 @@ class Replayer:
     def _out(self, r: dict[str, Any]) -> list[Item]:
         """What the live session sent dsh: an approval answered is shown, a verdict is compared with the replay's."""
         if r.get("t") == "approval_response":
-            pair = self._questions.pop(str(r.get("id")), None)
-            if pair is None:
-                return []
-            answer = r.get("answer", "deny")
-            self.monitor.answer(pair[0], pair[1], answer)
-            return [ApprovalItem(pair[1], answer, *recorded_by(r))]
+            return self._answered(r)
         if r.get("t") == "verdict":
             got = self._replayed.pop(str(r.get("id")), None)
             if got is not None:
                 self._compare(str(r.get("id")), got, r)
         return []
+
+    def _answered(self, r: dict[str, Any]) -> list[Item]:
+        """The recorded answer to an ask, applied as the live session applied it (the next repeats depend on it)."""
+        rid = str(r.get("id"))
+        pair = self._questions.pop(rid, None) or self._hook_question(rid, r)
+        if pair is None:
+            return []
+        answer = recorded_answer(r)
+        if answer is None:  # the agent's own prompt asked the person: the live engine heard no answer either
+            return []
+        self.monitor.answer(pair[0], pair[1], answer)
+        return [ApprovalItem(pair[1], answer, *recorded_by(r))]
+
+    def _hook_question(self, vid: str, r: dict[str, Any]) -> tuple[P.ApprovalRequest, Question] | None:
+        """The ask a hook session answered: it records the answer under the verdict's id, with no request between."""
+        asked = self._asks.pop(vid, None)
+        if asked is None or asked[1] != r.get("callId") or asked[1] not in self.monitor.asked:
+            return None
+        req = P.ApprovalRequest(t="approval_request", id=vid, sessionId=asked[0], callId=asked[1])
+        return req, self.monitor.question(req)
 
     def _inbound(self, r: dict[str, Any]) -> list[Item]:
         """A message dsh sent, through the live session's dispatcher, decision for decision."""
@@ -113,6 +132,10 @@ class Replayer:
                 self._replayed[vid] = item.verdict
                 if len(self._replayed) > PENDING_VERDICTS:
                     del self._replayed[next(iter(self._replayed))]
+                if item.verdict.kind == "ask":
+                    self._asks[vid] = (item.agent, item.call_id)
+                    if len(self._asks) > PENDING_VERDICTS:
+                        del self._asks[next(iter(self._asks))]
 
     def _note(self, r: dict[str, Any]) -> list[Item]:
         common = session_note(r, self.monitor, "child")
@@ -239,6 +262,19 @@ def recorded_by(r: dict[str, Any]) -> tuple[str, str]:
     if not isinstance(by, str) or not by:
         return "unknown", "recorded before answers named who gave them"
     return by, why if isinstance(why, str) else ""
+
+
+def recorded_answer(r: dict[str, Any]) -> Answer | None:
+    """The answer a recorded `approval_response` gave, as the live session applied it to the engine.
+
+    A person's answer is applied as given; no one answering (`none`, or a recording from before answers were
+    written) refused the call; None when the agent's own prompt asked instead (a hook session of Claude's), whose
+    answer the live engine never heard.
+    """
+    answer = r.get("answer")
+    if answer in ANSWERS:
+        return cast(Answer, answer)
+    return None if r.get("outcome") == "asked-agent" else "deny"
 
 
 def _child_output(r: dict[str, Any]) -> list[Item]:
