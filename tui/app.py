@@ -109,6 +109,12 @@ class BreakerApp(FrontEnd, Actions):
         self.source.on_open = self._source_opened
         self.sub_title = inert(source.title, keep_newlines=False)
         self.front_init()
+        # the theme before the stylesheet is first read: set once the app runs, it would make Textual
+        # parse every style again before the first frame
+        for t in THEMES:
+            self.register_theme(t)
+        with contextlib.suppress(Exception):  # an unknown name: said by `on_mount`, which falls back
+            self.theme = self._initial_theme
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's choice, but our Linux driver: it notices a terminal that went away (`tui.terminal`)."""
@@ -141,11 +147,7 @@ class BreakerApp(FrontEnd, Actions):
 
     def on_mount(self) -> None:
         """Themes and keys (the main screen calls `attach` once its widgets exist)."""
-        for t in THEMES:
-            self.register_theme(t)
-        try:
-            self.theme = self._initial_theme
-        except Exception:  # an unknown theme name in the config: say so, keep the default
+        if self.theme != self._initial_theme:  # an unknown name in the config (`__init__` could not set it)
             name = markup_safe(self._initial_theme, keep_newlines=False)
             self.notify(f"unknown theme {name!r}; using breaker-dark", severity="warning", markup=False)
             self.theme = "breaker-dark"

@@ -105,6 +105,9 @@ class MainScreen(Screen[None]):
         return FRAME_HOOK and self.before_frame is not None and self.is_current
 
     def compose(self) -> ComposeResult:
+        # the classes for the terminal's width before the widgets are styled: set later, they would
+        # restyle every widget once more before the first frame
+        self._layout_classes(self.app.size.width, update=False)
         ui = self.settings.ui
         th = self.settings.engine.thinking
         # The title row, which a trip turns into its banner: no row appears or goes, so a trip in a
@@ -147,7 +150,6 @@ class MainScreen(Screen[None]):
             prompt.focus()
             self.call_after_refresh(self._take_early)
             self._hint()
-        self.set_class(self.mode == keys.REPLAY, "replay")
         self._layout(self.size.width)
         attach = getattr(self.app, "attach", None)
         if attach is not None:
@@ -171,12 +173,16 @@ class MainScreen(Screen[None]):
         """Whether the side panel is collapsed by width."""
         return self.has_class("narrow")
 
-    def _layout(self, width: int) -> None:
+    def _layout_classes(self, width: int, update: bool = True) -> bool:
+        """The layout's classes for `width`, in one batch (each change restyles the whole screen); stacked?"""
         narrow = 0 < width < self.settings.ui.narrow_below
-        self.set_class(narrow, "narrow")
         stacked = narrow and self.panels_toggled
-        self.set_class(stacked, "stacked")
-        self.set_class(not narrow and self.panels_toggled, "no-panel")
+        classes = {"narrow": narrow, "stacked": stacked, "no-panel": not narrow and self.panels_toggled}
+        self.update_classes({**classes, "replay": self.mode == keys.REPLAY}, update=update)
+        return stacked
+
+    def _layout(self, width: int) -> None:
+        stacked = self._layout_classes(width)
         right, window, scores = self.query_one("#right"), self.query_one("#window"), self.query_one("#scores")
         # the panel view of a narrow terminal puts the window first: it gets the room the scores leave
         first = right.children.index(window) < right.children.index(scores)
