@@ -104,27 +104,27 @@ def scores_of(data: Any) -> AgentScores | None:
 
 
 def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
-    """The oldest waiting ask: whose call, the call, why it is asked, how long is left, and the keys."""
+    """The oldest waiting ask: the keys and the time left, then whose call, the call, and why it is asked.
+
+    The keys come first so that the smallest terminal, which cuts the panel's end, still shows them.
+    """
     a = asks[0]
     left = max(0, round(float(a.get("deadline") or now) - now))
-    more = f"   (+{len(asks) - 1} more waiting)" if len(asks) > 1 else ""
+    more = f" (+{len(asks) - 1} more waiting)" if len(asks) > 1 else ""
     project = clip_tail(project_label(str(a.get("cwd") or "")), PROJECT_CELLS)
     where = f"{a.get('agent')} · {project} · session {clip_head(str(a.get('session')), SESSION_CELLS)}"
     t = Text()
     t.append("ASK ", "bold reverse #d7af5f")
-    t.append(f" {inert(where, keep_newlines=False)} · {left} s left{more}\n", "bold")
+    for key, what in (("a", "allow once"), ("t", "allow for the turn"), ("d", "deny")):
+        t.append(f" {key}", "bold")
+        t.append(f" {what} ·")
+    t.append(f" {left} s left{more}\n")
+    t.append(inert(where, keep_newlines=False) + "\n", "bold")
     args = a.get("args")
     call = args.get("command") if isinstance(args, dict) and isinstance(args.get("command"), str) else args
     t.append(f"{a.get('tool')}  ", "bold")
     t.append(inert(str(call), keep_newlines=False)[:400] + "\n")
     t.append(f"rule {a.get('rule') or '?'}: " + inert(ask_reason(str(a.get("reason") or "")), keep_newlines=False))
-    t.append("\n")
-    t.append("a", "bold")
-    t.append(" allow once · ")
-    t.append("t", "bold")
-    t.append(" allow for the turn · ")
-    t.append("d", "bold")
-    t.append(" deny")
     return t
 
 

@@ -278,6 +278,18 @@ async def test_the_session_of_the_ask_the_keys_answer_is_the_one_selected() -> N
         assert app.selected() == "claude/c-1"
 
 
+async def test_on_a_40x10_terminal_the_ask_still_shows_its_keys() -> None:
+    app = fixed(SESSIONS)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        app.took([ASK])
+        await pilot.pause()
+        seen = app.query_one("#ask").region
+        assert seen.height > 1, "the ask panel is not on the screen"
+        first = str(app.query_one("#ask").render()).splitlines()[0]
+        assert first.startswith("ASK  a allow once") and " d deny · 12 s left" in first
+
+
 def _settled(app: WatchApp, ask: bool) -> Any:
     async def before(pilot: Any) -> None:
         await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
