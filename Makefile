@@ -108,11 +108,12 @@ CORPUS_FIGURES := tests/unit/wrapper/records/test_real_corpus.py tests/unit/wrap
 CPYTEST = cd $(CVENV) && BREAKER_TUI_EXPECT_BUILD="$(EXPECT)" ./bin/python -m pytest -q -p no:cacheprovider \
 	--import-mode=importlib -o pythonpath= --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml
 
+# The engine's unit tests take ~10 s of CPU, less than starting and filling two xdist workers: one process.
 # The figures run a file to a worker (`loadfile`): each file reads its corpus once into a module fixture,
 # which two workers sharing a file would each read again.
 test-compiled: compiled
 	cd $(CVENV) && ./bin/python -m engine.seed.conformance $(CURDIR)/../shared/conformance
-	$(CPYTEST) $(PARALLEL) $(FAST) $(CURDIR)/tests/unit/engine
+	$(CPYTEST) $(FAST) $(CURDIR)/tests/unit/engine
 	$(CPYTEST) -n auto --dist loadfile $(addprefix $(CURDIR)/,$(CORPUS_FIGURES))
 
 test-suite: $(STAMP)
