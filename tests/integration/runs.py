@@ -8,8 +8,9 @@ everything the session emits and every question it asks. A test that needs a ses
 (a fault put into the dsh session) or a command no declaration names (the scripted stub agents) builds
 the session itself and hands it to `started`, which does the rest the same way.
 
-Before this module the dsh fixture, the ACP helper, the hostile-agent helper and the session tests each
-kept a copy of the same start, pump, wait-ready and close steps, differing only in their timeouts.
+Before this module the dsh fixture, the ACP helper, the hostile-agent helper, the fail-closed table and the
+session tests each kept a copy of the same start, pump, wait-ready and close steps, differing only in
+their timeouts. A fault under which the session must never become ready starts it with `ready_s=None`.
 """
 
 from __future__ import annotations
@@ -174,8 +175,8 @@ def scripted(answers: list[Answer] | None, then: Answer) -> Approver:
     return person
 
 
-async def start(run: R, ready_s: float = READY_S) -> R:
-    """Start the run's session, collect its items in the background, and wait (bounded) until it takes prompts."""
+def collect(run: Run[Any]) -> None:
+    """Collect the run's items in the background from now on (its session not started yet)."""
     session = run.session
 
     async def pump() -> None:
@@ -183,9 +184,19 @@ async def start(run: R, ready_s: float = READY_S) -> R:
             run.items.append(i)
 
     run.task = asyncio.create_task(pump())
+
+
+async def start(run: R, ready_s: float | None = READY_S) -> R:
+    """Start the run's session, collect its items in the background, and wait (bounded) until it takes prompts.
+
+    `ready_s=None` does not wait: for a fault under which the session must never become ready.
+    """
+    collect(run)
     try:
-        await session.start()
-        assert await session.wait_ready(ready_s), f"the session never became ready: {run.items[-5:]}"
+        await run.session.start()
+        if ready_s is not None:
+            ready = await run.session.wait_ready(ready_s)
+            assert ready, f"the session never became ready: {run.items[-5:]}"
     except BaseException:
         await run.close()  # a session that never got ready leaves no process behind
         raise

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import os
 import shlex
 import signal
@@ -28,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_until
+from tests.integration.runs import Run, open_run, scripted, start
 from wrapper.harness.base import recording_line
 from wrapper.harness.dsh import protocol as P
 from wrapper.harness.dsh.pinned import install_dir, pinned_entry, verify
@@ -92,37 +94,22 @@ async def _dsh(
     """Start the real dsh on `scenario` (the `dev` runner profile); the workspace, where markers appear."""
     world = make_world(scenario, ctx.tmp / "world")
     ctx.cleanups.append(world.close)
-    queue = list(answers or [])
-
-    async def scripted(q: Question) -> Answer:
-        return queue.pop(0) if queue else "deny"
-
+    world.env.update(env or {})
     ctx.recording = ctx.tmp / "rec.jsonl"
-    rec = Recorder(ctx.recording, {"row": scenario})
-    s = cls(
-        ["dsh", "--profile", "dev"],
-        _settings(),
-        approver or scripted,
-        cwd=str(world.workspace),
-        env={**world.env, **(env or {})},
-        recorder=rec,
-        runner=runner,
-    )
-    ctx.session = s
-    _pump(ctx, s)
-    await s.start()
-    if ready:
-        assert await s.wait_ready(90), f"dsh never became ready: {ctx.texts()[-500:]}"
+    answer = approver or scripted(answers, "deny")
+    make = functools.partial(cls, runner=runner)
+    run = open_run(["dsh", "--profile", "dev"], world, _settings(), answer, ctx.recording, {"row": scenario}, make)
+    await _start(ctx, run, 90 if ready else None)
     return world.workspace
 
 
-def _pump(ctx: Ctx, s: Any) -> None:
-    async def pump() -> None:
-        async for item in s:
-            ctx.items.append(item)
-
-    task = asyncio.ensure_future(pump())
-    ctx.cleanups.append(task.cancel)
+async def _start(ctx: Ctx, run: Run[Any], ready_s: float | None) -> None:
+    """Start the row's session (waiting until it is ready unless `ready_s` is None), its items the row's."""
+    run.items = ctx.items
+    ctx.session = run.session
+    await start(run, ready_s)
+    if run.task is not None:
+        ctx.cleanups.append(run.task.cancel)
 
 
 def _calls(ws: Path) -> int:
@@ -487,9 +474,7 @@ async def acp_never_initializes(ctx: Ctx) -> Outcome:
         recorder=Recorder(ctx.recording, {"row": "acp"}),
         acp=True,
     )
-    ctx.session = s
-    _pump(ctx, s)
-    await s.start()
+    await _start(ctx, Run(s), None)
     await ctx.saw("did not complete `initialize`")
     return Outcome(marker.exists, "NOT MONITORED")
 
