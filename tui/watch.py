@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
@@ -30,14 +31,15 @@ from textual.widgets import DataTable, Footer, Static
 from textual.widgets.data_table import RowDoesNotExist
 
 from engine.scores import AgentScores, WindowRow
-from tui.widgets.scores import ScoresPanel
+from tui.widgets.line import Line
+from tui.widgets.scores import ScoresPanel, heat
 from tui.widgets.timeline import ALLOWED, ASKED, DENIED, Timeline
 from tui.widgets.window import WindowTable
 from wrapper.hooks.client import NoVerdict, live_sessions, session_detail
 from wrapper.hooks.watching import AskLink
 from wrapper.safetext import inert
 
-COLUMNS = ("agent", "project", "session", "calls", "denials", "last verdict")
+COLUMNS = ("agent", "project", "session", "calls", "refused", "last verdict")
 SESSION_CELLS = 9  # Claude's and Gemini's session ids are 36-character UUIDs: the first 8 tell them apart
 PROJECT_CELLS = 18  # the folder's tail is kept: it names the project
 ROOMY_HEIGHT = 32  # below this many rows an ask hides the scores, so the window it is about stays in view
@@ -128,6 +130,35 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
     return t
 
 
+def calls_table(s: AgentScores, colours: tuple[str, str, str], failure_limit: int) -> Table:
+    """The scores a hook can feed: the calls refused and asked, the local policy, the calls that keep failing."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=11, min_width=11, no_wrap=True)
+    grid.add_column(no_wrap=True, overflow="ellipsis")
+    local = "allowed this turn" if s.local_exempt else "refused this turn" if s.local_refused else "ask"
+    hot = s.denials or s.ran_tripped
+    tools = f"refused {s.denials} · asked {s.asks} · local repeats: {local}"
+    grid.add_row(Text("calls", "bold"), Text(tools, colours[2] if hot else colours[0]))
+    for sig, n in s.failures[-4:]:
+        sig_text = inert(sig, keep_newlines=False)[:60]
+        grid.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, failure_limit, colours)))
+    return grid
+
+
+class CallScores(ScoresPanel):
+    """The main screen's scores panel holding only what a hook feeds it: tool calls, never the model's text.
+
+    The reasoning size and the trips come from the text lenses, which a hook never feeds: shown, they
+    would read as "no reasoning" for an agent whose reasoning breaker-tui does not see.
+    """
+
+    def show(self, s: AgentScores | None, width: int = 16) -> None:
+        super().show(s, width)
+        if s is not None:
+            misc = self.query_one("#misc", Line)
+            misc.update(calls_table(s, self.colours, self.failure_limit), height=1 + min(4, len(s.failures)))
+
+
 def state_line(n: int) -> str:
     """The line above the list: how many sessions, and what to do when there are none."""
     if n == 0:
@@ -191,7 +222,7 @@ class WatchApp(App[str]):
         yield Static("", id="state")
         yield Static("", id="ask")
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
-        yield ScoresPanel(self.meaning_max, self.failure_limit, id="scores")
+        yield CallScores(self.meaning_max, self.failure_limit, id="scores")
         yield WindowTable(id="window")
         yield Footer()
 
@@ -277,7 +308,7 @@ class WatchApp(App[str]):
         turn, steps = data.get("turn"), data.get("steps")
         if scores is not None and isinstance(turn, int):  # the engine sees no turn start: the server counts prompts
             scores = replace(scores, turn=turn)
-        panel = self.query_one("#scores", ScoresPanel)
+        panel = self.query_one("#scores", CallScores)
         panel.show(scores, max(6, min(16, (panel.size.width - 32) or 16)))
         window = self.query_one("#window", WindowTable)
         window.show(scores)

@@ -160,7 +160,9 @@ async def test_the_selected_sessions_scores_window_and_timeline_are_shown(env: d
         assert str(window.border_title).startswith("window · turn 1 ✓✓✓✓✗✗")
         shown = Console(width=80, record=True, file=io.StringIO())
         shown.print(app.query_one("#misc").render())
-        assert "denied 2" in shown.export_text()
+        text = shown.export_text()
+        assert "refused 2 · asked 0" in text
+        assert "reasoning" not in text and "trips" not in text, "a hook never feeds the text lenses"
 
 
 # -- fixed data: the screen without a server ------------------------------------------------------------------
