@@ -235,11 +235,11 @@ class WatchApp(App[str]):
             self.follow_asks()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The answer keys only while an ask waits (the footer shows them then)."""
+        """The answer keys only while an ask waits (the footer shows them then), replay only while none does."""
         if action == "answer":
             return bool(self.asks)
-        if action == "open":
-            return self.selected() is not None
+        if action == "open":  # leaving for the replay while an ask waits would leave it to time out
+            return self.selected() is not None and not self.asks
         return True
 
     # -- the sessions, and the selected one's panels ----------------------------------------------------------
@@ -326,7 +326,7 @@ class WatchApp(App[str]):
 
     def action_open(self) -> None:
         key = self.selected()
-        if key and self.recordings.get(key):
+        if key and self.recordings.get(key) and not self.asks:  # the list's own enter (a click) comes here too
             self.exit(self.recordings[key])
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

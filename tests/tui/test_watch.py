@@ -263,6 +263,12 @@ async def test_the_footer_offers_quit_first_replay_and_the_answers_only_while_an
         assert app.has_class("cramped"), "at 20 rows an ask leaves the window room, not the scores"
         shown = str(app.query_one("#ask").render())
         assert "session 3f1c2a9e…" in shown and "rule repeat:net: net:127.0.0.1:3000/health 5/5" in shown
+        assert "replay" not in footer_keys(app)
+        await pilot.press("enter")  # no replay while an ask waits: nobody would answer it
+        await pilot.pause()
+        assert app.is_running
+        app.took([])
+        await wait_until(lambda: "replay" in footer_keys(app), 30, "replay offered again")
         await pilot.press("enter")
     assert app.return_value == "/tmp/g.jsonl"  # the asking session was selected
 
