@@ -420,6 +420,8 @@ def _demo(args: list[str]) -> int:
     )
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--no-tui", action="store_true", help="run it headless")
+    p.add_argument("--json", action="store_true", help="with --no-tui: JSON lines on stdout instead")
+    p.add_argument("--quiet", action="store_true", help="with --no-tui: drop the child's terminal output")
     p.add_argument("--agent", help="run it with an installed ACP agent (see `breaker-tui agents`) instead of dsh")
     p.add_argument("--config", type=Path, help="config file (default: the platform path)")
     p.add_argument("--theme", help="breaker-dark, breaker-light, or any Textual theme")
@@ -431,6 +433,11 @@ def _demo(args: list[str]) -> int:
         return EXIT_OK
     if a.scenario not in SCENARIOS:
         print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
+        return EXIT_USAGE
+    if stray := [o for o, on in (("--json", a.json), ("--quiet", a.quiet)) if on and not a.no_tui]:
+        print(
+            f"breaker-tui demo: {', '.join(stray)} only work(s) with --no-tui; add --no-tui or drop it", file=sys.stderr
+        )
         return EXIT_USAGE
     no_screen = None if a.no_tui else screen_problem()
     if not a.no_tui and no_screen is None:  # the agent, its world and the mock take a moment: say so at once
@@ -445,11 +452,12 @@ def _demo(args: list[str]) -> int:
         return EXIT_USAGE
     if no_screen is not None:
         return refuse_screen(no_screen)
-    from tui.demo import run_demo
+    from tui.demo import Plain, run_demo
     from wrapper.weakening import hold_back
 
     settings = hold_back(load_settings(a.config))  # a live session: a loosened value waits for `config accept`
-    return run_demo(a.scenario, settings, headless=a.no_tui, theme=a.theme, agent=a.agent)
+    plain = Plain(as_json_lines=a.json, quiet=a.quiet)
+    return run_demo(a.scenario, settings, headless=a.no_tui, theme=a.theme, agent=a.agent, plain=plain)
 
 
 def _mock(args: list[str]) -> int:
@@ -722,7 +730,7 @@ SUBCOMMANDS: dict[str, Sub] = {
     "scan": Sub("FILE|DIR... [--json]", "every intervention in a session of any known agent; many: a table", _scan),
     "eval": Sub("DIR [--json] [--mode M]", "measure detection on a folder of labelled traces", _eval),
     "demo": Sub(
-        "[SCENARIO] [--list] [--agent A]",
+        "[SCENARIO] [--list] [--agent A] [--no-tui [--json]]",
         "a scripted loop, offline: a real dsh (or ACP agent) and the built-in mock model",
         _demo,
     ),
@@ -747,6 +755,10 @@ SUBCOMMANDS: dict[str, Sub] = {
         "the per-user hook server (the first hook starts it; Prometheus, OTLP)",
         _serve,
     ),
-    "watch": Sub("", "every live hooked session (claude, codex, gemini); enter replays its recording", _watch),
+    "watch": Sub(
+        "",
+        "every live hooked session, its panes and its asks (a allow, t allow for the turn, d deny); enter replays one",
+        _watch,
+    ),
 }
 COMMANDS = {name: sub.run for name, sub in SUBCOMMANDS.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from wrapper.mock.scenarios import SCENARIOS
 from wrapper.settings import Settings
@@ -12,6 +12,16 @@ from wrapper.toolchain import ProvisionError
 
 if TYPE_CHECKING:
     from wrapper.harness.declaration import Harness
+
+
+class Plain(NamedTuple):
+    """`demo --no-tui`'s output options, as the main command takes them (`--json`, `--quiet`)."""
+
+    as_json_lines: bool = False
+    quiet: bool = False
+
+
+PLAIN = Plain()
 
 
 def _dsh() -> Harness:
@@ -79,7 +89,12 @@ def ensure_dsh() -> bool:
 
 
 def run_demo(
-    scenario: str, settings: Settings, headless: bool = False, theme: str | None = None, agent: str | None = None
+    scenario: str,
+    settings: Settings,
+    headless: bool = False,
+    theme: str | None = None,
+    agent: str | None = None,
+    plain: Plain = PLAIN,
 ) -> int:
     """Run one scenario with dsh, or with an installed ACP agent (`agent`); returns the exit status."""
     argv = list(_dsh().demo_argv)
@@ -100,7 +115,9 @@ def run_demo(
         if headless:
             from wrapper.headless import run
 
-            return asyncio.run(run(argv, settings, [prompt], env=world.env, cwd=str(world.workspace)))
+            json_lines, quiet = plain
+            cwd = str(world.workspace)
+            return asyncio.run(run(argv, settings, [prompt], json_lines, env=world.env, cwd=cwd, quiet=quiet))
         from tui.run import run_app
 
         return run_app(

@@ -207,3 +207,27 @@ def test_the_demo_says_what_is_starting_before_its_setup(tmp_path: Path) -> None
         assert b"\x1b[?1049h" not in (child.before or b""), "the line comes before the screen"
     finally:
         child.close(force=True)
+
+
+def test_demo_refuses_the_headless_output_options_without_no_tui(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    assert main(["demo", "tool-loop", "--json"]) == Exit.USAGE
+    assert "--json only work(s) with --no-tui" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the real dsh against the mock model: a few seconds, and `make check` has no dsh
+def test_demo_no_tui_takes_the_main_commands_json_and_quiet(tmp_path: Path) -> None:
+    """`demo --no-tui --json` gives JSON lines on stdout, as `breaker-tui --no-tui --json -- CMD` does."""
+    p = subprocess.run(
+        [*CLI, "demo", "tool-loop", "--no-tui", "--json", "--quiet"],
+        cwd=ROOT,
+        env=_scratch_env(tmp_path),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    kinds = {json.loads(line)["kind"] for line in p.stdout.splitlines()}
+    assert {"status", "verdict", "end"} <= kinds, kinds
