@@ -30,7 +30,7 @@ MEANING: dict[Exit, str] = {
     Exit.USAGE: "bad usage, config or input (the message names it); also: no terminal for the screen",
     Exit.CANNOT_START: "nothing could be started (run `breaker-tui doctor`)",
     Exit.TAMPERED: "scan: a breaker-tui recording was edited or cut after it was written",
-    Exit.UNVERIFIED: "scan: nothing vouches for a recording (no index entry, no kept digest): check its digest",
+    Exit.UNVERIFIED: "scan: nothing vouches for a recording (no index entry, no kept digest, still being written)",
     Exit.INTERNAL: "internal error (a bug: please report the lines above it)",
     Exit.INTERRUPTED: "interrupted by ctrl+c (SIGINT); SIGTERM 143, SIGHUP 129",
 }

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from wrapper.paths import recordings_dir
-from wrapper.records import integrity, keep
+from wrapper.records import integrity, keep, live
 from wrapper.settings import WrapperSettings
 
 FORMAT = "breaker-tui-recording"
@@ -128,6 +128,7 @@ class Recorder:
             # never through a symlink planted at the path; a name we chose must be a new file
             flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_EXCL * self.named)
             self._fd = os.open(path, flags, 0o600)
+            live.hold(self._fd)  # until closed, readers know the missing end marker means "still being written"
             st = os.fstat(self._fd)
             self._ident = (st.st_dev, st.st_ino)
             self.written = st.st_size  # appending to an existing file (a path given by the caller)

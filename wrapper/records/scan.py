@@ -321,6 +321,12 @@ def _integrity(a: argparse.Namespace, loaded: Any) -> int | None:
         _report(f"{a.file}{where}: the recording is {check.status.upper()}: {check.detail}")
         _report(f"{a.file}: the decisions above are not a faithful record of the session (exit {EXIT_TAMPERED})")
         return EXIT_TAMPERED
+    if check.status == "live":
+        _report(
+            f"{a.file}: LIVE: the decisions above are those so far (exit {EXIT_UNVERIFIED}): nothing vouches for"
+            " the file until its writer closes it; scan it again once the session ends"
+        )
+        return EXIT_UNVERIFIED
     if check.unvouched:
         _report(
             f"{a.file}: nothing vouches for this recording (exit {EXIT_UNVERIFIED}): compare its digest with the one"

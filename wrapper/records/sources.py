@@ -23,6 +23,7 @@ from typing import IO, Any, Literal
 import zstandard
 
 from wrapper.records.integrity import SEED, unseal
+from wrapper.records.live import writer
 from wrapper.records.recorder import FORMAT
 from wrapper.records.verify import Integrity, judge
 
@@ -271,6 +272,8 @@ class Loaded:
         if self.kind == "recording":
             p.incomplete = _incomplete(self.meta, p)
             p.integrity = judge(self.path, self.meta, p.broken, p.broken_tail, p.chained, p.prev, p.last, p.incomplete)
+            if p.integrity.status == "incomplete" and p.stopped is None:
+                _still_written(self.path, p)
         self._done = p
 
     def _read(self, p: _Pass) -> Iterator[dict[str, Any]]:
@@ -383,6 +386,20 @@ def _load(path: Path) -> Loaded:
         f"{path}: neither a breaker-tui recording nor a dsh session log "
         f"(first line has keys {[str(k)[:30] for k in sorted(map(str, first))[:6]]})"
     )
+
+
+def _still_written(path: Path, p: _Pass) -> None:
+    """A recording without its end marker that a live writer holds is not damaged: it is not finished yet."""
+    who = writer(path)
+    if who is None or p.integrity is None:
+        return
+    p.incomplete = None
+    if p.last_bad and p.last_bad == p.last_line:  # the record being written as we read: not a bad line
+        p.bad -= 1
+        p.problems = [text for text in p.problems if not text.startswith(f"line {p.last_bad}:")]
+    check = p.integrity
+    detail = f"still being written by {who}; the {check.records} records so far are intact"
+    p.integrity = Integrity("live", detail, None, check.digest, check.records)
 
 
 def _incomplete(meta: dict[str, Any], p: _Pass) -> str | None:

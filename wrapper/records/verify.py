@@ -7,6 +7,8 @@ what the walk found, and what the recorder filed in the index, into one verdict 
   recorder filed for this path;
 * unverified: nothing contradicts it, but nothing vouches for it either (an older format without a chain,
   or a whole chain with no index entry: made on another machine, or its entry was removed);
+* live: a whole chain without an end marker that a live monitor or hook server still writes (it holds the
+  file's lock, `records.live`): what is there is what was written so far, and nothing vouches for it yet;
 * incomplete: a whole chain without an end marker where the recorder never filed a close (the monitor was
   killed or the disk filled up): what is there is what was written;
 * edited: the chain breaks at a line (a record changed, inserted or removed), or the file was closed and
@@ -24,9 +26,9 @@ from typing import Any, Literal
 from wrapper.records import integrity
 from wrapper.records.keep import Kept
 
-Status = Literal["verified", "unverified", "incomplete", "edited", "forged"]
+Status = Literal["verified", "unverified", "live", "incomplete", "edited", "forged"]
 LIES: frozenset[str] = frozenset({"edited", "forged"})
-UNVOUCHED: frozenset[str] = frozenset({"unverified"})  # nothing contradicts it, and nothing vouches for it
+UNVOUCHED: frozenset[str] = frozenset({"unverified", "live"})  # nothing contradicts it, nothing vouches for it
 
 
 @dataclass(frozen=True)
