@@ -144,7 +144,33 @@ def keys_reference() -> str:
         about = (screen.__doc__ or "").strip().split("\n")[0]
         rows += ["", f"### {screen.__name__}", "", about, "", "| key | `[keys]` id | what it does |", "|---|---|---|"]
         rows += [f"| {_key(b.key)} | {_id(b.id)} | {_cell(b.description or b.action)} |" for b in bindings]
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows + watch_keys()) + "\n"
+
+
+def watch_keys() -> list[str]:
+    """`breaker-tui watch`'s own table: an app of its own (tui/watch.py), not a screen of the main one."""
+    from textual.binding import Binding
+
+    from tui.watch import WatchApp
+
+    by_action: dict[str, list[Binding]] = {}
+    for b in WatchApp.BINDINGS:
+        if isinstance(b, Binding):
+            by_action.setdefault(b.action, []).append(b)
+    about = (WatchApp.__doc__ or "").strip().split("\n")[0]
+    rows = [
+        "",
+        "### breaker-tui watch",
+        "",
+        f"{about} See [hooks](hooks.md#watching-the-sessions-answering-the-asks).",
+        "",
+    ]
+    rows += ["| key | what it does |", "|---|---|"]
+    rows.append("| `↑` / `↓` | select a session |")
+    for same in by_action.values():
+        keys = " / ".join(_key(b.key) for b in same)  # the hidden aliases too (y, n): they answer as well
+        rows.append(f"| {keys} | {_cell(same[0].description or same[0].action)} |")
+    return rows
 
 
 def _id(binding_id: str | None) -> str:

@@ -89,6 +89,19 @@ def test_every_key_binding_is_on_the_keys_page() -> None:
     assert {"approve.arm", "approve.once", "approve.escape"} <= set(hook().keymap_ids())
 
 
+def test_the_keys_page_lists_watchs_keys_in_their_own_table() -> None:
+    from textual.binding import Binding
+
+    from tui.watch import WatchApp
+
+    text = page("keys.md")
+    table = text[text.index("### breaker-tui watch") :]
+    for b in WatchApp.BINDINGS:
+        assert isinstance(b, Binding)
+        assert f"`{b.key}`" in table and (b.description or b.action) in table, f"watch's {b.key} is not on the page"
+    assert "| `a` / `y` | allow once |" in table and "| `d` / `n` | deny |" in table
+
+
 def test_every_agent_is_on_the_agents_page() -> None:
     text = page("agents.md")
     assert "| **dsh** |" in text
