@@ -196,6 +196,22 @@ def own(name: str) -> str:
         return ""
 
 
+def flock_holder(dev: int, ino: int) -> int | None:
+    """The pid holding a `flock` write lock on the file (dev, ino), from /proc/locks; None when none or unknown."""
+    want = f"{os.major(dev):02x}:{os.minor(dev):02x}:{ino}"
+    try:
+        text = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 16947 fe:00:2147378 0 EOF" (a blocked waiter's line is marked "->": skipped)
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[3] == "WRITE" and parts[5] == want:
+            with contextlib.suppress(ValueError):
+                return int(parts[4])
+    return None
+
+
 def pids() -> list[int]:
     """Every pid visible in /proc (none where there is no /proc)."""
     try:

@@ -3,9 +3,9 @@
 A recording without its end marker is either cut short (the monitor was killed, the disk filled up) or still
 open in a live monitor or hook server. The two read the same, so the recorder holds an exclusive `flock` on its
 file for as long as it writes it (the lock goes with the process: a killed writer leaves none behind), and a
-reader that cannot take a shared lock knows a writer is alive. The holder's pid comes from /proc/locks (Linux),
-so the reader can say who it is; an agent could hold such a lock itself, which is why the reader names the pid
-and its command rather than vouching for the file.
+reader that cannot take a shared lock knows a writer is alive. The holder's pid comes from the kernel's lock
+table (Linux, through `wrapper.process.proc`), so the reader can say who it is; an agent could hold such a lock
+itself, which is why the reader names the pid and its command rather than vouching for the file.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
+
+from wrapper.process import proc
 
 
 def hold(fd: int) -> None:
@@ -33,7 +35,7 @@ def writer(path: Path) -> str | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _who(_holder(st.st_dev, st.st_ino))
+            return _who(proc.flock_holder(st.st_dev, st.st_ino))
         except OSError:
             return None
         return None  # we got the lock: nobody writes it (closing the descriptor lets it go)
@@ -41,31 +43,14 @@ def writer(path: Path) -> str | None:
         os.close(fd)
 
 
-def _holder(dev: int, ino: int) -> int | None:
-    """The pid holding a flock on the file (dev, ino), from /proc/locks; None when it cannot be told."""
-    want = f"{os.major(dev):02x}:{os.minor(dev):02x}:{ino}"
-    try:
-        text = Path("/proc/locks").read_text()
-    except OSError:
-        return None
-    for line in text.splitlines():
-        parts = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 16947 fe:00:2147378 0 EOF" (blocked waiters are marked "->" and shift by one)
-        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[3] == "WRITE" and parts[5] == want:
-            with contextlib.suppress(ValueError):
-                return int(parts[4])
-    return None
-
-
 def _who(pid: int | None) -> str:
     """A person's name for the writer: its command (breaker-tui's subcommand when it is ours) and pid."""
     if pid is None:
         return "another process"
-    try:
-        argv = [a.decode(errors="replace") for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if a]
-    except OSError:
+    argv = proc.cmdline(pid, limit=4096).split()  # a breaker-tui's arguments carry no spaces that matter here
+    if not argv:
         return f"pid {pid}"
-    return f"{_command(argv)} (pid {pid})" if argv else f"pid {pid}"
+    return f"{_command(argv)} (pid {pid})"
 
 
 _MODULES = {"wrapper.hooks.server": "breaker-tui serve"}  # how a hook starts the server (`python -m ...`)
