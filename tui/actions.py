@@ -224,8 +224,12 @@ class Actions(App[int]):
             return
         event.composer.value = ""
         event.composer.remember(text)
+        working = self.source.ready and self.source.info.busy and self.source.info.child == "running"
         if not await self.source.prompt(text):
             self._refused("prompting")
+        elif working:  # the agent takes it after this turn: shown now, or the box seems to have eaten it
+            self.w_stream.queued(text)
+            self.w_stream.flush()  # a hung turn brings no item that would write it
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action of the current mode in the command palette (the same table as the keys)."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 
 from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle, text_of
+from tests.tui.conftest import make, settle, stream_text, text_of
 from tui.widgets.composer import Composer
 
 
@@ -95,3 +97,35 @@ async def test_a_key_dispatched_before_the_prompt_had_the_focus_lands_in_it() ->
         app.screen.call_later(handled.append, True)  # queued behind the key: the key was handled first
         await wait_until(lambda: bool(handled), 5, "the screen to handle the key")
         assert app.w_prompt.text == "fix\n ", "a key typed with the focus elsewhere is not the prompt's"
+
+
+def _working() -> list[dict[str, Any]]:
+    """A turn under way whose model stream has stalled (`demo hang`): nothing more arrives."""
+    running = {"t": "status", "sessionId": scripts.SID, "status": "running"}
+    return [scripts.ready(), running, *scripts.turn(1, "Think hard."), scripts.reasoning("Let me think b")]
+
+
+async def test_a_message_sent_while_the_agent_works_shows_as_queued_and_a_cancel_says_it_was_dropped() -> None:
+    app, src = make(_working())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press(*"second message", "enter")
+        await wait_until(lambda: "prompt:second message" in src.actions, 5, "sent")
+        queued = "▶ you (queued for the next turn): second message"
+        await wait_until(lambda: queued in stream_text(app), 5, "the queued message on the stream at once")
+        # what dsh does on esc: its queue is discarded with the turn, which ends `aborted`
+        src.feed(scripts.end(1, "aborted"))
+        await wait_until(lambda: "not sent: the cancel dropped" in stream_text(app), 5, "what became of it")
+        assert "queued 'second" in stream_text(app).split("turn 1 ended: aborted", 1)[1]
+
+
+async def test_a_queued_message_the_next_turn_takes_is_not_called_dropped() -> None:
+    app, src = make(_working())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press(*"second message", "enter")
+        await wait_until(lambda: "queued for the next turn" in stream_text(app), 5, "queued")
+        src.feed(scripts.end(1), *scripts.turn(2, "second message"), scripts.end(2, "aborted"))
+        await wait_until(lambda: "turn 2 ended" in stream_text(app), 5, "the next turn, cancelled")
+        assert "▶ you: second message" in stream_text(app)
+        assert "not sent" not in stream_text(app), "it went in with turn 2: nothing queued is left to drop"

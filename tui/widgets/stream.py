@@ -108,6 +108,7 @@ class StreamView(Vertical):
         self._buf_chars = 0
         self._block_chars = 0
         self._calls: dict[str, None] = {}  # call ids whose header is shown (bounded)
+        self._queued: list[str] = []  # messages sent while the agent worked, not yet in a turn
         self._open_changed = False
         # entries are (kind, line): "" always shown, "r" a reasoning line, "m" the marker of a folded block
         self._pending: list[tuple[str, Text]] = []
@@ -308,6 +309,8 @@ class StreamView(Vertical):
         elif isinstance(e, ev.AnswerDelta):
             self.delta("answer", e.agent, e.text, arrived)
         elif isinstance(e, ev.UserMessage) and e.source == "user":
+            if e.text in self._queued:  # the queued message went in: the turn it starts says so
+                self._queued.remove(e.text)
             self.line(Text("▶ you: " + inert(e.text[:2000]), "bold"))
         elif isinstance(e, ev.UserMessage) and e.source == "plugin" and "repeat-tool-reminder" in e.text[:200]:
             self.line(Text("· dsh reminder: " + clip(e.text, 200), p.muted))
@@ -316,8 +319,22 @@ class StreamView(Vertical):
         elif isinstance(e, ev.TurnEnd):
             style = p.muted if e.reason in ("completed", "end_turn") else p.error  # dsh's and ACP's normal ends
             self.line(Text(f"└ turn {e.turn} ended: {clip(e.reason, 60)}", style))
+            if e.reason == "aborted":
+                self._dropped()
         elif isinstance(e, ev.RequestStart):
             self._close_block()
+
+    def queued(self, text: str) -> None:
+        """A message sent while the agent works: the agent takes it when the turn ends, not before."""
+        self._queued.append(text)
+        self.line(Text("▶ you (queued for the next turn): " + inert(text[:2000]), "bold"))
+
+    def _dropped(self) -> None:
+        """A cancelled turn: the agent drops the messages queued for the next one (dsh discards its queue)."""
+        for text in self._queued:
+            what = clip(inert(text, keep_newlines=False), 60)
+            self.line(Text(f"· not sent: the cancel dropped the queued {what!r}; ↑ in the box brings it back", "bold"))
+        self._queued.clear()
 
     def _call_header(self, call_id: str, tool: str, args: Any, note: str = "") -> None:
         """`⚙ tool  arguments`, once per call."""
