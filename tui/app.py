@@ -25,7 +25,8 @@ from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Tab
+from textual.widgets import Tab, Tabs
+from textual.widgets._tabs import Underline
 
 from engine import events as ev
 from themes import STYLESHEET, THEMES, palette
@@ -426,6 +427,7 @@ class BreakerApp(FrontEnd, Actions):
                 if tid not in self._tabs_added:
                     self._tabs_added.add(tid)
                     tabs.add_tab(Tab(("main" if n == 0 else f"sub {n}") + f" · {short_id(agent)}", id=tid))
+            _settle_underline(tabs)
         self.main.set_class(len(info.agents) <= 1, "single-agent")
         if not self.selected_agent and info.agents:
             self.selected_agent = info.agents[0]
@@ -641,3 +643,14 @@ def _handler(kind: type) -> Handler | None:
 def create_app(source: Source, settings: Settings, theme: str | None = None, observe: bool = False) -> BreakerApp:
     """The one factory the CLI, the replay command and the tests share."""
     return BreakerApp(source, settings, theme=theme, observe=observe)
+
+
+def _settle_underline(tabs: Tabs) -> None:
+    """Place the active tab's underline again if it is collapsed at the left edge.
+
+    Textual places it when the tab mounts, before the tab is laid out and has its width; it moves
+    again only on a resize or a new active tab, which a steady side panel may never bring.
+    """
+    start, end = tabs.query_one(Underline)._highlight_range  # (0, 0) while it is hidden
+    if tabs.active and end <= start:
+        tabs._highlight_active(animate=False)

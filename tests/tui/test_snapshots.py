@@ -46,6 +46,9 @@ def _before(app: Any, ready: Any) -> Any:
         await pilot.wait_for_scheduled_animations()
         # the footer recomposes a refresh after its keys change: picture the keys the screen has now
         await wait_until(lambda: _footer_settled(app), 10, "the footer's keys")
+        if not app.main.narrow:  # the refreshes above can move the underline again: drawn where it settled
+            await wait_until(lambda: _underlined(app), 10, "the tab underline, settled")
+            app.w_tabs.query_one("Underline").refresh()
         # the scrollbar is redrawn at most 4 times a second while following: picture it once it has
         # caught up (on a loaded machine the snapshot was taken with the thumb a frame behind)
         await wait_until(lambda: app.w_stream._log.bar_current, 10, "the scrollbar's deferred redraw")
@@ -54,6 +57,12 @@ def _before(app: Any, ready: Any) -> Any:
         await pilot.pause()
 
     return before
+
+
+def _underlined(app: Any) -> bool:
+    """The active tab's underline is where the tab is (not hidden, not collapsed at the left edge)."""
+    start, end = app.w_tabs.query_one("Underline")._highlight_range
+    return bool(end > start)
 
 
 def _steady_prompt(app: Any) -> None:

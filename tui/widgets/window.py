@@ -35,8 +35,10 @@ def bar(count: int, cap: float) -> str:
 class WindowTable(DataTable[Any]):
     """Rows appear as calls arrive and leave with them; a hit is marked and coloured hot."""
 
+    # the fingerprint column is wider than the panel on purpose (it scrolls sideways, with ← →); its
+    # scrollbar's thumb would be a lone glyph mid-panel that reads as a stray character, so none is drawn
     DEFAULT_CSS = """
-    WindowTable { height: 1fr; }
+    WindowTable { height: 1fr; scrollbar-size-horizontal: 0; }
     """
 
     def __init__(self, **kw: Any) -> None:
