@@ -5,18 +5,23 @@ screen well under two seconds. This times, in fresh processes, `python -c pass` 
 interpreter alone), `breaker-tui --version`, `--help`, and the start of `breaker-tui -- sh -c 'sleep
 N'` in a real pseudo-terminal: the first word (the `starting …` line, printed before the screen's
 libraries load) and the first screen (the screen's first frame, which ends with the footer's quit
-key). Toad, another Textual program for agents, is timed the same way from a virtual environment kept
-outside the checkout (`~/.cache/breaker-tui/bench-toad`, made on the first run; skipped, with the
-reason, when it cannot be installed). Its first screen is the first frame drawn on the alternate
-screen (the moment a frame's worth of text has arrived there); the monitor's is timed that way too,
-so the two compare like for like. Each figure is the median of `--runs`, with its ratio to
-`python -c pass` and the load average, because on a shared machine the load moves every absolute figure.
+key). Toad, another Textual program for agents, is timed the same way, turn about with the monitor so
+the load moves both alike: `toad --version`, `python -c pass` on Toad's own interpreter, and Toad's
+first screen with no agent chosen (its agent launcher, whose first frame ends with the footer's
+command-palette key). Toad runs from `$BREAKER_BENCH_TOAD_PYTHON` when that interpreter has it, else
+from a virtual environment kept outside the checkout (`~/.cache/breaker-tui/bench-toad`, made on the
+first run; skipped, with the reason, when it cannot be installed), always with a scratch home, its
+usage statistics off and every proxy pointed at a closed local port, so it writes nothing into the
+person's home and reaches no network. Each figure is the median of `--runs`, given with its ratio to
+`python -c pass`, the monitor's with its ratio to Toad's, and the load average beside them, because on
+a shared machine the load moves every absolute figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import fcntl
+import json
 import os
 import pty
 import re
@@ -31,9 +36,13 @@ import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 FIRST_SCREEN = b"^q quit"  # the footer's first key: drawn by the first frame of the live screen
+# the last key of Toad's footer: its launcher's first frame (no agent chosen) is written top to bottom
+# in one go and ends with the footer, so this marks that frame as drawn whole (Toad 0.6)
+TOAD_FIRST_SCREEN = b"^p palette"
 FIRST_WORD = b"starting"  # the line printed before the screen's libraries are loaded
 ALT_SCREEN = b"\x1b[?1049h"  # a full-screen program takes the alternate screen before its first frame
 FRAME_TEXT = 100  # visible characters on the alternate screen that make a frame (not a cursor move)
@@ -41,6 +50,8 @@ SCREEN_TIMEOUT_S = 60.0
 TOAD = "batrachian-toad==0.6.20"
 TOAD_PYTHON = (3, 14)  # Toad's Requires-Python
 TOAD_HOME = Path.home() / ".cache" / "breaker-tui" / "bench-toad"
+NOWHERE = "http://127.0.0.1:9"  # a closed local port: Toad's version check and statistics fail at once
+PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 def _command(*args: str) -> list[str]:
@@ -149,6 +160,19 @@ class _quiet:
         return exc[0] is not None and issubclass(exc[0], (ProcessLookupError, PermissionError))  # type: ignore[arg-type]
 
 
+class Toad(NamedTuple):
+    """How Toad is started, and the interpreter it runs on (whose `python -c pass` is its floor)."""
+
+    command: list[str]
+    python: str
+
+
+def _runs_toad(python: str) -> bool:
+    """Whether `python` has Toad installed."""
+    probe = [python, "-c", "import importlib.metadata as m; m.version('batrachian-toad')"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
 def _toad_python() -> str | None:
     """An interpreter Toad runs on: `$BREAKER_BENCH_TOAD_PYTHON`, else python3.14 or newer on PATH."""
     names = [os.environ.get("BREAKER_BENCH_TOAD_PYTHON", ""), "python3.16", "python3.15", "python3.14", "python3"]
@@ -165,31 +189,64 @@ def _toad_python() -> str | None:
     return None
 
 
-def toad_command(say: Callable[[str], None] = print) -> tuple[list[str] | None, str]:
-    """Toad's command from its cached virtual environment (made with `venv` and pip on the first run), or why not."""
-    toad = TOAD_HOME / "bin" / "toad"
+def _given_toad() -> Toad | None:
+    """Toad from `$BREAKER_BENCH_TOAD_PYTHON` when that interpreter has it: the `toad` script beside it."""
+    given = os.environ.get("BREAKER_BENCH_TOAD_PYTHON", "")
+    exe = shutil.which(given) if given else None
+    if exe is None or not _runs_toad(exe):
+        return None
+    script = Path(exe).parent / "toad"
+    return Toad([str(script)] if script.exists() else [exe, "-m", "toad"], exe)
+
+
+def toad_command(say: Callable[[str], None] = print) -> tuple[Toad | None, str]:
+    """Toad from the interpreter given, else from its cached virtual environment (made on the first run), or why not."""
+    given = _given_toad()
+    if given is not None:
+        return given, ""
+    toad, python = TOAD_HOME / "bin" / "toad", TOAD_HOME / "bin" / "python"
     if toad.exists():
-        return [str(toad)], ""
-    python = _toad_python()
-    if python is None:
+        return Toad([str(toad)], str(python)), ""
+    base = _toad_python()
+    if base is None:
         need = ".".join(map(str, TOAD_PYTHON))
         return None, (
             f"{TOAD} needs Python >= {need} and none is on PATH (set BREAKER_BENCH_TOAD_PYTHON to one to time it)"
         )
     say(f"installing {TOAD} into {TOAD_HOME} (once)…")
     shutil.rmtree(TOAD_HOME, ignore_errors=True)
-    steps = ([python, "-m", "venv", str(TOAD_HOME)], [str(TOAD_HOME / "bin" / "pip"), "install", "-q", TOAD])
+    steps = ([base, "-m", "venv", str(TOAD_HOME)], [str(TOAD_HOME / "bin" / "pip"), "install", "-q", TOAD])
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             shutil.rmtree(TOAD_HOME, ignore_errors=True)
             return None, f"could not install {TOAD}: {(done.stderr or done.stdout).strip().splitlines()[-1:]}"
-    return ([str(toad)], "") if toad.exists() else (None, f"{TOAD} installed no `toad` command")
+    return (Toad([str(toad)], str(python)), "") if toad.exists() else (None, f"{TOAD} installed no `toad` command")
+
+
+def versions(python: str) -> str:
+    """`Python X.Y.Z, batrachian-toad V` of an interpreter (`?` for a Toad it lacks)."""
+    code = (
+        "import importlib.metadata as m, platform\n"
+        "try:\n    v = m.version('batrachian-toad')\nexcept m.PackageNotFoundError:\n    v = '?'\n"
+        "print(f'Python {platform.python_version()}, batrachian-toad {v}')"
+    )
+    probe = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
+    return probe.stdout.strip() or f"{python}: {probe.stderr.strip()[-200:]}"
 
 
 def median(run: Callable[[], float], runs: int) -> float:
     """The median of `runs` timings of `run`."""
     return statistics.median(run() for _ in range(runs))
+
+
+def turn_about(timers: dict[str, Callable[[], float]], runs: int) -> dict[str, float]:
+    """The median of `runs` timings of each timer, the timers taking turns so the load moves all alike."""
+    got: dict[str, list[float]] = {name: [] for name in timers}
+    for _ in range(runs):
+        for name, timer in timers.items():
+            got[name].append(timer())
+    return {name: statistics.median(times) for name, times in got.items()}
 
 
 def _scratch_env(scratch: Path) -> dict[str, str]:
@@ -208,55 +265,111 @@ def _scratch_env(scratch: Path) -> dict[str, str]:
     return env
 
 
-def measure(runs: int, size: tuple[int, int], toad: list[str] | None = None) -> dict[str, float]:
+def toad_env(env: dict[str, str], scratch: Path) -> dict[str, str]:
+    """Toad's environment: a home and XDG folders of its own in `scratch`, no statistics, no network.
+
+    Toad posts a usage event at start unless its settings say no, and asks its site for a newer
+    version a second after its screen is up; the settings file turns the first off and the proxies,
+    all pointed at a closed local port, make any request fail at once.
+    """
+    home = scratch / "toad"
+    out = {
+        **env,
+        "HOME": str(home / "home"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_DATA_HOME": str(home / "data"),
+        **dict.fromkeys(PROXIES, NOWHERE),
+    }
+    out.pop("NO_PROXY", None)
+    out.pop("no_proxy", None)
+    settings = home / "config" / "toad" / "toad.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    (home / "home").mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"statistics": {"allow_collect": False}}))
+    return out
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def measure(runs: int, size: tuple[int, int], toad: Toad | None = None) -> dict[str, float]:
     """Every figure once per run, medians; the monitor and Toad started turn about, so the load moves both alike."""
     scratch = Path(os.environ.get("TMPDIR", "/tmp")) / f"breaker-benchstart-{os.getpid()}"
     scratch.mkdir(exist_ok=True)
     env = _scratch_env(scratch)
-    ours: list[tuple[float, float, float]] = []
-    theirs: list[float] = []
     out = {"load_1m_before": os.getloadavg()[0]}
     start = _command("--", "sh", "-c", "sleep 30")
-    time_start(start, size, env, FIRST_SCREEN)  # not counted: writes the bytecode of what the screen imports
-    out["python_pass_s"] = median(lambda: time_process([sys.executable, "-c", "pass"], env), runs)
-    out["version_s"] = median(lambda: time_process(_command("--version"), env), runs)
-    out["help_s"] = median(lambda: time_process(_command("--help"), env), runs)
+    # not counted: these write the bytecode of what the screens import, and Toad its settings and database
+    time_start(start, size, env, FIRST_SCREEN)
+    timers: dict[str, Callable[[], float]] = {
+        "python_pass_s": lambda: time_process([sys.executable, "-c", "pass"], env),
+        "version_s": lambda: time_process(_command("--version"), env),
+        "help_s": lambda: time_process(_command("--help"), env),
+    }
+    if toad is not None:
+        t_env = toad_env(env, scratch)
+        time_start(toad.command, size, t_env, TOAD_FIRST_SCREEN)
+        timers["toad_python_pass_s"] = lambda: time_process([toad.python, "-c", "pass"], t_env)
+        timers["toad_version_s"] = lambda: time_process([*toad.command, "--version"], t_env)
+    out |= turn_about(timers, runs)
+    ours: list[tuple[float, float, float]] = []
+    theirs: list[tuple[float, float, float]] = []
     for _ in range(runs):
         ours.append(time_start(start, size, env, FIRST_SCREEN))
         if toad is not None:
-            theirs.append(time_start(toad, size, {**env, "HOME": str(scratch)})[2])
+            theirs.append(time_start(toad.command, size, t_env, TOAD_FIRST_SCREEN))
     out["first_word_s"] = statistics.median(w for w, _, _ in ours)
     out["first_screen_s"] = statistics.median(m for _, m, _ in ours)
     out["first_frame_s"] = statistics.median(f for _, _, f in ours)
     if theirs:
-        out["toad_first_frame_s"] = statistics.median(theirs)
+        out["toad_first_screen_s"] = statistics.median(m for _, m, _ in theirs)
+        out["toad_first_frame_s"] = statistics.median(f for _, _, f in theirs)
     out["load_1m_after"] = os.getloadavg()[0]
     shutil.rmtree(scratch, ignore_errors=True)
     return out
 
 
-def report(r: dict[str, float], size: str) -> list[str]:
-    """The figures, each with its ratio to `python -c pass` (and the monitor's first frame to Toad's)."""
-    floor = r["python_pass_s"]
-    lines = [
-        f"load     average {r['load_1m_before']:.2f} before, {r['load_1m_after']:.2f} after ({os.cpu_count()} cores)"
-    ]
-    rows = [
-        ("python_pass_s", "python -c pass", None),
-        ("version_s", "breaker-tui --version", 0.3),
-        ("help_s", "breaker-tui --help", 0.3),
-        ("first_word_s", "first word (starting …)", 0.3),
-        ("first_screen_s", f"first screen {size} (^q quit)", 1.5),
-        ("first_frame_s", f"first frame {size}", 1.5),
-        ("toad_first_frame_s", f"Toad first frame {size}", None),
-    ]
-    for key, label, target in rows:
-        if key not in r:
-            continue
-        goal = f"  (target < {target:g} s: {'met' if r[key] < target else 'NOT met'})" if target else ""
-        lines.append(f"{label:30} {r[key] * 1000:7.0f} ms  {r[key] / floor:6.1f}x python -c pass{goal}")
-    if "toad_first_frame_s" in r:
-        lines.append(f"breaker-tui / Toad, first frame: {r['first_frame_s'] / r['toad_first_frame_s']:.2f}x")
+# (key, label, the floor it is divided by, the Toad figure it is compared with, target in seconds)
+ROWS = (
+    ("python_pass_s", "python -c pass", None, None, None),
+    ("toad_python_pass_s", "python -c pass (Toad's Python)", None, None, None),
+    ("version_s", "breaker-tui --version", "python_pass_s", "toad_version_s", 0.3),
+    ("toad_version_s", "Toad --version", "toad_python_pass_s", None, None),
+    ("help_s", "breaker-tui --help", "python_pass_s", None, 0.3),
+    ("first_word_s", "first word (starting …)", "python_pass_s", None, 0.3),
+    ("first_screen_s", "first screen {size} (^q quit)", "python_pass_s", "toad_first_screen_s", 1.5),
+    ("first_frame_s", "first frame {size}", "python_pass_s", "toad_first_frame_s", 1.5),
+    ("toad_first_screen_s", "Toad first screen {size} (^p palette)", "toad_python_pass_s", None, None),
+    ("toad_first_frame_s", "Toad first frame {size}", "toad_python_pass_s", None, None),
+)
+
+
+def _row(r: dict[str, float], key: str, label: str, floor: str | None, toad: str | None, target: float | None) -> str:
+    cells = [f"{label:38} {r[key] * 1000:7.0f} ms"]
+    if floor is not None and r.get(floor):
+        cells.append(f"{r[key] / r[floor]:6.1f}x python -c pass")
+    if toad is not None and r.get(toad):
+        cells.append(f"{r[key] / r[toad]:5.2f}x Toad")
+    if target is not None:
+        cells.append(f"(target < {target:g} s: {'met' if r[key] < target else 'NOT met'})")
+    return "  ".join(cells)
+
+
+def report(r: dict[str, float], size: str, load: str = "") -> list[str]:
+    """The figures: each with its ratio to its own interpreter's `python -c pass`, the monitor's also to Toad's.
+
+    `load` is the 1, 5 and 15 minute load averages when the figures were taken (`uptime`'s).
+    """
+    loads = f"{r['load_1m_before']:.2f} before, {r['load_1m_after']:.2f} after ({os.cpu_count()} cores)"
+    lines = [f"load     average {loads}" + (f"; 1, 5, 15 min at the end: {load}" if load else "")]
+    for key, label, floor, toad, target in ROWS:
+        if key in r:
+            lines.append(_row(r, key, label.format(size=size), floor, toad, target))
+    if "toad_first_screen_s" in r:
+        lines.append(f"breaker-tui / Toad, first screen: {r['first_screen_s'] / r['toad_first_screen_s']:.2f}x")
     return lines
 
 
@@ -269,10 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cols, rows = (int(n) for n in a.size.lower().split("x"))
     toad, why = (None, "--no-toad") if a.no_toad else toad_command()
-    if toad is None:
-        print(f"Toad: skipped: {why}")
+    print(f"breaker-tui: {versions(sys.executable).split(',')[0]}")
+    print(f"Toad: {versions(toad.python)} ({' '.join(toad.command)})" if toad else f"Toad: skipped: {why}")
+    print(f"load average 1, 5, 15 min at the start: {_load()}")
     r = measure(a.runs, (cols, rows), toad)
-    print("\n".join(report(r, f"{cols}x{rows}")))
+    print("\n".join(report(r, f"{cols}x{rows}", _load())))
     return 0
 
 
