@@ -417,7 +417,8 @@ class BreakerApp(FrontEnd, Actions):
 
     def _paint_panels(self) -> None:
         if not self.source.ready:  # the session is still opening: the status line says so, the panels wait
-            self.w_status.update(Text(f"starting {self.source.title}…", no_wrap=True, overflow="ellipsis", end=""))
+            doing = f"starting {self.source.title}… {inert(self.source.stage, keep_newlines=False)}".rstrip()
+            self.w_status.update(Text(doing, no_wrap=True, overflow="ellipsis", end=""))
             return
         info = self.source.info
         tabs = self.w_tabs

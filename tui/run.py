@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from tui.app import create_app
-from tui.sources import LiveSource
+from tui.sources import LiveSource, Setup
 from wrapper.exits import Exit
 from wrapper.safetext import inert
 from wrapper.settings import Settings
@@ -46,11 +46,14 @@ def run_app(
     acp: bool = False,
     resume: str | None = None,
     banner: Callable[[], list[str]] | None = None,
+    setup: Setup | None = None,
 ) -> int:
     """Run a command under the monitor with the screen; returns the exit status.
 
     `banner`: the start-up lines (loosened keys, what changed since the last session), worked out
-    with the harnesses once the screen is up and said on stderr when it closes.
+    with the harnesses once the screen is up and said on stderr when it closes. `setup`: what the
+    command needs built first (the demo's world), built once the screen is up, its progress on the
+    status line; it gives the command its `argv`, `env` and `cwd`.
     """
     said: list[str] = []
 
@@ -58,7 +61,7 @@ def run_app(
         """Why the command cannot start (an agent not installed, a command not found), or ""."""
         from wrapper.harness.registry import agent_cannot_run, cannot_start
 
-        if why := agent_cannot_run(argv) or cannot_start(argv, env):
+        if why := agent_cannot_run(source.argv) or cannot_start(source.argv, source.env):
             return why
         if banner is not None:
             said.extend(banner())
@@ -75,6 +78,7 @@ def run_app(
         resume=resume,
         opened=False,
         check=check,
+        setup=setup,
     )
     app = create_app(source, settings, theme, observe)
     try:

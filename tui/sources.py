@@ -15,7 +15,7 @@ import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wrapper.harness.capabilities import DSH, Capabilities
 from wrapper.settings import Settings
@@ -32,6 +32,20 @@ Approver = Callable[["Question"], Awaitable["Answer"]]
 
 async def _decline(_: Question) -> Answer:
     return "deny"
+
+
+class Setup(Protocol):
+    """What a command needs built before it can start (the demo's world), built after the first frame.
+
+    `build` runs on a worker thread, telling its progress to `say` (the status line shows it); it returns
+    why the command cannot start, or "". Once it has succeeded, `argv`, `env` and `cwd` are the command's.
+    """
+
+    argv: list[str]
+    env: dict[str, str] | None
+    cwd: str | None
+
+    def build(self, say: Callable[[str], None]) -> str: ...
 
 
 class Breather:
@@ -55,6 +69,8 @@ class Source:
     capabilities: Capabilities = DSH
     ready = True
     """Whether `monitor` and `info` can be read (a live session still opening cannot)."""
+    stage = ""
+    """What a source still opening is doing (the status line shows it after `starting …`)."""
 
     def __init__(self, settings: Settings, title: str = "") -> None:
         self.settings = settings
@@ -155,7 +171,8 @@ class LiveSource(Source):
     `opened=False`: the session is opened by `run` (the app starts it after its first frame), once
     `check` (run first, with the harnesses imported) has found nothing that stops the command from
     starting. Until then the capabilities are a guess, corrected when it opens (`on_open`): a prompt
-    box, as dsh and the agents take prompts, so what the person types meanwhile is kept.
+    box, as dsh and the agents take prompts, so what the person types meanwhile is kept. `setup` (the
+    demo's world) is built before `check`, and gives the command its `argv`, `env` and `cwd`.
     """
 
     kind = "live"
@@ -172,6 +189,7 @@ class LiveSource(Source):
         resume: str | None = None,
         opened: bool = True,
         check: Callable[[], str] | None = None,
+        setup: Setup | None = None,
     ) -> None:
         super().__init__(settings, title or " ".join(argv))
         self.argv, self.env, self.cwd, self.acp, self.resume_id = list(argv), env, cwd, acp, resume
@@ -180,6 +198,7 @@ class LiveSource(Source):
         self.who = ""
         self.capabilities = DSH
         self.check = check
+        self.setup = setup
         self._session: HarnessSession | None = None
         self._opened = asyncio.Event()
         self._enforcing: bool | None = None  # asked for before the session opened
@@ -216,6 +235,11 @@ class LiveSource(Source):
     async def _open_later(self) -> str:
         """Import the harnesses off the event loop (the screen keeps answering), check, open; the problem or ""."""
         await asyncio.to_thread(importlib.import_module, "wrapper.harness.registry")
+        if self.setup is not None:
+            if why := await asyncio.to_thread(self.setup.build, self._say):
+                return why
+            self.argv, self.env, self.cwd = list(self.setup.argv), self.setup.env, self.setup.cwd
+            self.stage = ""
         if self.check is not None and (why := await asyncio.to_thread(self.check)):
             return why
         try:
@@ -223,6 +247,9 @@ class LiveSource(Source):
         except FileNotFoundError as e:  # a preset agent that is not installed: the message says the fix
             return str(e)
         return ""
+
+    def _say(self, stage: str) -> None:
+        self.stage = stage  # from the setup's thread: a string the next paint reads
 
     async def _ask(self, q: Question) -> Answer:
         return await self.approver(q)
