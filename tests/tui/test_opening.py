@@ -105,3 +105,37 @@ async def test_the_collector_the_command_line_turns_off_for_the_start_is_on_afte
     finally:
         gate.set()
         gc.enable()
+
+
+class _World:
+    """A setup (the demo's world) held until the test lets it finish; it gives the command."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+        self.argv: list[str] = []
+        self.env: dict[str, str] | None = None
+        self.cwd: str | None = None
+
+    def build(self, say: Any) -> str:
+        say("starting the mock model")
+        self.gate.wait(60)
+        self.argv, self.env, self.cwd = ["sh", "-c", "sleep 30"], {**os.environ, "WORLD": "1"}, "/"
+        return ""
+
+
+async def test_a_setup_is_built_after_the_first_frame_its_step_on_the_status_line() -> None:
+    gate = threading.Event()
+    world = _World(gate)
+    src = LiveSource([], Settings(), title="demo: tool-loop", opened=False, setup=world)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)):
+        try:
+            step = "starting demo: tool-loop… starting the mock model"
+            await wait_until(lambda: step in str(app.w_status.render()), 30, "the setup's step on the status line")
+            assert not src.ready
+            gate.set()
+            await wait_until(lambda: src.ready and src.info.child == "running", 60, "the session to open")
+            assert src.session.argv[:2] == ["sh", "-c"], "the command is the one the setup gave"
+            await wait_until(lambda: "starting" not in str(app.w_status.render()), 30, "the status line to move on")
+        finally:
+            gate.set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import shlex
 import shutil
@@ -135,3 +136,27 @@ async def test_a_demo_without_a_screen_stopped_while_it_starts_leaves_nothing(de
     os.kill(int(demo.pidfile.read_text()), signal.SIGTERM)
     await wait_until(lambda: not demo.ours(), 60, "the demo and its processes to end after SIGTERM")
     assert demo.folders() == [], f"left behind after SIGTERM at {point!r}"
+
+
+def test_the_demo_opens_the_screen_before_its_world_and_the_harnesses(tmp_path: Path) -> None:
+    """The registry, the dsh check and the world were built before the first frame: 2-3 s of a blank
+    terminal on a busy machine. The screen (`run_app`) must be reached with none of them.
+    """
+    probe = (
+        "import sys, json, os\n"
+        "import tui.demo, tui.run\n"
+        "from wrapper.settings import Settings\n"
+        "def screen(argv, settings, **kw):\n"
+        "    harness = sorted(m for m in sys.modules if m.startswith('wrapper.harness.') and 'capabilities' not in m)\n"
+        "    print(json.dumps({'harness': harness, 'folders': os.listdir(os.environ['TMPDIR']),"
+        " 'setup': kw.get('setup') is not None}))\n"
+        "    return 0\n"
+        "tui.run.run_app = screen\n"
+        "tui.demo.run_demo('tool-loop', Settings())\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    seen = json.loads(p.stdout.splitlines()[-1])
+    assert seen == {"harness": [], "folders": [], "setup": True}
