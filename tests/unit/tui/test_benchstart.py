@@ -24,6 +24,7 @@ from tui.benchstart import (
     toad_command,
     toad_env,
     turn_about,
+    turn_ratio,
     versions,
 )
 
@@ -92,6 +93,13 @@ def test_turns_are_taken_and_each_median_is_its_own() -> None:
     got = turn_about({"a": lambda: timer("a"), "b": lambda: timer("b")}, 3)
     assert got == {"a": 2.0, "b": 20.0}
     assert calls == ["a", "b"] * 3
+
+
+def test_the_ratio_to_toad_is_taken_turn_by_turn() -> None:
+    # the machine twice as slow in the last turn: the medians' ratio (2/2) would hide it
+    assert turn_ratio([1.0, 2.0, 4.0], [2.0, 2.0, 8.0]) == 0.5
+    with pytest.raises(ValueError):
+        turn_ratio([1.0], [1.0, 2.0])
 
 
 def test_toad_gets_a_home_of_its_own_no_statistics_and_no_network(tmp_path: Path) -> None:
@@ -173,6 +181,7 @@ TOAD_FIGURES = {
     "toad_version_s": 0.5,
     "toad_first_screen_s": 2.0,
     "toad_first_frame_s": 1.6,
+    "first_screen_per_toad": 0.45,
 }
 
 
@@ -191,7 +200,7 @@ def test_the_report_gives_ratios_to_each_floor_and_to_toad() -> None:
     assert "0.50x Toad" in _line(lines, "first frame 80x24")
     assert "80.0x python -c pass" in _line(lines, "Toad first screen 80x24")
     assert "Toad" not in _line(lines, "breaker-tui --help")
-    assert "breaker-tui / Toad, first screen: 0.40x" in lines
+    assert "breaker-tui / Toad, first screen, turn by turn (median): 0.45x" in lines
     assert lines[0].startswith("load     average 1.00 before, 1.50 after") and lines[0].endswith("1.00 0.50 0.20")
 
 
