@@ -451,7 +451,8 @@ class BreakerApp(FrontEnd, Actions):
         src = self.source
         if src.kind == "replay":
             src = cast("ReplaySource", src)
-            state = "paused" if src.paused else ("at the end" if src.done else "playing")
+            end = "LIVE, at the end so far" if src.live else "at the end"
+            state = "paused" if src.paused else (end if src.done else "playing")
             head: tuple[str, str] = (f"REPLAY {src.position}/{src.total} {state} ×{src.speed:g}", f"bold {pal.tool}")
         elif (verdict_path := _verdict_path(i)) is not None:
             # ENFORCING comes from the live channel only: a bridge that said hello and still answers

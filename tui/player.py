@@ -1,7 +1,8 @@
 """Replay as a player: a recording played through the same screen, with seek both ways.
 
 The engine state shown is always the state at the current step (`wrapper.records.replay.Player` rebuilds it
-when going back); timing follows the recording at the chosen speed, and any key interrupts a wait.
+when going back); timing follows the recording at the chosen speed, and any key interrupts a wait. A
+recording a live session still writes ends as LIVE (who writes it, its pid), not as finished.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from wrapper.harness.capabilities import REPLAY
 from wrapper.harness.registry import replayer_for
 from wrapper.items import StatusItem
 from wrapper.monitor import Monitor
+from wrapper.records.live import writer
 from wrapper.records.replay import Player
 from wrapper.records.sources import Loaded
 from wrapper.settings import Settings
@@ -37,6 +39,7 @@ class ReplaySource(Source):
         self.speed = speed
         self.paused = paused
         self.done = False
+        self.live = ""  # who still writes the recording, when it was at the end of what there is so far
         self._target: int | None = None
         self._wake = asyncio.Event()
         self._closed = False
@@ -124,12 +127,28 @@ class ReplaySource(Source):
                 await asyncio.sleep(0)  # full speed still lets the screen breathe
 
     def _finished(self) -> StatusItem:
-        """The closing line: steps, decisions not reproduced, and whether the file is the one recorded."""
+        """The closing line: steps, decisions not reproduced, and whether the file is the one recorded.
+
+        A recording still being written (its writer holds its lock, as `scan` reads it) is not finished:
+        the end of what is there so far is said as LIVE, with the writer's command and pid.
+        """
         mism = self.player.mismatches
-        text = f"replay finished: {self.total} steps" + (f"; {len(mism)} live decisions not reproduced" if mism else "")
+        loaded = self.player.loaded
+        check = loaded.integrity if loaded.kind == "recording" else None
+        who = writer(loaded.path) if loaded.kind == "recording" else None
+        steps = f"{self.total} steps" + (f"; {len(mism)} live decisions not reproduced" if mism else "")
         if self.player.error:
-            text += f"; {self.player.error}"
-        check = self.player.loaded.integrity if self.player.loaded.kind == "recording" else None
+            steps += f"; {self.player.error}"
+        self.live = who or ""
+        if who is not None:
+            return StatusItem(
+                "warning",
+                f"replay at the end so far: {steps}; LIVE: still being written by {who}; nothing vouches for it"
+                " until its writer closes it: replay it again once the session ends",
+            )
+        text = f"replay finished: {steps}"
+        if check is not None and check.status == "live":  # its writer closed it while it played
+            return StatusItem("warning", f"{text}; the recording was still being written: replay it again for the rest")
         if check is not None and (check.lies or check.status == "incomplete"):  # `scan` also names "unverified"
             return StatusItem("warning", f"{text}; recording {check.text()}")
         return StatusItem("notice", text)

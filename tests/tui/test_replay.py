@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +114,56 @@ async def test_replay_runs_to_the_end_at_full_speed(tmp_path: Path) -> None:
     async with app.run_test(size=(130, 38)):
         await wait_until(lambda: src.done)
         assert src.position == src.total > 20
+
+
+WRITER = """
+import sys
+import subprocess
+import sys
+from pathlib import Path
+from wrapper.records.recorder import Recorder
+
+r = Recorder(Path(sys.argv[1]), {"argv": ["dsh"], "config": {}})
+r.write("in", {"t": "ready", "sessionId": "s1", "provider": "p", "model": "m"})
+for i in range(6):
+    r.write("in", {"t": "verdict_request", "id": f"v{i}", "sessionId": "s1", "callId": f"c{i}", "name": "bash",
+                   "args": {"command": "make test"}})
+    r.write("out", {"t": "verdict", "id": f"v{i}", "kind": "deny" if i >= 4 else "allow"})
+print("written", flush=True)
+sys.stdin.read()  # the session goes on until the test lets it end
+r.close()
+"""
+
+
+async def _replayed_to_the_end(path: Path) -> str:
+    settings = Settings()
+    src = ReplaySource(load(path), settings, speed=0)
+    app = create_app(src, settings)
+    async with app.run_test(size=(200, 38)):
+        await wait_until(lambda: src.done, 60, "the end of the replay")
+        await wait_until(lambda: "replay " in stream_text(app), 30, "the closing line")
+        app.refresh_view()
+        return f"{stream_text(app)}\n{text_of(app.w_status)}"
+
+
+async def test_a_recording_still_being_written_ends_as_live_naming_its_writer_not_finished(tmp_path: Path) -> None:
+    """A real second process holds a real Recorder open, as a live monitor or the hook server does."""
+    path = tmp_path / "live.jsonl"
+    child = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().strip() == "written"
+        shown = await _replayed_to_the_end(path)
+        assert f"LIVE: still being written by python (pid {child.pid})" in shown, shown
+        assert "replay finished" not in shown
+        assert "REPLAY 7/7 LIVE, at the end so far" in shown, "the status line says it too"
+        child.stdin.close()
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=60)
+    shown = await _replayed_to_the_end(path)
+    assert "replay finished" in shown and "LIVE" not in shown, shown
