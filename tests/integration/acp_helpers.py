@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,6 +63,16 @@ async def acp_run(
             yield run
     finally:
         world.close()
+
+
+def frames(path: Path) -> list[dict[str, Any]]:
+    """The ACP messages of a recording, in order (each with `_dir` and `_loading` when it was history)."""
+    out = []
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        if rec.get("k") == "acp":
+            out.append({**rec["msg"], "_dir": rec["dir"], "_loading": rec.get("loading", False)})
+    return out
 
 
 def group_gone(pgid: int) -> bool:

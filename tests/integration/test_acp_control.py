@@ -1,4 +1,7 @@
-"""Approvals, cancel, kill, restart, recordings and `--no-tui` with real ACP agents against the mock model."""
+"""Approvals, cancel, kill, restart and `--no-tui` with real ACP agents against the mock model.
+
+That a recording replays to the live decisions is checked on the tool loop's own run, in test_acp_loops.py.
+"""
 
 from __future__ import annotations
 
@@ -9,21 +12,27 @@ import pytest
 
 from engine import events as ev
 from tests.integration.acp_helpers import AGENTS, acp_run, group_gone, need
-from wrapper.harness.acp.replay import AcpReplayer
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.base import deny_all
-from wrapper.harness.registry import replayer_for
 from wrapper.headless import run as headless_run
 from wrapper.items import Answer, ApprovalItem, ResultItem
-from wrapper.records.replay import finding
-from wrapper.records.sources import load
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-@pytest.mark.parametrize("answer", ["allow-once", "deny", "cancel-turn"])
+# Which of the agent's permission options an answer becomes is per agent; what the breaker does with its own
+# question is not. Claude Code runs all three answers. opencode (about 5 s of CPU to start) runs the one answer
+# whose effect is its own: cancel-turn, the outcome `cancelled` and the turn cancelled while it waits. Its
+# allow_once and reject_once options (what allow-once and deny become) are sent in every run of the tool loop
+# in test_acp_loops.py: four calls the person allows, the fifth refused.
+LOCAL_ANSWERS = [
+    *(pytest.param("claude", a, id=f"{a}-claude") for a in ("allow-once", "deny", "cancel-turn")),
+    pytest.param("opencode", "cancel-turn", id="cancel-turn-opencode"),
+]
+
+
+@pytest.mark.parametrize(("agent", "answer"), LOCAL_ANSWERS)
 async def test_local_address_repeat_opens_the_approval_and_each_answer_has_its_effect(
     agent: str, answer: Answer, tmp_path: Path
 ) -> None:
@@ -73,20 +82,6 @@ async def test_cancel_kill_restart_and_no_orphans(agent: str, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-async def test_the_recording_replays_and_scan_reproduces_the_live_decisions(agent: str, tmp_path: Path) -> None:
-    async with acp_run(agent, "tool-loop", tmp_path) as run:
-        await run.turn("Read notes.txt.")
-        live = [(v.call_id, v.verdict.kind) for v in run.verdicts()]
-    loaded = load(run.recording)
-    r = replayer_for(loaded, Settings())
-    assert isinstance(r, AcpReplayer)
-    found = [f for f in (finding(step.item) for step in r.steps()) if f is not None]
-    assert r.mismatches == []
-    assert [(f["callId"], f["verdict"]) for f in found if f["kind"] == "verdict"] == live
-    assert any(f["kind"] == "verdict" and f["verdict"] == "deny" for f in found)
-
-
-@pytest.mark.parametrize("agent", AGENTS)
 async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str, tmp_path: Path) -> None:
     need(agent)
     world = make_acp_world(agent, "read-loop", tmp_path)
@@ -106,6 +101,10 @@ async def test_headless_prompts_decisions_on_stderr_answer_on_stdout(agent: str,
     assert "stopped re-reading notes.txt" in out.getvalue(), "the answer belongs on stdout"
     assert "session/create" not in out.getvalue(), "the agent's stderr does not belong on stdout"
     assert list((tmp_path / "rec").glob("*.jsonl")), "no recording written"
+    # test_acp_loops.py runs this loop with Claude Code only: this is opencode's run of it, so the follow-up
+    # is checked where it must arrive, at the model
+    asked = [r for r in world.mock.requests if "[breaker-tui]" in str(r["body"].get("messages"))]
+    assert asked, "the follow-up never reached the model"
 
 
 async def test_a_known_agent_run_as_node_script_with_acp_flag_keeps_its_preset(tmp_path: Path) -> None:

@@ -1,9 +1,14 @@
-"""Real opencode and Claude Code against the mock model: the plan, the diff, the whole output, commands, modes.
+"""Real opencode and Claude Code against the mock model: the plan, the diff, the whole output, commands, modes,
+`@file`.
 
 The `plan-and-edit` scenario makes the model call the agent's todo tool, edit notes.txt and run a
 command that prints 13 lines; each agent reports them its own way (Claude Code a `plan` update and a
 `diff`, opencode a `todowrite` call and the diff only in its permission request) and the monitor must
 turn both into the same items.
+
+`@notes.txt` in a prompt: the `session/prompt` request carries the file as an embedded resource (both agents
+advertise `embeddedContext`) and the model is sent its text. It is the turn of the commands test's session (the
+same scenario) rather than a session of its own: opencode takes about 5 s of CPU to start.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.acp_helpers import AGENTS, acp_run
+from tests.integration.acp_helpers import AGENTS, acp_run, frames
 from wrapper.items import SILENT_NOTICE, CallItem, ChoicesItem, CommandsItem, PlanItem, ResultItem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -43,7 +48,7 @@ async def test_plan_diff_and_whole_output(agent: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-async def test_commands_listed_and_a_mode_switched(agent: str, tmp_path: Path) -> None:
+async def test_commands_listed_a_mode_switched_and_an_at_file_prompt(agent: str, tmp_path: Path) -> None:
     async with acp_run(agent, "normal", tmp_path) as run:
         await run.until(lambda: any(isinstance(i, CommandsItem) for i in run.items), 60, "the commands")
         await run.until(lambda: any(isinstance(i, ChoicesItem) for i in run.items), 60, "the choices")
@@ -63,4 +68,16 @@ async def test_commands_listed_and_a_mode_switched(agent: str, tmp_path: Path) -
             tail = SILENT_NOTICE.split("{mode}")[1][:40]
             await run.until(lambda: any(tail in s.text for s in run.status("warning")), 30, "the warning")
         assert not await run.session.set_choice(mode.id, "no-such-mode")
-        await run.turn("Say hello.", 120)
+        # a turn after the switches, with a file attached by `@`
+        assert run.session.agent_caps.get("promptCapabilities", {}).get("embeddedContext") is True
+        await run.turn("Summarise @notes.txt please.", 180)
+        sent = [f for f in frames(run.recording) if f.get("method") == "session/prompt"]
+        blocks = sent[-1]["params"]["prompt"]
+        assert blocks[0] == {"type": "text", "text": "Summarise @notes.txt please."}
+        res = blocks[1]
+        assert res["type"] == "resource", blocks
+        assert res["resource"]["uri"] == (run.world.workspace / "notes.txt").resolve().as_uri()
+        assert res["resource"]["text"].startswith("The release is on Friday.")
+        log = (tmp_path / "model-requests.jsonl").read_text()
+        assert "The release is on Friday" in log, "the agent passed the file's text on to the model"
+        assert any("attached notes.txt" in s.text for s in run.status("notice"))

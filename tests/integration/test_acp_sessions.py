@@ -1,10 +1,8 @@
-"""Real opencode and Claude Code against the mock model: resuming past sessions, `@file`, modes by shift+tab.
+"""Real opencode and Claude Code against the mock model: resuming past sessions, modes by shift+tab.
 
 * a session resumed from the list (ctrl+l, enter): the agent loads it (`session/load`), what it replays is
   shown as history, and the engine judges none of it (no verdict, nothing in the window);
 * `breaker-tui --no-tui --resume ID`: the CLI loads that session;
-* `@notes.txt` in a prompt: the `session/prompt` request carries the file as an embedded resource (both
-  agents advertise `embeddedContext`) and the model is sent its text;
 * shift+tab switches the agent's mode with the request it offers, and after ctrl+r the mode is chosen again.
 """
 
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, wait_until
-from tests.integration.acp_helpers import AGENTS, acp_run, need
+from tests.integration.acp_helpers import AGENTS, frames, need
 from tests.integration.runs import started
 from tests.tui.conftest import session_list, stream_text
 from tui.app import create_app
@@ -35,16 +33,6 @@ from wrapper.paths import data_dir, recordings_dir
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
-
-
-def frames(path: Path) -> list[dict[str, Any]]:
-    """The ACP messages of a recording, in order (each with `dir` and `loading` when it was history)."""
-    out = []
-    for line in path.read_text().splitlines():
-        rec = json.loads(line)
-        if rec.get("k") == "acp":
-            out.append({**rec["msg"], "_dir": rec["dir"], "_loading": rec.get("loading", False)})
-    return out
 
 
 async def _one_session(agent: str, settings: Settings, world: Any, prompt: str, judged: bool = False) -> str:
@@ -79,7 +67,10 @@ def _rec(s: AcpSession) -> Path:
     return s.recorder.path
 
 
-@pytest.mark.parametrize("agent", (*AGENTS, "qwen", "kilo"))  # and the two agents added later
+# and Qwen Code, added later. Not Kilo Code: it is opencode's fork, and its session store, `session/load` and
+# the history it replays are opencode's code, run here on opencode (each of the two costs about three starts
+# of 5-7 s of CPU in this test); Kilo Code's own preset is run end to end in test_acp_more_agents.py.
+@pytest.mark.parametrize("agent", (*AGENTS, "qwen"))
 async def test_a_session_resumed_from_the_list_shows_its_history_and_none_of_it_is_judged(
     agent: str, tmp_path: Path
 ) -> None:
@@ -128,7 +119,10 @@ async def test_a_session_resumed_from_the_list_shows_its_history_and_none_of_it_
         world.close()
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+# opencode loads a past session in the test above and after a kill in test_acp_control.py; what this test adds,
+# `--resume` on the command line reaching the agent's first handshake, is the same for every agent. Claude
+# Code starts in a third of opencode's CPU, and this test starts it twice.
+@pytest.mark.parametrize("agent", ["claude"])
 async def test_resume_id_on_the_command_line_loads_that_session(agent: str, tmp_path: Path) -> None:
     need(agent)
     world = make_acp_world(agent, "normal", tmp_path)
@@ -155,23 +149,6 @@ async def test_resume_id_on_the_command_line_loads_that_session(agent: str, tmp_
         assert bad.returncode == 2 and "is not a session id" in bad.stderr, bad.stderr
     finally:
         world.close()
-
-
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_an_at_file_prompt_carries_the_file_as_a_resource(agent: str, tmp_path: Path) -> None:
-    async with acp_run(agent, "normal", tmp_path) as run:
-        assert run.session.agent_caps.get("promptCapabilities", {}).get("embeddedContext") is True
-        await run.turn("Summarise @notes.txt please.", 180)
-        sent = [f for f in frames(run.recording) if f.get("method") == "session/prompt"]
-        blocks = sent[-1]["params"]["prompt"]
-        assert blocks[0] == {"type": "text", "text": "Summarise @notes.txt please."}
-        res = blocks[1]
-        assert res["type"] == "resource", blocks
-        assert res["resource"]["uri"] == (run.world.workspace / "notes.txt").resolve().as_uri()
-        assert res["resource"]["text"].startswith("The release is on Friday.")
-        log = (tmp_path / "model-requests.jsonl").read_text()
-        assert "The release is on Friday" in log, "the agent passed the file's text on to the model"
-        assert any("attached notes.txt" in s.text for s in run.status("notice"))
 
 
 @pytest.mark.parametrize("agent", AGENTS)
