@@ -5,12 +5,14 @@ folder) is built after the screen's first frame, on a worker thread, with the pr
 line (`DemoWorld.build`, run by `LiveSource` as its setup): a person sees the screen at once however
 busy the machine is.
 
-The folder is never left behind by a demo stopped while it starts. Its removal is armed before it
-exists: it is created only inside `build`, which runs while a signal ends the screen through the app
-(the screen is put back, then `run_demo` reaches `close`), and `close` holds SIGINT, SIGTERM and
-SIGHUP until the folder is gone. Without a screen (`--no-tui`) a signal raises `SystemExit` until the
-event loop handles it, so `close` runs too. What nothing can arm against (SIGKILL, a power cut) is
-swept by the next demo: each folder holds an owner lock its demo keeps while it runs (`sweep`).
+The folder is never left behind by a demo stopped while it starts or ends. Its removal is armed before
+it exists: it is created only inside `build`, which runs while a signal ends the screen through the
+app, and the screen's source closes it (`close`) once the session is closed, while a signal still only
+hurries the shutdown (`LiveSource.close`); `run_demo` closes it too, in case the screen never started
+the source. `close` holds SIGINT, SIGTERM and SIGHUP until the folder is gone. Without a screen
+(`--no-tui`) a signal raises `SystemExit` until the event loop handles it, so `close` runs too. What
+nothing can arm against (SIGKILL, a power cut) is swept by the next demo: each folder holds an owner
+lock its demo keeps while it runs (`sweep`).
 """
 
 from __future__ import annotations
@@ -237,11 +239,14 @@ class DemoWorld:
         fcntl.flock(self._owner, fcntl.LOCK_EX)
 
     def close(self) -> None:
-        """Stop the mock model and remove the folder, the stopping signals held until it is gone."""
+        """Stop the mock model and remove the folder (once; again does nothing), the stopping signals held
+        until it is gone. The screen's source calls it as it closes; `run_demo` again, in case it never did.
+        """
         with held_signals(), self._lock:
             self._closed = True
             if self.world is not None:
                 self.world.close()
+                self.world = None
             if self._owner >= 0:
                 os.close(self._owner)
                 self._owner = -1

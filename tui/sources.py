@@ -39,6 +39,8 @@ class Setup(Protocol):
 
     `build` runs on a worker thread, telling its progress to `say` (the status line shows it); it returns
     why the command cannot start, or "". Once it has succeeded, `argv`, `env` and `cwd` are the command's.
+    `close` (idempotent, on a worker thread too) removes what `build` made; the source calls it once the
+    session is closed, while a signal still cannot kill the process outright.
     """
 
     argv: list[str]
@@ -46,6 +48,8 @@ class Setup(Protocol):
     cwd: str | None
 
     def build(self, say: Callable[[str], None]) -> str: ...
+
+    def close(self) -> None: ...
 
 
 class Breather:
@@ -391,14 +395,36 @@ class LiveSource(Source):
         return True
 
     async def close(self) -> None:
+        """Quit the child, close the session, then the setup (a demo's world).
+
+        The session's signal handling goes (asyncio puts each signal's default back), so a signal
+        meanwhile would kill the process before the run directory and the world are removed: until the
+        end a signal hurries the shutdown instead (the child's group killed at once, as a second signal does).
+        """
+        from wrapper import signals
+
         if self._signals is not None:
             self._signals()
-        if self._session is None:
-            return
-        if self.session.info.child == "running":
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.session.quit(0), 8)
-        await self.session.close()
+        loop = asyncio.get_running_loop()
+        for sig in signals.HANDLED:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._hurry, sig)
+        try:
+            if self._session is not None:
+                if self.session.info.child == "running":
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self.session.quit(0), 8)
+                await self.session.close()
+        finally:
+            if self.setup is not None:
+                await asyncio.to_thread(self.setup.close)
+
+    def _hurry(self, sig: signal.Signals) -> None:
+        """A signal while the source closes: no grace left for the child."""
+        if self.signalled is None:
+            self.signalled = sig
+        if self._session is not None:
+            self._session.shutdown_now()
 
 
 class ScriptedSource(Source):

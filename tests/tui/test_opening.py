@@ -115,12 +115,16 @@ class _World:
         self.argv: list[str] = []
         self.env: dict[str, str] | None = None
         self.cwd: str | None = None
+        self.closed = False
 
     def build(self, say: Any) -> str:
         say("starting the mock model")
         self.gate.wait(60)
         self.argv, self.env, self.cwd = ["sh", "-c", "sleep 30"], {**os.environ, "WORLD": "1"}, "/"
         return ""
+
+    def close(self) -> None:
+        self.closed = True
 
 
 async def test_a_setup_is_built_after_the_first_frame_its_step_on_the_status_line() -> None:
@@ -137,5 +141,7 @@ async def test_a_setup_is_built_after_the_first_frame_its_step_on_the_status_lin
             await wait_until(lambda: src.ready and src.info.child == "running", 60, "the session to open")
             assert src.session.argv[:2] == ["sh", "-c"], "the command is the one the setup gave"
             await wait_until(lambda: "starting" not in str(app.w_status.render()), 30, "the status line to move on")
+            assert not world.closed
         finally:
             gate.set()
+    assert world.closed, "the source closes what the setup built once the session is closed"

@@ -129,6 +129,23 @@ async def test_a_demo_stopped_while_it_starts_leaves_nothing(demo: Demo, point: 
 
 @pytest.mark.integration
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+async def test_a_demo_stopped_while_it_quits_leaves_nothing(demo: Demo, sig: signal.Signals) -> None:
+    """ctrl+q, then the terminal closes (or a SIGTERM) while the monitor quits: the session's signal
+    handling is gone by then, and the default action used to kill it before the world was removed.
+    """
+    await wait_until(lambda: _agent(demo), 90, "dsh to run")
+    pid = int(demo.pidfile.read_text())
+    subprocess.run([*demo.tmux, "send-keys", "-t", "d", "C-q"], check=True)
+    await wait_until(lambda: not _agent(demo) or not proc.alive(pid), 60, "dsh to have quit")
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, sig)
+    await wait_until(lambda: not demo.ours(), 60, f"the demo and its processes to end after {sig.name}")
+    assert demo.folders() == [], f"left behind after {sig.name} while quitting"
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
 @pytest.mark.parametrize("demo", [("demo", "--no-tui")], indirect=True)
 @pytest.mark.parametrize("point", ["world", "agent"])
 async def test_a_demo_without_a_screen_stopped_while_it_starts_leaves_nothing(demo: Demo, point: str) -> None:
