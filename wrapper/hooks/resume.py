@@ -30,6 +30,7 @@ def find(directory: Path, agent: str, session: str, now: float | None = None) ->
     """The newest recent recording of this agent's session in `directory`, None when there is none."""
     now = time.time() if now is None else now
     try:
+        # a prefix of the id: names written before they held the whole id are found too (the meta decides)
         named = list(directory.glob(f"*-hook-{slug(agent)}-{slug(session, 24)}*.jsonl"))
     except OSError:
         return None

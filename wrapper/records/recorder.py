@@ -33,13 +33,22 @@ FORMAT = "breaker-tui-recording"
 VERSION = 3  # 2: the file ends with an `end` record when it is complete; 3: every record carries the chain
 CHILD_RECORD_CHARS = 65536  # of one piece of child output (or agent stderr); the rest is dropped, marked
 CHILD_BUDGET_BYTES = 32 << 20  # of child output in one recording; later output is counted, not kept
+SESSION_ID_CHARS = 64  # longer than every agent's session id (dsh's `session-<uuid>` is 44)
 OWN_NAME = re.compile(r"^(session-)?\d{8}-\d{6}[-.].*\.jsonl$")
 
 
 def slug(text: str, limit: int = 40) -> str:
-    """A file-name-safe label: letters, digits, dot, dash; never empty."""
-    s = re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-.")[:limit]
+    """A file-name-safe label: letters, digits, dot, dash, underscore; never empty.
+
+    Cut first, then trimmed: a cut that lands on a separator leaves no dangling `-` or `.`.
+    """
+    s = re.sub(r"[^A-Za-z0-9._]+", "-", text).strip("-.")[:limit].rstrip("-.")
     return s or "session"
+
+
+def session_slug(session_id: str) -> str:
+    """A session id as it goes into a file name: whole (ids are 30-44 characters), so two never share one."""
+    return slug(session_id, SESSION_ID_CHARS)
 
 
 def prune(
@@ -178,7 +187,7 @@ class Recorder:
         """Put the session id into the file name (only when we chose the name)."""
         if not self.named or self._fd is None or not session_id:
             return
-        new = self.path.with_name(f"{self.path.stem}-{slug(session_id, 24)}.jsonl")
+        new = self.path.with_name(f"{self.path.stem}-{session_slug(session_id)}.jsonl")
         if new.exists():
             return
         with contextlib.suppress(OSError):
