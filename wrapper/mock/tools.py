@@ -9,6 +9,7 @@ to its schema, so the same scenario drives every agent.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -45,10 +46,18 @@ def declared(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _has(family: str, tools: dict[str, dict[str, Any]]) -> bool:
+    return any(n in tools for n in FAMILIES[family])
+
+
 def fit_call(call: ToolCallSpec, tools: dict[str, dict[str, Any]], workspace: str = "") -> ToolCallSpec:
     """The call renamed to a declared tool of its family, its arguments fitted to that tool's schema."""
     if call.name in tools and call.name not in FAMILIES:
         return call
+    if call.name == "read" and not _has("read", tools) and _has("bash", tools) and "path" in call.args:
+        # an agent with no file reader (Codex) reads with its shell: `cat` is on its list of safe
+        # commands, so the read still runs without asking, as the scenario means
+        call = ToolCallSpec("bash", {"command": f"cat {shlex.quote(str(call.args['path']))}"})
     name = next((n for n in FAMILIES.get(call.name, (call.name,)) if n in tools), None)
     if name is None and call.name in UNDECLARED and "Read" in tools:
         return ToolCallSpec(UNDECLARED[call.name], dict(call.args))
