@@ -92,9 +92,9 @@ lint: check-format check-lint check-imports check-types
 # to its end even when another fails. The suite is the longest by far (about 80 % of the CPU), so it starts
 # at once instead of after the checks and the build: the build (a minute of one core for gcc) and the checks
 # run beside it, where they used to leave the other core idle before the tests could start (the suite first
-# in the list, so it never waits for a job slot). The suite also
+# in the list, so it never waits for a job slot; it waits only for `dsh agents`). The suite also
 # spends part of its time waiting on agents and the mock model's pace, which the rest fills.
-test: dsh agents
+test: setup
 	@$(MAKE) --no-print-directory -k -j5 --output-sync=line test-suite check-types test-compiled docs \
 		check-format check-lint check-imports
 
@@ -119,7 +119,9 @@ test-compiled: compiled
 	$(CPYTEST) $(FAST) $(CURDIR)/tests/unit/engine
 	$(CPYTEST) -n auto --dist loadfile $(addprefix $(CURDIR)/,$(CORPUS_FIGURES))
 
-test-suite: $(STAMP)
+# dsh and the agents are checked (every installed file against its manifest: seconds of disk) beside the
+# static checks and the build, not before them.
+test-suite: dsh agents
 	$(BIN)/python -m engine.seed.conformance ../shared/conformance
 	$(BIN)/pytest -q $(PARALLEL) $(addprefix --ignore=,$(CORPUS_FIGURES))
 
