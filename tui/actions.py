@@ -1,8 +1,10 @@
 """The person's actions, in one place: what each key, palette entry and button does.
 
 `Actions` is the app minus the feed: the methods behind the bindings in `tui.keys`, the command
-palette (built from the same table), `check_action` (which hides what the current source cannot do)
-and the help screen. `BreakerApp` adds the source, the inbox and the painting.
+palette (built from the same table), `check_action` and the help screen. `BreakerApp` adds the
+source, the inbox and the painting. A key exists or not by the mode and the source (`exists`: F1
+help and the palette list every key that exists, with what it does); the footer follows the state
+and shows only what can act now (`acts_now`: no `esc cancel` while no turn runs).
 """
 
 from __future__ import annotations
@@ -71,17 +73,35 @@ class Actions(App[int]):
         return ()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only the keys of the current mode and capabilities exist (footer, help and palette agree)."""
-        if action == "cancel_turn" and self.completing():
-            return False  # escape closes the slash-command list first
+        """A key is active, and on the footer, when it exists here (`exists`) and can act now (`acts_now`).
+
+        False both hides it from the footer and leaves the key to the focused widget (escape closes
+        the slash-command list). F1 help and the command palette list what exists, whatever the state.
+        """
+        return self.exists(action) and self.acts_now(action)
+
+    def exists(self, action: str) -> bool:
+        """Whether the action is one of this mode's and this source's (the help and the palette list it)."""
         if action == "cycle_mode" and not self.has_modes():
             return False  # no modes (dsh, an agent that offers none): shift+tab stays the focus key
-        if action in NEEDS_SESSION and not self.source.ready:
-            return False  # the session is still opening: nothing to stop, switch or reset yet
-        if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
-            return False  # nothing left to stop: the footer offers restart and quit
         allowed = keys.action_allowed(action, self.mode, self.caps)
         return True if allowed is None else allowed
+
+    def acts_now(self, action: str) -> bool:
+        """Whether the action can do something in the present state (the footer follows the state)."""
+        return not self.why_not_now(action)
+
+    def why_not_now(self, action: str) -> str:
+        """Why the action can do nothing in the present state, or "" when it can."""
+        if action == "cancel_turn" and self.completing():
+            return "escape closes the command list first"
+        if action in NEEDS_SESSION and not self.source.ready:
+            return "the session is still opening"  # nothing to stop, switch or reset yet
+        if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
+            return "the child has exited (ctrl+r restarts it)"  # the footer offers restart and quit
+        if action == "cancel_turn" and not self.source.info.busy:
+            return "no turn is running"  # the footer offers it again with the next turn
+        return ""
 
     def _refused(self, what: str) -> None:
         note = self.source.notes.pop() if self.source.notes else f"{what} is not available here"
@@ -181,8 +201,8 @@ class Actions(App[int]):
         self.push_screen(HelpScreen(self.mode, rows, about))
 
     def _offered(self, key: keys.Key) -> bool:
-        """Whether the main screen offers `key` now (the help lists what the footer and palette offer)."""
-        return self.check_action(key.action.split("(", 1)[0], ()) is not False
+        """Whether `key` exists on the main screen (the help and the palette list it, whatever the state)."""
+        return self.exists(key.action.split("(", 1)[0])
 
     def _player(self) -> ReplaySource | None:
         # by its kind, not its class: the replay player is imported only by the replay command
@@ -243,8 +263,20 @@ class Actions(App[int]):
             method = getattr(self, f"action_{name}")
             args = [float(a) if "." in a else int(a) for a in arg.rstrip(")").split(",") if a]
             shown = keys.shown_key(k, self.settings.keys)  # after `[keys]` remapping, as the footer shows it
-            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {shown}", _bind(method, args))
+            call = _bind(self._when_it_acts(name, k.label, method), args)
+            yield SystemCommand(k.help[:1].upper() + k.help[1:], f"key: {shown}", call)
         yield from self.choice_commands()
+
+    def _when_it_acts(self, action: str, label: str, method: Any) -> Any:
+        """`method`, run from the palette only when it can act now (the key would not fire either); else why not."""
+
+        def run(*args: Any) -> Any:
+            if why := self.why_not_now(action):
+                self._notify(f"{label}: {why}", "", "warning", 4)
+                return None
+            return method(*args)
+
+        return run
 
     def deliver_screenshot(
         self, filename: str | None = None, path: str | None = None, time_format: str | None = None

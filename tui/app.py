@@ -90,6 +90,7 @@ class BreakerApp(FrontEnd, Actions):
         self._observe = observe
         self._loosened = status_word(settings)  # "" unless the config enforces less than the defaults
         self._last_trip: TripItem | None = None
+        self._busy_shown = False  # whether the footer was last told a turn runs (`_follow_turn`)
         self._notices = 0  # decisions shown on the notice line this turn
         self._inbox: deque[tuple[Item, float]] = deque()
         self._inbox_posted = False
@@ -268,10 +269,18 @@ class BreakerApp(FrontEnd, Actions):
         if now - self._last_paint < 1 / self.settings.ui.refresh_hz * 0.9:
             return
         self._last_paint = now
+        self._follow_turn()
         # the output pane paints every frame; the panels (scores, window, status) a few times a second
         with contextlib.suppress(NoMatches):  # the screen is being torn down while a timer fires
             # the stream is written by the main screen's frames when it has them (`_before_frame`)
             self.refresh_view(panels=now - self._last_panels >= PANEL_PERIOD_S, stream=not self.main.frames_write)
+
+    def _follow_turn(self) -> None:
+        """A turn started or ended (an item, or a prompt sent): the footer offers cancel only while one runs."""
+        busy = self.source.ready and self.source.info.busy
+        if busy != self._busy_shown:
+            self._busy_shown = busy
+            self.refresh_bindings()
 
     def _on_item(self, item: Item, at: float) -> None:
         self.timeline.saw(item)

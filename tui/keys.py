@@ -130,8 +130,8 @@ def help_rows(
 ) -> list[tuple[str, str]]:
     """(key, what it does) for every key of the current mode, in table order.
 
-    `offered` is the app's own last word (its `check_action`: shift+tab only with an agent that has
-    modes), so the help never lists a key the footer and the palette do not offer.
+    `offered` is the app's own last word on which keys exist (shift+tab only with an agent that has
+    modes), so the help lists what the palette lists; the footer shows, of these, what can act now.
     """
     rows: list[tuple[str, str]] = []
     if mode == LIVE and caps.prompt:

@@ -94,6 +94,11 @@ def tool_loop() -> list[dict[str, Any]]:
     return msgs
 
 
+def tool_loop_working() -> list[dict[str, Any]]:
+    """The tool loop with its turn still running (no turn end): cancel can act."""
+    return tool_loop()[:-1]
+
+
 LOOP = "I need to verify the adapter accepts this reasoning effort value. Checking it once more.\n"
 
 

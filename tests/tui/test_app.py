@@ -85,7 +85,7 @@ async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None
     ],
 )
 async def test_action_keys_reach_the_source(key: str, expect: str) -> None:
-    app, src = make(scripts.tool_loop())
+    app, src = make(scripts.tool_loop_working())  # a turn runs: escape has one to cancel
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, src, pilot)
         await pilot.press(key)

@@ -56,7 +56,7 @@ async def test_the_prompt_has_the_focus_at_start() -> None:
     ],
 )
 async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool, key: str, expect: str) -> None:
-    app, src = _make()
+    app, src = _make(msgs=scripts.tool_loop_working())  # a turn runs: escape has one to cancel
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, src, pilot)
         if focused:
@@ -73,12 +73,49 @@ async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool,
 
 
 async def test_footer_shows_the_live_keys_and_quit_within_80_columns() -> None:
-    app, src = _make()
+    app, src = _make(msgs=scripts.tool_loop_working())
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, src, pilot)
         shown = footer(app.screen)
         assert {"cancel", "kill", "restart", "pause", "help", "quit"} <= set(shown), shown
         assert not {"play", "step", "back"} & set(shown), "no replay keys in a live session"
+
+
+async def test_cancel_is_on_the_footer_only_while_a_turn_runs_and_help_and_palette_always_list_it() -> None:
+    """`esc cancel` was offered with no turn to cancel; the footer follows the state, the help and the
+    palette list every key with what it does.
+    """
+    app, src = _make(msgs=[scripts.ready()])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.pause()
+        assert "cancel" not in footer(app.screen), "no turn runs: nothing to cancel"
+        assert {"kill", "restart", "pause", "help", "quit"} <= set(footer(app.screen))
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Cancel the agent's current turn (it keeps running)" in titles, "the palette lists it"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "cancel" not in src.actions, "escape does nothing without a turn"
+        src.feed(*scripts.turn(1, "go"))
+        await wait_until(lambda: "cancel" in footer(app.screen), 10, "esc cancel with the turn")
+        assert footer(app.screen)["cancel"] == "escape"
+        src.feed(scripts.end())
+        await wait_until(lambda: "cancel" not in footer(app.screen), 10, "esc cancel gone with the turn's end")
+        app.set_focus(None)
+        await pilot.press("f1")
+        await wait_until(lambda: bool(app.screen.query("#help-keys")), 5, "the help screen")
+        assert "cancel the agent's current turn" in text_of(app.screen.query_one("#help-keys")), "the help lists it"
+
+
+async def test_cancel_from_the_palette_with_no_turn_says_why_and_sends_nothing() -> None:
+    app, src = _make(msgs=[scripts.ready()])
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(app, src, pilot)
+        (cancel,) = [c for c in app.get_system_commands(app.screen) if c.title.startswith("Cancel the agent")]
+        cancel.callback()
+        await pilot.pause()
+        assert "cancel" not in src.actions
+        assert any("cancel: no turn is running" in str(n.message) for n in app._notifications)
 
 
 async def test_a_plain_command_offers_only_what_it_can_do() -> None:
