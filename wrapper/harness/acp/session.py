@@ -37,6 +37,10 @@ from wrapper.safetext import inert
 from wrapper.settings import Settings
 from wrapper.weakening import record_note
 
+# The requests of a start, each bounded by `startup_timeout_s`: initialize, session/new (or load), the mode,
+# and the choices reapplied after a restart; a prompt sent meanwhile waits for no longer than all of them.
+START_REQUESTS = 5
+
 
 class AcpSession(ItemStream):
     """The object the UI and the headless mode drive for an ACP agent. Iterate it for `Item`s."""
@@ -376,10 +380,17 @@ class AcpSession(ItemStream):
                 self._emit(StatusItem("warning", "the agent did not end the cancelled turn in time; no follow-up sent"))
 
     # -- actions -----------------------------------------------------------------------------
-    async def prompt(self, text: str, timeout: float = 60) -> bool:
-        """Send a person's message: it starts a new turn."""
+    async def prompt(self, text: str, timeout: float | None = None) -> bool:
+        """Send a person's message: it starts a new turn.
+
+        Sent while the agent still starts, it waits for the session as long as the start may take: the
+        handshake has its own bound (`startup_timeout_s`) and ends the agent when it passes it, so a slow
+        start is waited for and a failed one answers at once. `timeout` bounds the wait further.
+        """
         if not text.strip():
             return False
+        if timeout is None:  # a backstop past every request of the handshake, each bounded by the setting
+            timeout = START_REQUESTS * self.settings.acp.startup_timeout_s
         if not await self.wait_ready(timeout):
             self._emit(StatusItem("error", "the agent is not ready for prompts (no ACP session)"))
             return False

@@ -67,13 +67,15 @@ class ItemStream(SessionControls):
         self._emit(OutputItem(text))
 
     # -- waits -------------------------------------------------------------------------------
-    async def wait_ready(self, timeout: float = 60) -> bool:
-        """Wait until the agent has an open session and takes prompts."""
+    async def wait_ready(self, timeout: float | None = 60) -> bool:
+        """Wait until the agent has an open session and takes prompts (False at once when it exited first)."""
+        waiters = [asyncio.ensure_future(self._ready.wait()), asyncio.ensure_future(self._exited.wait())]
         try:
-            await asyncio.wait_for(self._ready.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        return self._ready.is_set()
 
     async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
         """Wait until the agent has exited."""
