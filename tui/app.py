@@ -28,7 +28,6 @@ from textual.screen import Screen
 from textual.widgets import Tab, Tabs
 from textual.widgets._tabs import Underline
 
-from engine import events as ev
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
 from tui.actions import Actions
@@ -293,6 +292,8 @@ class BreakerApp(FrontEnd, Actions):
             handle(self, item, at)
 
     def _on_engine(self, item: EngineItem, at: float) -> None:
+        from engine import events as ev  # items come after the first frame: so do the engine's modules
+
         e = item.event
         self.w_stream.event(e, at)
         if isinstance(e, ev.TurnStart):

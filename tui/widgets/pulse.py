@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine import events as ev
-
 if TYPE_CHECKING:
     from wrapper.items import Item
 
@@ -63,6 +61,7 @@ class Pulse:
         """Anything the agent sends is a sign of life; streamed text also grows the count."""
         if self.started is None:
             return
+        from engine import events as ev  # items come after the first frame: so do the engine's modules
         from wrapper.items import EngineItem
 
         if isinstance(item, EngineItem) and isinstance(item.event, ev.ReasoningDelta | ev.AnswerDelta):

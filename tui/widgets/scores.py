@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from engine.scores import AgentScores
 from tui.widgets.line import Line
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # annotations only: the first frame is drawn before the engine is imported
+    from engine.scores import AgentScores
 
 
 def heat(value: float, limit: float, colours: tuple[str, str, str]) -> str:

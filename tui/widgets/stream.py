@@ -21,12 +21,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Region
 
-from engine import events as ev
 from themes import Palette
 from tui.widgets.streamlog import StreamLog
 from wrapper.safetext import inert
 
 if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
+    from engine import events as ev
     from engine.breaker import Verdict
     from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
 
@@ -303,6 +303,8 @@ class StreamView(Vertical):
     # -- items ---------------------------------------------------------------------------------
     def event(self, e: ev.Event, arrived: float | None = None) -> None:
         """Show an engine event."""
+        from engine import events as ev  # loaded once events come, after the first frame
+
         p = self.palette
         if isinstance(e, ev.ReasoningDelta):
             self.delta("reasoning", e.agent, e.text, arrived)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import events as ev
-
 if TYPE_CHECKING:
     from wrapper.items import Item
 
@@ -30,6 +28,7 @@ class Timeline:
 
     def saw(self, item: Item) -> None:
         """A new turn starts over; a step, a verdict and a trip each add their glyph."""
+        from engine import events as ev  # items come after the first frame: so do the engine's modules
         from wrapper.items import EngineItem, TripItem, VerdictItem
 
         if isinstance(item, EngineItem):

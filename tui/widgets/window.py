@@ -7,13 +7,15 @@ chart, before the numbers; a call past its cap shows `▶` beyond the line.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import DataTable
 
-from engine.scores import AgentScores
 from wrapper.safetext import inert
+
+if TYPE_CHECKING:  # annotations only: the first frame is drawn before the engine is imported
+    from engine.scores import AgentScores
 
 BAR_CELLS = 8  # the cap's column: a fingerprint at its cap fills these
 EIGHTHS = " ▏▎▍▌▋▊▉"
