@@ -23,6 +23,7 @@ from wrapper.harness.acp.history import HistoryLog, is_state
 from wrapper.harness.acp.install import check_pinned, pinned_copy
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env, own_settings
+from wrapper.harness.acp.proposed import ProposedEdits
 from wrapper.harness.acp.rpc import AgentProcess, RpcError
 from wrapper.harness.acp.shown import SILENT_NOTICE
 from wrapper.harness.acp.stream import ItemStream
@@ -109,6 +110,7 @@ class AcpSession(ItemStream):
         self._history = HistoryLog()  # what the agent replays after `session/load`: shown, never judged
         self.resume_id = resume  # `--resume ID`: the first launch loads this session
         self.chosen: dict[str, str] = {}  # the person's mode, re-applied after a restart or a resume
+        self.proposed = ProposedEdits()  # edits asked about, which opencode proposes again as a write
 
     def _recording_failed(self, text: str) -> None:
         """A recording write failed: said at once, as for dsh (the file stays without its end marker)."""
@@ -339,10 +341,15 @@ class AcpSession(ItemStream):
             # call runs the next one whatever it is told, so it gets no answer and waits for its end
             return
         if method != "session/request_permission":
+            if (path := self.proposed.take(method, params)) is not None:
+                self._record("note", {"what": "proposed-edit", "path": path, "text": "acknowledged, not written"})
+                await proc.respond(rid, {})  # the agent writes the file itself (`wrapper.harness.acp.proposed`)
+                return
             await proc.respond_error(
                 rid, -32601, f"breaker-tui does not offer {method} (it advertised no such capability)"
             )
             return
+        self.proposed.asked(params)
         r = self.acp.permission(params)
         if r.question is None:
             await proc.respond(rid, r.reply)

@@ -12,9 +12,10 @@ import asyncio
 import sys
 from pathlib import Path
 
+from engine import events as ev
 from wrapper.harness.acp.session import AcpSession
-from wrapper.harness.base import deny_all
-from wrapper.items import Item, StatusItem
+from wrapper.harness.base import allow_all, deny_all
+from wrapper.items import EngineItem, Item, StatusItem
 from wrapper.settings import AcpSettings, Settings, WrapperSettings
 
 # An agent that reads its stdin and never answers: its `initialize` never completes.
@@ -38,6 +39,68 @@ async def test_a_prompt_before_a_failed_start_answers_with_the_start_not_a_clock
         assert sent is False
         said = [i.text for i in items if isinstance(i, StatusItem)]
         assert any("startup_timeout_s" in t for t in said), said
+    finally:
+        await s.close()
+        await asyncio.wait_for(task, 10)
+
+
+# An agent that, as opencode 1.18 does after an edit it was allowed, proposes the edit's new content
+# through the client's file system (advertised or not), then says in its answer how that went.
+PROPOSER = """
+import json, sys
+def send(o): sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
+def answer_to(rid):
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m.get("id") == rid and "method" not in m:
+            return m
+for line in sys.stdin:
+    m = json.loads(line)
+    method, rid, p = m.get("method"), m.get("id"), m.get("params") or {}
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+    elif method == "session/new":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": "s1"}})
+    elif method == "session/prompt":
+        path = p["prompt"][0]["text"]
+        call = {"toolCallId": "c1", "title": path, "kind": "edit", "rawInput": {"filepath": path, "diff": "-a\\n+b\\n"}}
+        opts = [{"optionId": "once", "kind": "allow_once", "name": "Allow once"}]
+        send({"jsonrpc": "2.0", "id": 100, "method": "session/request_permission",
+              "params": {"sessionId": "s1", "toolCall": call, "options": opts}})
+        answer_to(100)
+        send({"jsonrpc": "2.0", "id": 101, "method": "fs/write_text_file",
+              "params": {"sessionId": "s1", "path": path, "content": "b\\n"}})
+        how = "refused" if "error" in answer_to(101) else "acknowledged"
+        send({"jsonrpc": "2.0", "id": 102, "method": "fs/read_text_file", "params": {"sessionId": "s1", "path": path}})
+        read = "refused" if "error" in answer_to(102) else "answered"
+        text = f"write {how}, read {read}"
+        send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1",
+              "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+"""
+
+
+async def test_an_allowed_edit_proposed_through_the_file_system_is_acknowledged_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("a\n")
+    settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
+    s = AcpSession([sys.executable, "-c", PROPOSER], settings, allow_all, cwd=str(tmp_path))
+    items: list[Item] = []
+
+    async def pump() -> None:
+        async for i in s:
+            items.append(i)
+
+    task = asyncio.create_task(pump())
+    try:
+        await s.start()
+        assert await s.prompt(str(target))
+        assert await s.wait_turn_end(0, 30)
+        said = "".join(i.event.text for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.AnswerDelta))
+        assert said == "write acknowledged, read refused", said
+        assert target.read_text() == "a\n"  # breaker-tui writes nothing: the agent writes its own files
     finally:
         await s.close()
         await asyncio.wait_for(task, 10)
