@@ -519,6 +519,7 @@ class BreakerApp(FrontEnd, Actions):
         if self.caps.prompt and not i.session_id and i.child != "exited":  # an agent still opening its session
             return [(f" · {self.pulse.starting()}", "", 1)]
         self.pulse.busy(working)
+        self.pulse.asking(self._approval is not None)  # the agent waits for the person: no model silence
         return [
             (f" · {text}", f"bold {warning}" if warn else "", 1 if warn or n == 0 else 3)
             for n, (text, warn) in enumerate(self.pulse.parts())

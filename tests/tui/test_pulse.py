@@ -39,6 +39,26 @@ def test_the_clock_starts_with_the_work_counts_the_stream_and_names_a_silence() 
     assert p.parts() == []
 
 
+def test_a_question_waiting_for_the_person_is_not_the_model_s_silence() -> None:
+    """Minutes with the approval modal open read as `nothing from the model for 2m13s`: the agent was
+    held for the person, so the wait is theirs, and the silence counts again from the answer.
+    """
+    clock = FakeClock()
+    p = Pulse(clock=clock)
+    p.busy(True)
+    clock.now += 5
+    p.asking(True)
+    clock.now += 133
+    texts = [t for t, _ in p.parts()]
+    assert texts == ["working 2m18s", "waiting for your answer 2m13s"], texts
+    assert p.silent_for() == 0
+    p.asking(False)  # answered
+    clock.now += 3
+    assert [t for t, _ in p.parts()] == ["working 2m21s"]
+    clock.now += SILENT_AFTER_S
+    assert dict(p.parts())["nothing from the model for 13s"] is True, "counted from the answer"
+
+
 def test_durations_stay_short() -> None:
     assert [seconds(s) for s in (7, 65, 3720)] == ["7s", "1m05s", "1h02m"]
 

@@ -48,6 +48,7 @@ class Pulse:
         self.started: float | None = None  # when the agent started working (None: idle)
         self.last: float = 0.0  # when the last sign of life arrived
         self.chars = 0  # streamed reasoning and answer text this turn
+        self.asked: float | None = None  # since when a question waits for the person (None: none does)
 
     def busy(self, working: bool) -> None:
         """Follow the agent's state: the clock starts when it starts working and stops when it stops."""
@@ -56,6 +57,18 @@ class Pulse:
             self.chars = 0
         elif not working:
             self.started = None
+
+    def asking(self, waiting: bool) -> None:
+        """Follow the approval modal: while a question waits for the person, the model is not silent.
+
+        The agent is held until the person answers; a wait of minutes is theirs, not the model's, so
+        the silence is counted again from the answer.
+        """
+        if waiting and self.asked is None:
+            self.asked = self.clock()
+        elif not waiting and self.asked is not None:
+            self.asked = None
+            self.last = self.clock()
 
     def saw(self, item: Item) -> None:
         """Anything the agent sends is a sign of life; streamed text also grows the count."""
@@ -70,7 +83,7 @@ class Pulse:
 
     def silent_for(self) -> float:
         """Seconds since the last sign of life while working past `silent_after_s`, else 0."""
-        if self.started is None:
+        if self.started is None or self.asked is not None:
             return 0.0
         quiet = self.clock() - self.last
         return quiet if quiet >= self.silent_after_s else 0.0
@@ -86,6 +99,8 @@ class Pulse:
         out = [(f"working {seconds(self.clock() - self.started)}", False)]
         if self.chars:
             out.append((f"~{tokens(self.chars // CHARS_PER_TOKEN)} tok", False))
+        if self.asked is not None:
+            out.append((f"waiting for your answer {seconds(self.clock() - self.asked)}", False))
         if quiet := self.silent_for():
             out.append((f"nothing from the model for {seconds(quiet)}", True))  # the footer offers esc
         return out
