@@ -120,6 +120,10 @@ async def test_the_persons_own_agent_and_settings_with_the_repeat_refused(
         assert kinds[:5] == ["allow"] * 4 + ["deny"], kinds
         assert run.questions == [], "their allow-all settings still asked"
         assert by_person(run) == []
+        if agent == "gemini":  # --yolo answers the asks its preset makes it send: the policy, citing the flag
+            answered = [i for i in run.items if isinstance(i, ApprovalItem) and i.answer is not None]
+            assert len(answered) >= 4, answered
+            assert all(a.by == "policy" and "your --yolo = yolo" in a.why for a in answered[:4]), answered[:4]
         ran = (run.world.workspace / "calls.log").read_text().splitlines()
         assert len(ran) == 4, "a refused repeat ran"
         assert requests_after_refusal(run), "the model was never told why"
