@@ -20,6 +20,7 @@ from textual.widgets import RichLog, Tabs
 
 from themes import THEMES
 from tui import keys
+from tui.saying import Saying
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.widgets.composer import Composer
@@ -39,7 +40,7 @@ NEEDS_SESSION = frozenset(
 )
 
 
-class Actions(App[int]):
+class Actions(Saying, App[int]):
     """Every action a person can take; the state it acts on is set up by `BreakerApp`."""
 
     source: Source
@@ -110,20 +111,20 @@ class Actions(App[int]):
     async def action_cancel_turn(self) -> None:
         """Cancel the agent's current turn (the child keeps running)."""
         if await self.source.cancel():
-            self.notify("cancel sent")
+            self.say("cancel sent")
         else:
             self._refused("cancel")
 
     async def action_kill(self) -> None:
         """Kill the child (SIGINT, then SIGKILL after the grace period)."""
-        self.notify("stopping the child…")
+        self.say("stopping the child…")
         if not await self.source.kill():
             self._refused("kill")
 
     async def action_restart(self) -> None:
         """Restart the child on the same session."""
         if await self.source.restart():
-            self.notify("restarted")
+            self.say("restarted")
         else:
             self._refused("restart")
 
@@ -147,14 +148,14 @@ class Actions(App[int]):
     def action_reset_windows(self) -> None:
         """Forget every agent's sliding window."""
         self.source.reset_windows()
-        self.notify("sliding windows reset")
+        self.say("sliding windows reset")
         self.refresh_view()
 
     def action_toggle_reasoning(self) -> None:
         """Show or fold reasoning, the blocks already shown included."""
         stream = self.w_stream
         stream.set_reasoning(not stream.show_reasoning)
-        self.notify("reasoning shown" if stream.show_reasoning else "reasoning folded")
+        self.say("reasoning shown" if stream.show_reasoning else "reasoning folded")
 
     def action_next_agent(self) -> None:
         """Switch the scores and window to the next agent."""

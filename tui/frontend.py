@@ -141,12 +141,12 @@ class FrontEnd(Resuming, App[int]):
             if openable(c):
                 self.push_screen(CallScreen(c, self.w_stream.palette))
                 return
-        self.notify("no tool call with a diff or output yet")
+        self.say("no tool call with a diff or output yet")
 
     def action_show_steps(self) -> None:
         """Every call of the session, one row each; enter or a click opens one."""
         if not self.calls:
-            self.notify("no tool calls yet")
+            self.say("no tool calls yet")
             return
         self.push_screen(StepsScreen(self.calls, self.w_stream.palette))
 
@@ -178,7 +178,7 @@ class FrontEnd(Resuming, App[int]):
         """
         mode, nxt = self.mode_choice(), self._next_modes()
         if mode is None or not nxt:
-            self.notify("the agent offers no other mode that asks")
+            self.say("the agent offers no other mode that asks")
             return
         self.pick_choice(mode.id, nxt[0])
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from tui.saying import Saying
 from tui.widgets.stream import StreamView
 from wrapper.paths import recordings_dir
 from wrapper.safetext import inert
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these
     from tui.sources import Source
 
 
-class Resuming(App[int]):
+class Resuming(Saying, App[int]):
     """ctrl+l: the session list; enter on a row resumes that session."""
 
     source: Source
@@ -59,7 +60,7 @@ class Resuming(App[int]):
             self.run_worker(self._resume(session_id), group="resume", exclusive=True)
 
     async def _resume(self, session_id: str) -> None:
-        self.notify(f"resuming session {inert(session_id, keep_newlines=False)[:40]}…", markup=False)
+        self.say(f"resuming session {session_id[:40]}…")
         if not await self.source.resume(session_id):
             note = self.source.notes.pop() if self.source.notes else "the session could not be resumed"
             self.notify(inert(note, keep_newlines=False), severity="warning", markup=False)

@@ -59,3 +59,18 @@ async def test_a_toast_leaves_the_status_line_and_the_footer_readable(size: tupl
         toast = app.screen.query_one("Toast").region
         for below in (app.query_one("#status").region, app.screen.query_one(Footer).region):
             assert not toast.overlaps(below), f"the toast {toast} covers {below}"
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_what_a_key_did_is_said_on_the_notice_line_not_in_a_toast(size: tuple[int, int]) -> None:
+    """`reasoning folded`, `cancel sent`, `no tool calls yet` popped up as toasts over the prompt's hint
+    and the notice line of a small terminal; toasts are for what went wrong.
+    """
+    async with running([S.ready(), *S.turn(1, "go")], size=size, notifications=True) as (app, src, pilot):
+        await wait_until(lambda: "cancel" in _footer(app), 10, "a turn running")
+        for key, said in (("ctrl+t", "reasoning folded"), ("escape", "cancel sent"), ("ctrl+g", "no tool calls yet")):
+            await pilot.press(key)
+            await wait_until(lambda said=said: said in str(app.w_notice.render()), 5, f"{said!r} on the notice line")
+            assert app.w_notice.region.height == 1 and app.w_notice.region.right <= size[0]
+        assert "cancel" in src.actions
+        assert not app._notifications, [n.message for n in app._notifications]
