@@ -157,5 +157,7 @@ async def test_history_replayed_after_session_load_is_never_judged_again(agent: 
         assert (snap.window_calls, snap.reasoning_chars) == (window, reasoned), "the history fed the engine"
         # the next prompt ends the replay; the history is counted in a notice, and the new turn is judged
         await run.turn("Say what you found.", timeout=300)
-        notes = [i.text for i in run.items[mark:] if isinstance(i, StatusItem) and "replayed" in i.text]
+        # the notice's own words: the history shown holds the workspace's path, whose folder is named after this test
+        said = "updates of the resumed session's"
+        notes = [i.text for i in run.items[mark:] if isinstance(i, StatusItem) and said in i.text]
         assert len(notes) <= 1, notes
