@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from itertools import islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from engine.tools.messages import preview
@@ -51,6 +53,9 @@ class Pair(NamedTuple):
     call: str
     result: int
     epoch: int
+
+
+_CALL_OF = itemgetter(0)  # a `Pair`'s call
 
 
 def label(call: str) -> str:
@@ -219,6 +224,15 @@ class Cycles:
             a.hit = hit
         return hit
 
+    def paging_due(self, agent: str, epoch: int) -> bool:
+        """Whether a read could reach the paging limit now (some file was read `paging` times since the last
+        change): only then does the check need the file and lines a read shows.
+        """
+        a = self.agents.get(agent)
+        if not self.paging or a is None or a.epoch != epoch or not a.pages:
+            return False  # (a new epoch clears the pages before the check)
+        return max(a.pages.values()) >= self.paging
+
     def _backstop(self, a: _Agent, call: str, epoch: int) -> CycleHit | None:
         if not self.backstop:
             return None
@@ -246,11 +260,15 @@ class Cycles:
             return None
         seq = a.pairs
         n = len(seq)
-        for p in range(2, min(PERIOD_MAX, n // 3) + 1):
-            if seq[n - p].call != call or all(seq[n - k].call == call for k in range(1, p + 1)):
-                continue  # one call repeated is the repeat window's business, not a cycle
-            if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
-                return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
+        top = min(PERIOD_MAX, n // 3)
+        # a period p (2 .. top) needs this call p pairs back: most calls are not among those, found in one C scan
+        if top >= 2 and call in map(_CALL_OF, islice(reversed(seq), 1, top)):
+            # the pairs `p` back, walked from the end (no index per period)
+            for p, back in enumerate(islice(reversed(seq), 1, top), 2):
+                if back.call != call or all(seq[n - k].call == call for k in range(1, p + 1)):
+                    continue  # one call repeated is the repeat window's business, not a cycle
+                if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
+                    return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
         if len(a.flags) >= self.window and sum(a.flags) >= self.repeats:
             unit: dict[str, Pair] = {}
             for pr in list(seq)[-self.window :]:

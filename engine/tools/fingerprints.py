@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
 from engine.tools.novelty import spaced
-from engine.tools.shell import HTTP_VERBS, is_generic_sink
+from engine.tools.shell import HTTP_VERBS, is_generic_sink, is_plain
 from engine.tools.shellfacts import analyze
 from engine.tools.urls import is_local_host, norm_url, seed_local_host
 
@@ -123,7 +123,7 @@ def _shell_prints(
     command = args.get("command") if isinstance(args, dict) else None
     if not isinstance(command, str):
         command = ""
-    facts = analyze(spaced(command) if bounds else command)  # `a&&b` is `a && b` (the default rules)
+    facts = analyze(bounds_form(command) if bounds else command)  # `a&&b` is `a && b` (the default rules)
     urls = [u for u in [norm_url(r, cfg.host_aliases) for r in facts.urls] if u]
     local = bool(urls) and all(local_host(u.host) for u in urls)
     relax = local and allow
@@ -142,6 +142,17 @@ def _shell_prints(
         if not is_generic_sink(facts.sink):
             fps[f"sink:{facts.sink}"] = None
     return CallPrint(tuple(fps), local and not allow)
+
+
+def bounds_form(command: str) -> str:
+    """The command the default rules' fingerprints analyse: operators spaced (`novelty.spaced`), or the command
+    as given when that only widens the spaces around operators that already stand alone (`a && b`): plain
+    text with the same words has the same facts, and `mutates` has analysed the command as given already.
+    """
+    form = spaced(command)
+    if form != command and is_plain(command) and form.split() == command.split():
+        return command
+    return form
 
 
 def _is_url_tool(tool: str) -> bool:

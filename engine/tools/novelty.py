@@ -187,6 +187,17 @@ def command_of(args: Any) -> str:
 _OPERATORS = ("&&", "||", ";", "|")
 
 
+# `spaced` on text without quotes or backslashes: every `&|;` is outside quotes, so the walk below
+# reduces to one substitution (a `;` takes the spaces and tabs before it; a lone `&` and the `|` of `>|`
+# stay as they are). `spaced_walk` is the reference; a property test holds the two equal.
+_SPACED_OP = re.compile(r"&&|\|\||(?<!>)\||[ \t]*;")
+
+
+def _spaced_op(m: re.Match[str]) -> str:
+    op = m.group()
+    return "; " if op[-1] == ";" else f" {op} "
+
+
 @lru_cache(maxsize=2048)
 def spaced(command: str) -> str:
     """The command with its operators (`&&`, `||`, `;`, `|`) spaced outside quotes, in one pass:
@@ -194,6 +205,13 @@ def spaced(command: str) -> str:
     """
     if "&" not in command and "|" not in command and ";" not in command:
         return command
+    if "'" not in command and '"' not in command and "\\" not in command:
+        return _SPACED_OP.sub(_spaced_op, command)
+    return spaced_walk(command)
+
+
+def spaced_walk(command: str) -> str:
+    """`spaced` by walking the command character by character (the general path, quotes and escapes)."""
     out: list[str] = []
     quote = ""
     i, n = 0, len(command)
@@ -236,6 +254,8 @@ def shell_args(tool: str, args: Any) -> Any:
     if not isinstance(args, dict):
         return args
     if tool not in SHELL_TOOLS:
+        if "url" not in args and "href" not in args and "uri" not in args:
+            return args  # no URL argument (`_URL_KEYS`): nothing to normalise
         urls = {k: _url_key(v) for k in _URL_KEYS if isinstance(v := args.get(k), str)}
         return {**args, **urls} if any(urls[k] != args[k] for k in urls) else args
     c = args.get("command")
@@ -257,6 +277,9 @@ def _same_command(command: str) -> str:
     text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
     while (m := _CD_PREFIX.match(text)) is not None:  # also where the rest would not parse (an open quote)
         text = text[m.end() :]
+    if shell.is_plain(text):
+        # plain text stays plain once spaced: the tokenizer splits it on whitespace, and no word needs quoting
+        return " ".join(shell.drop_navigation(spaced(text)).split())
     return " ".join(shell.bounded(w) for w in shell.tokenize(shell.drop_navigation(spaced(text))))
 
 

@@ -47,12 +47,13 @@ class _Pending:
     exact: str  # its arguments as given, canonical: the `exact:` fingerprint's body
     call: str
     epoch: int
-    reading: bool
-    path: str | None  # the file a read looks at (paging)
-    span: tuple[int, int] | None  # the lines a read shows, when it says (paging)
     wait: bool  # a pure `sleep`: never a repeated action
-    cwd: str | None  # the directory of a leading `cd X &&`
-    shape: str = ""  # the call with its cosmetic parts out (the same-result rule), set from its result
+    tool: str
+    # the arguments `gate` judged: what only the result needs (does the call write? which file and lines does
+    # a read show? in which directory does it run?) is read from them after the call, off the check's path;
+    # the result reuses `norm` when it comes with the same object
+    args: Any
+    norm: Any  # `novelty.shell_args` of them
     entry: tuple[str, ...] | None = None
 
 
@@ -199,12 +200,9 @@ class DefaultRules:
         body = exact if norm is args else exact_body(tool, norm, self.cfg.repeat.ignore_args)
         a = self._a(agent)
         epoch = self.failures.epoch(agent)
-        reading = not mutates(tool, args)
         call = f"{tool}\x00{body}"
-        path = page_path(tool, args) if reading and self.cycles.paging else None
-        span = page_span(tool, args) if path is not None else None
         wait = pure_wait(tool, norm)
-        a.pending[call_id] = _Pending(body, exact, call, epoch, reading, path, span, wait, cd_dir(tool, args))
+        a.pending[call_id] = _Pending(body, exact, call, epoch, wait, tool, args, norm)
         a.order.append(call_id)
         while len(a.order) > 64:
             a.pending.pop(a.order.popleft(), None)
@@ -218,6 +216,10 @@ class DefaultRules:
             same = self.same.check(agent, result_shape(tool, norm, body), epoch)
             if same is not None:
                 return "same-result", same_result_message(tool, same)
+        path = span = None
+        if self.cycles.paging_due(agent, epoch) and not mutates(tool, args):  # else no read can reach the limit
+            path = page_path(tool, args)
+            span = page_span(tool, args) if path is not None else None
         hit = self.cycles.check(agent, call, epoch, path, span)
         if hit is not None:
             return hit.rule, cycle_message(hit)
@@ -242,9 +244,10 @@ class DefaultRules:
     ) -> Outcome:
         """After a dispatched call: forgive progress in the repeat window, record pairs, count failures."""
         args = bounded_args(args)
-        norm = shell_args(tool, args)  # as `gate` compared it; the echo is judged on `args`
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
+        # as `gate` compared it (the same arguments: its answer); the echo is judged on `args`
+        norm = p.norm if p is not None and p.args is args else shell_args(tool, args)
         if cancelled(text):
             # the harness cancelled it with its batch: it never ran, so it is no failure, result or repeat
             if p is not None and p.entry and window is not None:
@@ -255,24 +258,19 @@ class DefaultRules:
         if not bad and ((exit is None and not exit_marker(text)) or _status_hidden(tool, args)):
             bad = guessed = reads_as_error(tool, text)  # no status, or the pipe's: the text says whether it failed
         key = result_key(text, tool, args)
-        if bad:
-            wait = wait_seconds(tool, norm)
-            if wait > a.longest_wait:
-                # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits
-                # longer for a service that is coming up, so it starts every count over (a change before it)
-                a.longest_wait = wait
-                self.failures.waited(agent)
+        if bad and _waits_longest(a, tool, norm):
+            # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits
+            # longer for a service that is coming up, so it starts every count over (a change before it)
+            self.failures.waited(agent)
         before = self.failures.epoch(agent)
         body = p.body if p is not None else exact_body(tool, norm, self.cfg.repeat.ignore_args)
-        changed = not bad and (not p.reading if p is not None else mutates(tool, args))
-        if not bad and not changed:
-            wait = wait_seconds(tool, norm)
-            if wait > a.longest_wait:
-                # backing off longer than ever before is a change for what follows: a transient error
-                # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
-                a.longest_wait = wait
-                changed = True
-                self.failures.backed_off(agent)
+        reading = p is not None and not mutates(p.tool, p.args)
+        changed = not bad and (not reading if p is not None else mutates(tool, args))
+        if not bad and not changed and _waits_longest(a, tool, norm):
+            # backing off longer than ever before is a change for what follows: a transient error
+            # (a 429, a flaky mirror) may be gone; waiting the same time again changes nothing
+            changed = True
+            self.failures.backed_off(agent)
         # errors compare raw (folded): an error naming its own test id is a different error
         outcome = self.failures.record(agent, tool, norm, text, bad, changed, body, key)
         after = self.failures.epoch(agent)  # what the next occurrence of this call compares against
@@ -281,7 +279,9 @@ class DefaultRules:
                 window.forgive(p.entry, ())
             return outcome
         if p is not None:
-            p.shape = result_shape(tool, norm, p.body)
+            path = page_path(p.tool, p.args) if reading and self.cycles.paging else None
+            span = page_span(p.tool, p.args) if path is not None else None
+            cwd = cd_dir(p.tool, p.args)
             answer = result_of(text, tool, args)
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             # the turn learned something (a failure alone never is: a new error is not progress)
@@ -293,7 +293,7 @@ class DefaultRules:
             brought = changed or (not settled and a.seen.novel(news, before))
             renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
             if p.entry and window is not None:
-                _forgive(a, p, p.entry, news, before, settled, window)
+                _forgive(a, cwd, p.entry, news, before, settled, window)
             if brought:
                 a.news += 1
             if len(a.cwd) >= _LAST_CAP:
@@ -301,10 +301,11 @@ class DefaultRules:
                 a.marks.clear()
             for fp in (*(p.entry or ()), p.call):
                 a.seen.add(fp, news, after)
-                a.cwd[fp] = p.cwd
+                a.cwd[fp] = cwd
                 a.marks[fp] = a.news
-            self.cycles.record(agent, p.call, key, p.path, after, p.span, news, renewed)
-            self.same.record(agent, p.shape, answer, after, p.call)
+            self.cycles.record(agent, p.call, key, path, after, span, news, renewed)
+            if answer is not None or self.same.running(agent):  # else no run to end: the shape is not needed
+                self.same.record(agent, result_shape(tool, norm, p.body), answer, after, p.call)
         return outcome
 
     def dropped(self, agent: str, call_id: str) -> None:
@@ -344,14 +345,23 @@ class DefaultRules:
         self.agents.pop(agent, None)
 
 
+def _waits_longest(a: _Agent, tool: str, norm: Any) -> bool:
+    """Whether this shell command starts with a `sleep` longer than any before it this turn (and remember it)."""
+    wait = wait_seconds(tool, norm)
+    if wait > a.longest_wait:
+        a.longest_wait = wait
+        return True
+    return False
+
+
 def _forgive(
-    a: _Agent, p: _Pending, entry: tuple[str, ...], news: int, before: int, settled: bool, window: AgentWindow
+    a: _Agent, cwd: str | None, entry: tuple[str, ...], news: int, before: int, settled: bool, window: AgentWindow
 ) -> None:
     """Take back from the repeat window the fingerprints of this call that made progress (or whose
     turn learned something since they were last counted), and restart their counts.
     """
     keep = tuple(
-        fp for fp in entry if not (_progress(a, fp, news, before, settled, p.cwd) or a.news > a.marks.get(fp, a.news))
+        fp for fp in entry if not (_progress(a, fp, news, before, settled, cwd) or a.news > a.marks.get(fp, a.news))
     )
     if len(keep) != len(entry):
         window.forgive(entry, keep)

@@ -200,6 +200,13 @@ class SameResults:
         a = self.agents.get(agent)
         return a is not None and a.full > 0
 
+    def running(self, agent: str) -> bool:
+        """Whether this agent has a run that a result could end (`record` of a short result changes nothing
+        otherwise).
+        """
+        a = self.agents.get(agent)
+        return self.limit > 0 and a is not None and bool(a.runs)
+
     def check(self, agent: str, shape_: str, epoch: int) -> SameResultHit | None:
         """Before dispatch: a hit when this shape already returned one result `limit` times since the last change."""
         if not self.limit:

@@ -181,7 +181,30 @@ def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
     return out
 
 
+# The parts of a URL that no alias table changes (host before aliasing, port, path, query), per raw text:
+# the default rules normalise one URL under two tables (the fingerprints' and the compared form's, none).
+_BASE: dict[str, tuple[str, str, str, str] | None] = {}
+
+
 def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
+    base = _BASE.get(raw, _BASE)
+    if base is _BASE:
+        if len(_BASE) >= _CACHE_MAX:
+            _BASE.clear()
+        base = _BASE[raw] = _base(raw)
+    if base is None:
+        return None
+    host, port, path, query = base
+    alias = aliases.get(host) if host in aliases else None
+    if isinstance(alias, str) and alias:
+        host = alias.lower()
+    hostport = f"{host}:{port}" if port else host
+    href = hostport + path + ("?" + query if query else "")
+    return NormUrl(host, path, site_of(host), href)
+
+
+def _base(raw: str) -> tuple[str, str, str, str] | None:
+    """Host (lower case, no trailing dot or `www.`), port, path and query of a URL, before any alias."""
     s = raw.strip(_TRIM)
     if not s:
         return None
@@ -198,9 +221,6 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
         host = host[4:]
     if not host:
         return None
-    alias = aliases.get(host) if host in aliases else None
-    if isinstance(alias, str) and alias:
-        host = alias.lower()
     if len(path) > 1:
         path = path.rstrip("/")
     if not path:
@@ -213,9 +233,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
         else:
             pairs.sort(key=sort_key)
         query = "&".join(pairs)
-    hostport = f"{host}:{port}" if port else host
-    href = hostport + path + ("?" + query if query else "")
-    return NormUrl(host, path, site_of(host), href)
+    return host, port, path, query
 
 
 def _local_v6(h: str) -> bool:

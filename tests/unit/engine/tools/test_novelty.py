@@ -421,3 +421,53 @@ def test_split_volatile_pass_folds_as_the_one_alternation(pieces: list[str]) -> 
 )
 def test_split_volatile_pass_on_real_shapes(line: str) -> None:
     assert _split_pass(line) == _REFERENCE.sub("#", line)
+
+
+_SHELL_PIECES = (
+    *"ab |&;<>\t\n'\"\\x1-",
+    *("&&", "||", ">|", " ;", "\t;", ";;", "cd ", "pushd ", "export A=1 ", "2>&1", "&>", "中"),
+    *("http://a.b/c?x=1&utm_source=y", "HTTPS://WWW.Ex.org/p#f", "cd /r && "),
+)
+
+
+@given(st.lists(st.sampled_from(_SHELL_PIECES), max_size=30).map("".join))
+@settings(max_examples=1500, deadline=None)
+def test_spaced_substitution_spaces_as_the_walk(command: str) -> None:
+    """Text without quotes or backslashes is spaced by one substitution: the same text as the walk."""
+    if "'" not in command and '"' not in command and "\\" not in command:
+        assert novelty._SPACED_OP.sub(novelty._spaced_op, command) == novelty.spaced_walk(command)
+    assert spaced(command) == novelty.spaced_walk(command)
+
+
+def _same_command_by_tokens(command: str) -> str:
+    """The compared form as `_same_command` gave it before its plain path: the two fast paths for plain words
+    (kept as they are), then the tokenizer.
+    """
+    from engine.tools import shell
+
+    if "://" not in command and not command.startswith(("cd ", "pushd ")) and novelty._PLAIN.fullmatch(command):
+        return " ".join(command.split())
+    if "://" not in command and novelty._PLAIN.fullmatch(novelty._OPERATOR.sub(" ", command)) and "cd" not in command:
+        return " ".join(novelty._OPERATOR.sub(novelty._spaced_operator, command).split())
+    text = novelty._URL_IN_TEXT.sub(lambda m: novelty._url_key(m.group()), command) if "://" in command else command
+    while (m := novelty._CD_PREFIX.match(text)) is not None:
+        text = text[m.end() :]
+    return " ".join(shell.bounded(w) for w in shell.tokenize(shell.drop_navigation(novelty.spaced_walk(text))))
+
+
+@given(st.lists(st.sampled_from(_SHELL_PIECES), max_size=30).map("".join))
+@settings(max_examples=1500, deadline=None)
+def test_the_compared_form_of_plain_text_is_the_tokenizers(command: str) -> None:
+    """Plain text skips the tokenizer (split on whitespace, no word quoted): the same words as the tokenizer's."""
+    assert novelty._same_command.__wrapped__(command) == _same_command_by_tokens(command)
+
+
+def test_the_compared_form_of_real_commands_is_the_tokenizers() -> None:
+    for command in (
+        "cd /work/repo && pytest -q tests/test_3.py 2>&1 | tail -n 20",
+        "curl -sS --max-time 30 https://api.example.com/v1/items?page=3&utm_source=x -o out3.json",
+        "git log --oneline -n 5 -- src/ > /tmp/log0.txt",
+        "cd /testbed&&python -m pytest -x;echo done",
+        "export A=1 && cd 'a b' && ls",
+    ):
+        assert novelty._same_command.__wrapped__(command) == _same_command_by_tokens(command)

@@ -331,3 +331,32 @@ def test_the_restated_plan_grams_are_the_word_trigrams(words: list[str]) -> None
     text = " ".join(words)
     w = text.lower().split()
     assert _grams(text) == frozenset(" ".join(w[k : k + 3]) for k in range(max(0, len(w) - 2)))
+
+
+@settings(max_examples=1500)
+@given(plain_shell)
+def test_the_default_fingerprints_analyse_what_spacing_gives(cmd: str) -> None:
+    """`bounds_form` keeps a command whose operators already stand alone: its facts are the spaced command's."""
+    from engine.tools import shellfacts
+    from engine.tools.fingerprints import bounds_form
+    from engine.tools.novelty import spaced_walk
+
+    def facts(c: str) -> shellfacts.ShellFacts:
+        fast = shellfacts.plain_facts(c) if is_plain(c) else None
+        return fast if fast is not None else shellfacts.analyze_general(c)
+
+    assert facts(bounds_form(cmd)) == facts(spaced_walk(cmd))
+
+
+@settings(max_examples=800)
+@given(url_text, st.sampled_from([{}, {"a.b": "c.d"}, {"x.y": "A.B", "ab": ""}]))
+def test_a_url_normalised_under_another_alias_table_first_is_the_same(raw: str, aliases: dict[str, str]) -> None:
+    """The alias-free parts of a URL are kept per text and shared by every alias table: nothing else changes."""
+    from engine.tools import urls
+
+    urls._BASE.clear()
+    alone = urls._norm(raw, aliases)
+    urls._BASE.clear()
+    urls._norm(raw, {"other.host": "x.y"})
+    assert urls._norm(raw, aliases) == alone
+    assert urls._norm("https://" + raw, aliases) == urls._norm("https://" + raw, dict(aliases))
