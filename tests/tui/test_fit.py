@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from rich.console import Console
 from textual.geometry import Region
 from textual.widgets import DataTable
 
@@ -11,6 +14,7 @@ from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, text_of
 from tests.tui.test_modes import footer
+from tui.widgets.line import Line
 from wrapper.items import EngineItem
 
 
@@ -106,3 +110,27 @@ async def test_wrapped_lines_keep_their_gutter() -> None:
         start = rows.index(body[0])
         block = rows[start : start + len(body)]
         assert all(r.startswith("│ ") for r in block), block
+
+
+@pytest.mark.parametrize("width", [100, 120])
+async def test_the_scores_panel_keeps_its_labels_whole_at_100_columns(width: int) -> None:
+    """At 100 columns Rich cut the labels with the values (`reason… 29 / 120,000 chars`, `local n…`)."""
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(app, src, pilot)
+
+        def shown() -> str:  # each line as drawn: at its own width (`text_of` renders 200 wide)
+            out = []
+            for line in app.w_scores.query(Line):
+                console = Console(width=line.content_region.width, record=True, file=io.StringIO())
+                console.print(line.content)
+                out.append(console.export_text())
+            return "\n".join(out)
+
+        await wait_until(lambda: "retries" in shown(), 5, "the scores")
+        text = shown()
+        assert "reason…" not in text and "local n…" not in text, text
+        assert "denied 2 · asked 0" in text, text
+        for label in ("reasoning", "trips", "tools"):
+            line = next(row for row in text.splitlines() if row.lstrip().startswith(label))
+            assert line.rstrip()[-1] != "…", f"{label}'s row is cut: {line!r}"

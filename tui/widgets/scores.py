@@ -88,6 +88,7 @@ class ScoresPanel(Vertical):
                 s.thinking_off,
                 len(s.overlap_history),
                 self.colours,
+                self.content_region.width,
             )
         )
         if key == self._last:
@@ -133,9 +134,12 @@ class ScoresPanel(Vertical):
         deg.add_row("", Text(flags, gate), Text(f"meaning {s.meaning_ratio:.2f}", gate))
         deg.add_row("", spark([1 - m for m in s.meaning_history], width, c[0]), Text("history", "dim"))
         self.query_one("#deg", Line).update(deg)
+        # the values get what the labels leave: given no width, Rich cut every column alike when the
+        # panel is narrow (100 columns), the labels too (`reason…`)
+        room = max(8, self.content_region.width - 12) if self.content_region.width else None
         misc = Table.grid(padding=(0, 1))
         misc.add_column(width=11, min_width=11, no_wrap=True)
-        misc.add_column(no_wrap=True, overflow="ellipsis")
+        misc.add_column(width=room, no_wrap=True, overflow="ellipsis")
         cap = s.max_reasoning_chars
         col = heat(s.reasoning_chars, cap, c) if cap else c[0]
         misc.add_row(
@@ -144,20 +148,22 @@ class ScoresPanel(Vertical):
         trip_col = c[2] if s.trips else c[0]
         extra = " · thinking off" if s.thinking_off else ""
         misc.add_row(Text("trips", "bold"), Text(f"{s.trips} · retries {s.retries_used}{extra}", trip_col))
-        local = "exempt" if s.local_exempt else "refused" if s.local_refused else "normal"
-        misc.add_row(
-            Text("tools", "bold"),
-            Text(
-                f"denied {s.denials} · asked {s.asks} · local {local}"
-                # a call that ran without asking and then tripped was not denied: counted on its own
-                + (f" · ran, then tripped {s.ran_tripped}" if s.ran_tripped else ""),
-                c[2] if s.denials or s.ran_tripped else c[0],
-            ),
-        )
+        misc.add_row(Text("tools", "bold"), Text(_tools(s, room), c[2] if s.denials or s.ran_tripped else c[0]))
         for sig, n in s.failures[-4:]:
             sig_text = inert(sig, keep_newlines=False)[:60]
             misc.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, self.failure_limit, c)))
         self.query_one("#misc", Line).update(misc, height=3 + min(4, len(s.failures)))
+
+
+def _tools(s: AgentScores, room: int | None) -> str:
+    """`denied 2 · asked 0 · local normal`; the usual `local normal` left out when it would not fit `room`."""
+    local = "exempt" if s.local_exempt else "refused" if s.local_refused else "normal"
+    parts = [f"denied {s.denials}", f"asked {s.asks}", f"local {local}"]
+    if s.ran_tripped:  # a call that ran without asking and then tripped was not denied: counted on its own
+        parts.append(f"ran, then tripped {s.ran_tripped}")
+    if room is not None and local == "normal" and len(" · ".join(parts)) > room:
+        parts.remove("local normal")
+    return " · ".join(parts)
 
 
 def summary(s: AgentScores | None, width: int = 0) -> Text:
