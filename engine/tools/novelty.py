@@ -389,10 +389,26 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
     return folded
 
 
+def _may_echo(text: str, tool: str, args: Any) -> bool:
+    """Whether `text` may hold one of `echoes(tool, args)`. Each is a piece of the call's `_source` two characters
+    or longer, so a short ASCII text that shares no two characters in a row with it (case aside) holds none,
+    and the echo words are not worked out (`ok`, `File written`).
+    """
+    if len(text) > 64 or not text.isascii():
+        return True
+    src = _source(tool, args)
+    if not src.isascii():
+        return True
+    low, spelled = text.lower(), src.lower()
+    return any(low[i : i + 2] in spelled for i in range(len(low) - 1))
+
+
 def _news_text(text: str, tool: str, args: Any) -> str:
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
-        text = _without(_short_spelled(unframe(_bounded(text)), tool, args), echoes(tool, args))
+        text = _short_spelled(unframe(_bounded(text)), tool, args)
+        if _may_echo(text, tool, args):
+            text = _without(text, echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
         # the numbers of the call as compared (a URL's dropped fragment or tracking value is no echo)

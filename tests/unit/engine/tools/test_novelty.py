@@ -471,3 +471,32 @@ def test_the_compared_form_of_real_commands_is_the_tokenizers() -> None:
         "export A=1 && cd 'a b' && ls",
     ):
         assert novelty._same_command.__wrapped__(command) == _same_command_by_tokens(command)
+
+
+def _news_text_with_every_echo(text: str, tool: str, args: Any) -> str:
+    """`news_text` with the echo words always worked out (the reference of its short-text skip)."""
+    novelty._LAST_NEWS[:] = [None, None, None, ""]
+    spelled = novelty._short_spelled(novelty.unframe(novelty._bounded(text)), tool, args)
+    folded = novelty.clean(novelty._without(spelled, novelty.echoes(tool, args)))
+    if novelty._DIGIT.search(folded):
+        source = novelty._source(tool, shell_args(tool, args))
+        numbers = frozenset(re.findall(r"\d\d+", source)[:32])
+        if numbers:
+            folded = novelty._NUMBER.sub(lambda m: "#" if m.group() in numbers else m.group(), folded)
+    return folded
+
+
+_RESULT_PIECES = ("ok", "OK", "Done", " ", "\n", "x", "12", "a.b", "/tmp/q1", "Www.Ex.org", "try 3", "é", "-", "ls")
+
+
+@given(
+    st.lists(st.sampled_from(_RESULT_PIECES), max_size=12).map("".join),
+    st.lists(st.sampled_from(_SHELL_PIECES), max_size=12).map("".join),
+    st.sampled_from(["bash", "read", "web_fetch"]),
+)
+@settings(max_examples=1500, deadline=None)
+def test_a_short_result_sharing_nothing_with_its_call_folds_as_with_every_echo(
+    text: str, spelled: str, tool: str
+) -> None:
+    args = {"command": spelled} if tool == "bash" else {"path": spelled, "url": spelled}
+    assert novelty._news_text(text, tool, args) == _news_text_with_every_echo(text, tool, args)
