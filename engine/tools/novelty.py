@@ -102,7 +102,10 @@ _MAY_FOLD = re.compile(r"\d|tmp|/var/|command not found")
 _EMPTY_LINE = re.compile(r"^[ \t#\[\]().,:;=/|-]*#[ \t#\[\]().,:;=/|-]*(?:\n|$)", re.M)
 _URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s\"'\\<>`]+|\bwww\.[\w.-]+|\b[\w-]+(?:\.[\w-]+)+(?=/)")
 _HOST = re.compile(r"(?i)^(?:[a-z][\w+.-]*://)?([^/?#:\s]+)")
-_ECHO_WORD = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+# a run of word characters, dots, colons, slashes and dashes that holds a digit, tried only where a run starts
+# (`[\w.:/-]*\d[\w.:/-]*` alone tried every position of a run without a digit, each to the run's end: a long
+# argument of words and paths took quadratic time; the matches are the same)
+_ECHO_WORD = re.compile(r"(?<![\w.:/-])[\w.:/-]*\d[\w.:/-]*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 
 

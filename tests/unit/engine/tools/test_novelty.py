@@ -500,3 +500,13 @@ def test_a_short_result_sharing_nothing_with_its_call_folds_as_with_every_echo(
 ) -> None:
     args = {"command": spelled} if tool == "bash" else {"path": spelled, "url": spelled}
     assert novelty._news_text(text, tool, args) == _news_text_with_every_echo(text, tool, args)
+
+
+@given(st.lists(st.sampled_from([*'ab1_.:/- \n"é', "٣", "x9", "\t"]), max_size=40).map("".join))
+@settings(max_examples=1500, deadline=None)
+def test_echo_and_shape_words_are_found_from_where_a_run_starts_only(text: str) -> None:
+    """The word patterns anchored at a run's start find what the unanchored ones found (in linear time)."""
+    from engine.tools import sameresult
+
+    assert novelty._ECHO_WORD.findall(text) == re.findall(r"[\w.:/-]*\d[\w.:/-]*", text)
+    assert sameresult._DIGIT_WORD.findall(text) == re.findall(r"\S*\d\S*", text)
