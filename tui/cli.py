@@ -469,8 +469,19 @@ def _mock(args: list[str]) -> int:
         "Point your own dsh at it with DEEPSEEK_BASE_URL=<the printed URL> DEEPSEEK_API_KEY=sk-mock "
         "breaker-tui -- dsh --profile dev",
     )
-    p.add_argument("--scenario", default="normal", choices=list(SCENARIOS))
-    p.add_argument("--port-file", type=Path)
+    p.add_argument(
+        "--scenario",
+        default="normal",
+        choices=list(SCENARIOS),
+        metavar="S",
+        help="what the model answers: a scenario name, as `demo --list` describes them (default: normal)",
+    )
+    p.add_argument(
+        "--port-file",
+        type=Path,
+        metavar="FILE",
+        help="write the port it listens on to FILE once it listens (for scripts; the URL is printed too)",
+    )
     p.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
     a = p.parse_args(args)
     serve(a.scenario, a.port_file, a.log)
@@ -539,8 +550,19 @@ def _calibrate(args: list[str]) -> int:
 
 def _config(args: list[str]) -> int:
     p = _parser("config")
-    p.add_argument("action", choices=["show", "path", "accept"])
-    p.add_argument("--config", type=Path)
+    p.add_argument(
+        "action",
+        choices=["show", "path", "accept"],
+        help="show: print the effective config, each value with where it came from (file or default); "
+        "path: print the config file's path; accept: record this exact file as accepted, so the values it "
+        "loosens apply (a changed file needs a new accept)",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="this config file instead of $BREAKER_TUI_CONFIG or the platform path",
+    )
     a = p.parse_args(args)
     path = a.config or config_file()
     if a.action == "path":

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
+from typing import Any
+
 import pytest
 
 import engine
-from tui.cli import full_help, main
+from tui.cli import COMMANDS, full_help, main
 
 
 def test_version_names_the_engine_build(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,3 +64,53 @@ def test_a_subcommand_s_help_says_what_its_usage_line_says(name: str, capsys: py
     with pytest.raises(SystemExit):
         main([name, "--help"])
     assert " ".join(does.split())[1:] in " ".join(capsys.readouterr().out.split()), "one description, both places"
+
+
+# A positional that picks what a subcommand does is described choice by choice. Until its owner
+# writes that help, hooks' action is the one known exception; the test below fails once it is
+# described, so the exception is dropped then.
+UNDESCRIBED_YET = {("breaker-tui hooks", "action")}
+
+
+def _parsers_of(name: str, monkeypatch: pytest.MonkeyPatch) -> list[argparse.ArgumentParser]:
+    """The parsers a subcommand's `--help` parses with (a hand-written help parses with none)."""
+    seen: list[argparse.ArgumentParser] = []
+    parse = argparse.ArgumentParser.parse_known_args
+
+    def recording(self: argparse.ArgumentParser, *a: Any, **k: Any) -> Any:
+        seen.append(self)
+        return parse(self, *a, **k)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_known_args", recording)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        COMMANDS[name](["--help"])
+    monkeypatch.undo()
+    return seen
+
+
+def _undescribed(p: argparse.ArgumentParser) -> list[tuple[str, str]]:
+    """Each option or positional of `p` without a description, and each action choice not named in it."""
+    missing = []
+    for action in p._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        what = (p.prog, action.dest)
+        if isinstance(action, argparse._SubParsersAction):
+            described = {c.dest for c in action._choices_actions if c.help}
+            missing += [(p.prog, sub) for sub in action.choices if sub not in described]
+            missing += [m for sub in action.choices.values() for m in _undescribed(sub)]
+        elif not action.help:
+            missing.append(what)
+        elif not action.option_strings and action.dest == "action" and action.choices:
+            if any(f"{choice}:" not in action.help for choice in action.choices):
+                missing.append(what)
+    return missing
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_option_and_action_of_every_subcommand_is_described(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = [m for p in _parsers_of(name, monkeypatch) for m in _undescribed(p)]
+    assert [m for m in missing if m not in UNDESCRIBED_YET] == [], "described in --help and on the cli page"
+    for known in UNDESCRIBED_YET:
+        if known[0] == f"breaker-tui {name}":
+            assert known in missing, f"{known} is described now: drop it from UNDESCRIBED_YET"
