@@ -143,8 +143,9 @@ class BreakerApp(FrontEnd, Actions):
         """The main screen, with the keys of this source's mode."""
         return MainScreen(self.settings, self.mode, self.caps.prompt and self.mode == keys.LIVE, self._placeholder())
 
-    def _placeholder(self) -> str:
-        return "message the agent · F1 help"
+    def _placeholder(self) -> tuple[str, ...]:
+        """The prompt's placeholder, full and short (the box shows the longest that fits its width)."""
+        return ("message the agent · F1 help", "message")
 
     def on_mount(self) -> None:
         """Themes and keys (the main screen calls `attach` once its widgets exist)."""

@@ -129,3 +129,18 @@ async def test_a_queued_message_the_next_turn_takes_is_not_called_dropped() -> N
         await wait_until(lambda: "turn 2 ended" in stream_text(app), 5, "the next turn, cancelled")
         assert "▶ you: second message" in stream_text(app)
         assert "not sent" not in stream_text(app), "it went in with turn 2: nothing queued is left to drop"
+
+
+async def test_the_placeholder_fits_the_box_whole_at_every_width() -> None:
+    """At 40 columns the placeholder wrapped onto a row nobody sees, leaving `message the`."""
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(40, 10)) as pilot:
+        await settle(app, src, pilot)
+        box = app.w_prompt
+
+        def drawn() -> str:
+            return box.render_line(0).text.strip()
+
+        await wait_until(lambda: drawn() == "message", 5, f"the short form at 40 columns, not {drawn()!r}")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(lambda: drawn() == "message the agent · F1 help", 5, f"the whole one at 80, not {drawn()!r}")

@@ -60,7 +60,7 @@ class MainScreen(Screen[None]):
 
     BINDINGS = keys.bindings()
 
-    def __init__(self, settings: Settings, mode: str, prompt: bool, placeholder: str) -> None:
+    def __init__(self, settings: Settings, mode: str, prompt: bool, placeholder: tuple[str, ...]) -> None:
         super().__init__(id="main-screen")
         self._compositor = FrameCompositor()  # a frame renders what it changes (`tui.widgets.compositor`)
         self.settings = settings

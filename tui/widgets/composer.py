@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
@@ -50,6 +51,24 @@ def without_taken_keys(bindings: list[Any]) -> list[Binding]:
         if left:
             out.append(replace(b, key=",".join(left)))
     return out
+
+
+def fit_placeholder(forms: tuple[str, ...], width: int) -> str:
+    """The first placeholder that fits in `width` cells: a form whole, or its leading ` · ` phrases.
+
+    The box is one row high until something is typed, and a placeholder wider than it wraps onto a
+    row nobody sees: `message the agent · F1 help` read `message the` at 40 columns. `forms` go from
+    the full one to the shortest; when not even the shortest fits, it is cut at a word, with `…`.
+    """
+    for form in forms:
+        phrases = form.split(" · ")
+        for n in range(len(phrases), 0, -1):
+            if cell_len(kept := " · ".join(phrases[:n])) <= width:
+                return kept
+    words = forms[-1].split() if forms else []
+    while words and cell_len(" ".join(words)) + 1 > width:
+        words.pop()
+    return f"{' '.join(words)}…" if words else ""
 
 
 class Composer(TextArea, inherit_bindings=False):
@@ -87,7 +106,8 @@ class Composer(TextArea, inherit_bindings=False):
             super().__init__()
             self.direction = direction
 
-    def __init__(self, placeholder: str = "", **kw: Any) -> None:
+    def __init__(self, placeholder: str | tuple[str, ...] = "", **kw: Any) -> None:
+        forms = (placeholder,) if isinstance(placeholder, str) else placeholder
         super().__init__(
             "",
             soft_wrap=True,
@@ -95,13 +115,18 @@ class Composer(TextArea, inherit_bindings=False):
             show_line_numbers=False,
             compact=True,
             highlight_cursor_line=False,
-            placeholder=placeholder,
+            placeholder=forms[0] if forms else "",
             **kw,
         )
+        self.placeholders = forms  # the one shown is the longest that fits the box (`on_resize`)
         self.sent: list[str] = []
         self._at: int | None = None  # the history entry shown, or None for the draft
         self._draft = ""
         self.completing = False  # the slash-command list is open: its keys go to it (`CompleteKey`)
+
+    def on_resize(self) -> None:
+        """The placeholder fits the box's one row: whole phrases, never a phrase cut mid-way."""
+        self.placeholder = fit_placeholder(self.placeholders, self.content_size.width)
 
     @property
     def value(self) -> str:
