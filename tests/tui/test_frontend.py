@@ -81,7 +81,9 @@ async def test_the_plan_is_hidden_until_the_first_and_replaced_whole() -> None:
         assert not app.w_plan.display
         src.feed(acp_scripts.plan(0))
         await wait_until(lambda: app.w_plan.display, 5, "the plan shown")
-        assert "▶ Read notes.txt !" in text_of(app.w_plan) and app.w_plan.border_subtitle == "0/3"
+        # a high-priority step says so in words (a bare `!` read as an alarm)
+        assert "▶ Read notes.txt · high priority" in text_of(app.w_plan) and "!" not in text_of(app.w_plan)
+        assert app.w_plan.border_subtitle == "0/3"
         src.feed(acp_scripts.plan(3))
         await wait_until(lambda: app.w_plan.border_subtitle == "3/3", 5, "the plan replaced")
         assert "▶" not in text_of(app.w_plan) and text_of(app.w_plan).count("✔") == 3

@@ -22,7 +22,10 @@ MARKS = {"completed": "✔", "in_progress": "▶", "pending": "·"}
 
 
 def plan_text(item: PlanItem, p: Palette = DEFAULT_PALETTE) -> Text:
-    """One row per step: a mark (✔ done, ▶ in progress, · pending), the step, `!` for high priority."""
+    """One row per step: a mark (✔ done, ▶ in progress, · pending), the step, and `· high priority` when so.
+
+    The priority is said in words, dimmed after the step: a bare `!` read as an error or an alarm.
+    """
     out = Text(no_wrap=False, end="")
     for n, e in enumerate(item.entries):
         mark = MARKS.get(e.status, "?")
@@ -30,7 +33,7 @@ def plan_text(item: PlanItem, p: Palette = DEFAULT_PALETTE) -> Text:
         out.append(f"{mark} ", style)
         out.append(inert(e.content, keep_newlines=False), f"strike {p.muted}" if e.status == "completed" else "")
         if e.priority == "high":
-            out.append(" !", f"bold {p.error}")
+            out.append(" · high priority", p.muted)
         if n < len(item.entries) - 1:
             out.append("\n")
     return out
