@@ -55,6 +55,24 @@ _PREFIX = re.compile(
 _PREFIX_WORDS = ("Observation", "Output", "Result", "Tool output", "Tool result", "stdout", "stderr", "OBSERVATION",
                  "The result of executing", " returned:")  # fmt: skip
 _STEP_WORD = re.compile(r"[sS][tT][eE][pP]")
+
+
+def _has_prefix_word(text: str) -> bool:
+    """`any(w in text for w in _PREFIX_WORDS)`, spelled out (every result asks it: no generator per call)."""
+    return (
+        "Observation" in text
+        or "Output" in text
+        or "Result" in text
+        or "Tool output" in text
+        or "Tool result" in text
+        or "stdout" in text
+        or "stderr" in text
+        or "OBSERVATION" in text
+        or "The result of executing" in text
+        or " returned:" in text
+    )
+
+
 # prompts a harness or shell prints around output: `bash-$ `, `user@host:~/x$ `, `(venv) $ `
 _PROMPT = re.compile(
     r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:bash-[\d.]*\$|[\w.-]+@[\w.-]+:[^\n$#]{0,200}[$#]|[$#>])[ \t]+", re.M
@@ -124,7 +142,7 @@ def unframe(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "[exit code:" in text:
         text = _EXIT_FRAME.sub("", text)
-    if any(w in text for w in _PREFIX_WORDS) or _STEP_WORD.search(text) is not None:
+    if _has_prefix_word(text) or _STEP_WORD.search(text) is not None:
         text = _PREFIX.sub("", text)
     return _PROMPT.sub("", text) if "$" in text or "#" in text or ">" in text else text
 
@@ -154,7 +172,7 @@ def _clean(text: str) -> str:
     # only a line with a digit, a temp name or a shell's complaint can hold a volatile value: the others
     # skip the pass (its ~20 alternatives are tried at every position of the line)
     lines = text.split("\n")
-    folded = "\n".join(_fold_line(line) if _MAY_FOLD.search(line) else line for line in lines)
+    folded = "\n".join([_fold_line(line) if _MAY_FOLD.search(line) else line for line in lines])
     return _EMPTY_LINE.sub("", folded).strip()
 
 

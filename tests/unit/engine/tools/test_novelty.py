@@ -510,3 +510,10 @@ def test_echo_and_shape_words_are_found_from_where_a_run_starts_only(text: str) 
 
     assert novelty._ECHO_WORD.findall(text) == re.findall(r"[\w.:/-]*\d[\w.:/-]*", text)
     assert sameresult._DIGIT_WORD.findall(text) == re.findall(r"\S*\d\S*", text)
+
+
+@given(st.lists(st.sampled_from([*novelty._PREFIX_WORDS, "Outpu", "result", "std", " ", "\n", ":", "x"]), max_size=8))
+@settings(max_examples=500, deadline=None)
+def test_the_spelled_out_prefix_word_scan_is_the_word_list(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert novelty._has_prefix_word(text) == any(w in text for w in novelty._PREFIX_WORDS)
