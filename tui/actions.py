@@ -9,6 +9,7 @@ and shows only what can act now (`acts_now`: no `esc cancel` while no turn runs)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -53,6 +54,9 @@ class Actions(Saying, App[int]):
     w_tabs: Tabs
     selected_agent: str
     output_toggled: bool
+    prompts_pending: int  # messages sent from the box that the session does not have yet
+    cancel_after_prompt: bool  # esc while one was on its way: cancel once it is there
+    prompt_order: asyncio.Lock  # the messages reach the session in the order they were typed
 
     def _notify(self, text: str, title: str, severity: Any, timeout: float) -> None:
         """A toast with agent text in it: inert, never parsed as markup."""
@@ -96,6 +100,8 @@ class Actions(Saying, App[int]):
         """Why the action can do nothing in the present state, or "" when it can."""
         if action == "cancel_turn" and self.completing():
             return "escape closes the command list first"
+        if action == "cancel_turn" and self.prompts_pending:
+            return ""  # a message on its way is a turn about to run: the cancel follows it (`_deliver`)
         if action in NEEDS_SESSION and not self.source.ready:
             return "the session is still opening"  # nothing to stop, switch or reset yet
         if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
@@ -109,7 +115,15 @@ class Actions(Saying, App[int]):
         self._notify(note, "", "warning", 4)
 
     async def action_cancel_turn(self) -> None:
-        """Cancel the agent's current turn (the child keeps running)."""
+        """Cancel the agent's current turn (the child keeps running); a message on its way is cancelled once sent."""
+        if self.prompts_pending and not (self.source.ready and self.source.info.busy):
+            # the session does not have the message yet: a cancel now would reach no turn, or none at all
+            self.cancel_after_prompt = True
+            self.say("cancel sent after the prompt reaches the agent")
+            return
+        await self._cancel_now()
+
+    async def _cancel_now(self) -> None:
         if await self.source.cancel():
             self.say("cancel sent")
         else:
@@ -235,8 +249,12 @@ class Actions(Saying, App[int]):
             p.change_speed(factor)
 
     @on(Composer.Submitted, "#prompt")
-    async def _submit(self, event: Composer.Submitted) -> None:
-        """Enter in the prompt box: the whole text (every line of it) goes to the agent."""
+    def _submit(self, event: Composer.Submitted) -> None:
+        """Enter in the prompt box: the whole text (every line of it) goes to the agent.
+
+        It is sent in the background (`_deliver`): a session may take a while to have it (an ACP agent
+        still starting), and the keys, esc first, must work meanwhile.
+        """
         text = event.text.strip()
         if not text:
             return
@@ -246,11 +264,28 @@ class Actions(Saying, App[int]):
         event.composer.value = ""
         event.composer.remember(text)
         working = self.source.ready and self.source.info.busy and self.source.info.child == "running"
-        if not await self.source.prompt(text):
+        self.prompts_pending += 1
+        self.refresh_bindings()  # esc cancel is offered at once
+        self.run_worker(self._deliver(text, working), group="prompts")
+
+    async def _deliver(self, text: str, working: bool) -> None:
+        """Send one message, in the order they were typed; then the cancel asked for while it was on its way."""
+        async with self.prompt_order:
+            try:
+                sent = await self.source.prompt(text)
+            finally:
+                self.prompts_pending -= 1
+        cancel = self.cancel_after_prompt and not self.prompts_pending  # after the last one on its way
+        if not self.prompts_pending:
+            self.cancel_after_prompt = False
+        if not sent:
             self._refused("prompting")
         elif working:  # the agent takes it after this turn: shown now, or the box seems to have eaten it
             self.w_stream.queued(text)
             self.w_stream.flush()  # a hung turn brings no item that would write it
+        if sent and cancel:
+            await self._cancel_now()
+        self.refresh_bindings()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action of the current mode in the command palette (the same table as the keys)."""

@@ -90,6 +90,9 @@ class BreakerApp(FrontEnd, Actions):
         self._loosened = status_word(settings)  # "" unless the config enforces less than the defaults
         self._last_trip: TripItem | None = None
         self._busy_shown = False  # whether the footer was last told a turn runs (`_follow_turn`)
+        self.prompts_pending = 0
+        self.cancel_after_prompt = False
+        self.prompt_order = asyncio.Lock()
         self._notices = 0  # decisions shown on the notice line this turn
         self._inbox: deque[tuple[Item, float]] = deque()
         self._inbox_posted = False
@@ -277,7 +280,7 @@ class BreakerApp(FrontEnd, Actions):
 
     def _follow_turn(self) -> None:
         """A turn started or ended (an item, or a prompt sent): the footer offers cancel only while one runs."""
-        busy = self.source.ready and self.source.info.busy
+        busy = bool(self.prompts_pending) or (self.source.ready and self.source.info.busy)
         if busy != self._busy_shown:
             self._busy_shown = busy
             self.refresh_bindings()

@@ -4,12 +4,16 @@ the child has exited.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.widgets import Footer
 
 from tests.conftest import wait_until
 from tests.tui import scripts as S
-from tests.tui.conftest import running
+from tests.tui.conftest import running, settle
+from tui.app import create_app
+from tui.sources import ScriptedSource
 from wrapper.items import StatusItem
 
 pytestmark = pytest.mark.tui
@@ -74,3 +78,38 @@ async def test_what_a_key_did_is_said_on_the_notice_line_not_in_a_toast(size: tu
             assert app.w_notice.region.height == 1 and app.w_notice.region.right <= size[0]
         assert "cancel" in src.actions
         assert not app._notifications, [n.message for n in app._notifications]
+
+
+class _Delivering(ScriptedSource):
+    """A session that takes its time to have a prompt (an ACP agent still starting, a busy pipe):
+    `prompt` returns once `delivered` is set, and says nothing of a turn before that.
+    """
+
+    def __init__(self) -> None:
+        super().__init__([S.ready()], title="scripted")
+        self.delivered = asyncio.Event()
+
+    async def prompt(self, text: str) -> bool:
+        self.actions.append(f"sending:{text}")
+        await self.delivered.wait()
+        self.actions.append(f"prompt:{text}")
+        return True
+
+
+async def test_a_sent_prompt_offers_cancel_at_once_and_the_cancel_follows_the_prompt() -> None:
+    """esc right after enter did nothing while the agent had not yet started the turn (ACP agents)."""
+    src = _Delivering()
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        assert "cancel" not in _footer(app) and not src.info.busy
+        await pilot.press(*"go", "enter")
+        await wait_until(lambda: "sending:go" in src.actions, 5, "the prompt on its way")
+        await wait_until(lambda: "cancel" in _footer(app), 5, "cancel offered while the prompt is pending")
+        await pilot.press("escape")
+        await wait_until(lambda: "after the prompt" in str(app.w_notice.render()), 5, "the cancel waits for the prompt")
+        assert "cancel" not in src.actions, "no cancel reaches a session that does not have the prompt yet"
+        src.delivered.set()
+        await wait_until(lambda: "cancel" in src.actions, 5, "the cancel once the prompt is delivered")
+        assert src.actions.index("prompt:go") < src.actions.index("cancel")
+        await wait_until(lambda: "cancel" not in _footer(app), 5, "no cancel offered once nothing is pending")
