@@ -37,7 +37,13 @@ def hooks(args: list[str]) -> int:
         description="Guard Claude Code, Codex or Gemini CLI in its own terminal: breaker's entries in the agent's "
         "own hook config (merged beside the person's own hooks; uninstall removes only breaker's).",
     )
-    p.add_argument("action", choices=("install", "uninstall", "status"))
+    p.add_argument(
+        "action",
+        choices=("install", "uninstall", "status"),
+        help="install: add breaker-tui's hooks to the agent's config (what you have there is kept); "
+        "uninstall: take them out again, leaving the rest byte for byte; "
+        "status: whether each agent's hooks are installed and their command exists",
+    )
     p.add_argument("agent", nargs="?", choices=AGENTS, help="the agent (status: all when left out)")
     p.add_argument("--project", action="store_true", help="the current folder's config, not the user's")
     p.add_argument("--dry-run", action="store_true", help="print the change as a unified diff; write nothing")
