@@ -194,6 +194,12 @@ class Printer:
             self.answer.append(e.text)
             if not self.json:
                 self.out.write(inert(e.text))
+        elif isinstance(e, ev.UserMessage) and e.source == "plugin" and e.agent in (main, "") and not self.json:
+            # the follow-up after a cancelled part of a turn: what the agent said before it ends its line,
+            # so the answer to the follow-up starts on its own (`--json` keeps the turn's text as it came)
+            if self.answer and not "".join(self.answer).endswith("\n"):
+                self.out.write("\n")
+                self.answer.append("\n")
         elif isinstance(e, ev.TurnEnd) and e.agent in (main, ""):
             self.outcomes.append(e.reason)
             if self.json:
