@@ -409,7 +409,10 @@ def _navigation_end(command: str) -> int:
         k += 3
 
 
-def _verb_index(tokens: list[str]) -> int:
+def _leading_end(tokens: list[str], wrappers: bool) -> int:
+    """Where the command proper starts: past `NAME=value` words, `timeout [--opts] [duration]` and,
+    when `wrappers`, the wrapper commands (`env`, `sudo`, ...) with their options.
+    """
     i = 0
     n = len(tokens)
     while i < n:
@@ -422,7 +425,7 @@ def _verb_index(tokens: list[str]) -> int:
                 i += 1
             if i < n and _DURATION.fullmatch(tokens[i]):
                 i += 1
-        elif t in WRAPPERS:
+        elif wrappers and t in WRAPPERS:
             i += 1
             while i < n and tokens[i] in WRAPPER_VALUE_OPTS:
                 i += 2
@@ -435,7 +438,7 @@ def _verb_index(tokens: list[str]) -> int:
 
 def verb_of_tokens(tokens: list[str]) -> str:
     """The verb of a tokenized command: basename of the first non-wrapper word, lowercased."""
-    i = _verb_index(tokens)
+    i = _leading_end(tokens, wrappers=True)
     if i >= len(tokens):
         return ""
     t = tokens[i]
@@ -449,21 +452,7 @@ def first_verb(command: str) -> str:
 
 
 def _strip_leading(tokens: list[str]) -> list[str]:
-    i = 0
-    n = len(tokens)
-    while i < n:
-        t = tokens[i]
-        if _NAME_ASSIGN.match(t):
-            i += 1
-        elif t == "timeout":
-            i += 1
-            while i < n and tokens[i].startswith("--"):
-                i += 1
-            if i < n and _DURATION.fullmatch(tokens[i]):
-                i += 1
-        else:
-            break
-    return tokens[i:]
+    return tokens[_leading_end(tokens, wrappers=False) :]
 
 
 def strip_volatile(command: str) -> str:
