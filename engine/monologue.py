@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from engine.peragent import state_of
+
 KEEP = 4000
 PLAN_MIN = 200
 PLAN_OVERLAP = 0.85
@@ -78,10 +80,7 @@ class Monologue:
         self.agents: dict[str, _Agent] = {}
 
     def _a(self, agent: str) -> _Agent:
-        a = self.agents.get(agent)
-        if a is None:
-            a = self.agents[agent] = _Agent()
-        return a
+        return state_of(self.agents, agent, _Agent)
 
     def start(self, agent: str, epoch: int) -> LoopHit | None:
         """A main request begins: close the previous one; a restated plan trips here."""

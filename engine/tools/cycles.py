@@ -30,6 +30,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from engine.peragent import state_of
 from engine.tools.messages import preview
 from engine.tools.progress import SHELL_TOOLS, command_text
 from engine.tools.shellfacts import analyze
@@ -202,10 +203,7 @@ class Cycles:
         self.agents: dict[str, _Agent] = {}
 
     def _a(self, agent: str) -> _Agent:
-        a = self.agents.get(agent)
-        if a is None:
-            a = self.agents[agent] = _Agent()
-        return a
+        return state_of(self.agents, agent, _Agent)
 
     def check(
         self, agent: str, call: str, epoch: int, path: str | None, span: tuple[int, int] | None = None

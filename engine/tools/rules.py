@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.config import BreakerConfig
 from engine.monologue import Monologue
+from engine.peragent import state_of
 from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body
@@ -182,10 +183,7 @@ class DefaultRules:
         self.agents: dict[str, _Agent] = {}
 
     def _a(self, agent: str) -> _Agent:
-        a = self.agents.get(agent)
-        if a is None:
-            a = self.agents[agent] = _Agent()
-        return a
+        return state_of(self.agents, agent, _Agent)
 
     def body(self, agent: str, call_id: str) -> str | None:
         """The canonical arguments `gate` computed for this call, as given (the `exact:` body)."""
