@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from engine.jsjson import stringify
 from engine.repeat_config import RepeatConfig
 from engine.tools.novelty import spaced
+from engine.tools.progress import name_matches
 from engine.tools.shell import HTTP_VERBS, is_generic_sink, is_plain
 from engine.tools.shellfacts import analyze
 from engine.tools.urls import is_local_host, norm_url, seed_local_host
@@ -157,12 +158,7 @@ def bounds_form(command: str) -> str:
 
 def _is_url_tool(tool: str) -> bool:
     """Whether the tool's name says it fetches a URL (cached: names repeat)."""
-    hit = _URL_TOOLS.get(tool)
-    if hit is None:
-        if len(_URL_TOOLS) > 4096:
-            _URL_TOOLS.clear()
-        hit = _URL_TOOLS[tool] = _URL_TOOL.search(tool) is not None
-    return hit
+    return name_matches(_URL_TOOLS, _URL_TOOL, tool)
 
 
 def _url_prints(

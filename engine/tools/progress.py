@@ -137,11 +137,18 @@ def mutates(tool: str, args: Any) -> bool:
             return True
         if isinstance(cmd, str) and cmd in ("view", "read", "list", "search", "find"):
             return False
-    hit = _EDIT_NAMES.get(tool)
+    return name_matches(_EDIT_NAMES, _EDIT_TOOL, tool)
+
+
+def name_matches(memo: dict[str, bool], rx: re.Pattern[str], tool: str) -> bool:
+    """Whether `rx` finds a match in the tool's name, remembered in `memo` (names repeat; the memo
+    starts over past 4,096 names so odd names cannot grow it without bound).
+    """
+    hit = memo.get(tool)
     if hit is None:
-        if len(_EDIT_NAMES) > 4096:
-            _EDIT_NAMES.clear()
-        hit = _EDIT_NAMES[tool] = _EDIT_TOOL.search(tool) is not None
+        if len(memo) > 4096:
+            memo.clear()
+        hit = memo[tool] = rx.search(tool) is not None
     return hit
 
 
