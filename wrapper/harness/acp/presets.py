@@ -33,6 +33,7 @@ from wrapper.harness.acp.own import (
     gemini_settings,
     opencode_settings,
 )
+from wrapper.mock.codex_models import add_model_catalog
 from wrapper.paths import data_dir
 
 MockSetup = Callable[[str, Path, str], dict[str, str]]  # (base URL, private home, model) -> env to add
@@ -87,6 +88,13 @@ class Preset:
         return self.install_dir() / self.bin
 
 
+def codex_mock_home(base_url: str, home: Path, model: str) -> dict[str, str]:
+    """Codex's mock home with the mock model in its model catalog (see `wrapper.mock.codex_models`)."""
+    env = codex_home(base_url, home, model)
+    add_model_catalog(Path(env["CODEX_HOME"]), model)
+    return env
+
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -135,7 +143,7 @@ PRESETS: dict[str, Preset] = {
             cannot="commands on its safe list run unasked (judged after they ran)",
             ask_args=("-c", 'approval_policy="untrusted"'),
             own=lambda env, cwd, argv: codex_settings(env, argv),
-            mock_setup=codex_home,
+            mock_setup=codex_mock_home,
         ),
         Preset(
             name="gemini",
