@@ -185,11 +185,15 @@ def test_polls_of_a_background_job_between_new_reads_are_not_a_loop() -> None:
     assert first_block(steps) == 0
 
 
+# the one thought a model repeats while it pages through a file
+_SCROLLING_THOUGHT = (
+    "I need to keep scrolling down to find the definition of the serializer method and see how the "
+    "configuration flags are read; let me look at the next part of the file before I change anything. "
+) * 2
+
+
 def test_the_same_thought_while_paging_forward_through_new_pages_is_not_cancelled() -> None:
-    thought = (
-        "I need to keep scrolling down to find the definition of the serializer method and see how the "
-        "configuration flags are read; let me look at the next part of the file before I change anything. "
-    ) * 2
+    thought = _SCROLLING_THOUGHT
     steps: list[tuple[str, dict[str, Any]]] = []
     for k in range(10):
         page = "\n".join(f"{100 * k + i}: line {i} of page {k} says something else {k * i}" for i in range(100))
@@ -200,10 +204,7 @@ def test_the_same_thought_while_paging_forward_through_new_pages_is_not_cancelle
 
 
 def test_the_same_thought_while_results_stay_identical_is_still_cancelled() -> None:
-    thought = (
-        "I need to keep scrolling down to find the definition of the serializer method and see how the "
-        "configuration flags are read; let me look at the next part of the file before I change anything. "
-    ) * 2
+    thought = _SCROLLING_THOUGHT
     steps: list[tuple[str, dict[str, Any]]] = []
     for k in range(10):
         steps.append(("request", {}))
