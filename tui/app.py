@@ -103,6 +103,9 @@ class BreakerApp(FrontEnd, Actions):
         self._out: deque[str] = deque()
         self._out_chars = 0
         self._out_skipped = 0
+        self._out_opens = False  # output meant for the person is waiting: the pane opens for it
+        self._log_lines = 0  # lines of the agent's own log (an ACP agent's stderr), folded into a count
+        self._log_mid = False  # the log's last piece ended mid-line
         self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
         self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
         self._tabs_added: set[str] = set()
@@ -316,8 +319,18 @@ class BreakerApp(FrontEnd, Actions):
         self.w_stream.trip(item)
         self._show_trip(item)
 
-    def _output(self, text: str) -> None:
-        """Child output is buffered (bounded) and written once per frame, like the stream."""
+    def _output(self, text: str, stream: str = "terminal") -> None:
+        """Child output is buffered (bounded) and written once per frame, like the stream.
+
+        An agent's own log (`stream` "log": an ACP agent's stderr, its stdout being the protocol) goes to
+        the pane without opening it: the status line counts its lines, and a failed exit opens it.
+        """
+        if stream == "log":
+            if text:
+                self._log_lines += text.count("\n") - text.endswith("\n") + (not self._log_mid)
+                self._log_mid = not text.endswith("\n")
+        else:
+            self._out_opens = True
         self._out.append(text)
         self._out_chars += len(text)
         while self._out_chars > OUTPUT_BACKLOG_CHARS and len(self._out) > 1:
@@ -337,7 +350,8 @@ class BreakerApp(FrontEnd, Actions):
         if not clean.strip():
             return
         self.w_output.write(Text(clean))
-        if not self.output_toggled and not self.w_output.display:
+        opens, self._out_opens = self._out_opens, False
+        if opens and not self.output_toggled and not self.w_output.display:
             self.w_output.display = True
 
     def _status_item(self, item: StatusItem) -> None:
@@ -346,6 +360,7 @@ class BreakerApp(FrontEnd, Actions):
             self.w_output.clear()
             self._out.clear()
             self._out_chars = 0
+            self._log_lines, self._log_mid = 0, False
             self._clear_banner()
             self.front_clear()
             return
@@ -359,6 +374,9 @@ class BreakerApp(FrontEnd, Actions):
             caused_by_us = info is not None and getattr(info, "sent", None) is not None
             code = int(item.data.get("code", 0) or 0)
             self.child_status = None if caused_by_us else code
+            if self.child_status and self._log_lines and not self.output_toggled:
+                self._flush_output()  # a failed agent's log (a crash trace) is shown, not just counted
+                self.w_output.display = True
             self._close_questions(lambda q: True, "the agent exited")
             if self._last_trip is not None:
                 self._clear_banner()
@@ -368,6 +386,14 @@ class BreakerApp(FrontEnd, Actions):
                 self.exit(3)
                 return
             self._notify(item.text, "error", "error", 8)
+
+    def _log_part(self) -> list[tuple[str, str, int]]:
+        """The folded agent log's line count and the key that shows it (while the pane is closed)."""
+        if not self._log_lines or self.w_output.display:
+            return []
+        key = keys.shown_key(keys.BY_ACTION["toggle_output"], self.settings.keys).replace("ctrl+", "^")
+        # after the tokens: at 80 columns the tokens give way first, at 60 this goes too
+        return [(f" · agent log {self._log_lines:,} · {key}", "dim", 3)]
 
     def _clear_banner(self) -> None:
         """The banner row shows the title again."""
@@ -502,6 +528,7 @@ class BreakerApp(FrontEnd, Actions):
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
             *(life or [(f" · {child}{bridge}", "", 1)]),
+            *self._log_part(),
         ]
         while len(parts) > 1 and sum(len(t) for t, _, _ in parts) > width:
             parts.remove(max(parts, key=lambda p: p[2]))
@@ -644,7 +671,7 @@ def _handler(kind: type) -> Handler | None:
                 i.TripItem: lambda app, item, _: app._on_trip(item),
                 i.ApprovalItem: lambda app, item, _: app.w_stream.approval(item),
                 i.ApprovalClosed: lambda app, item, _: app._approval_closed(item),
-                i.OutputItem: lambda app, item, _: app._output(item.text),
+                i.OutputItem: lambda app, item, _: app._output(item.text, item.stream),
                 i.StatusItem: lambda app, item, _: app._status_item(item),
                 i.CallItem: lambda app, item, _: app.on_call(item),
                 i.PlanItem: lambda app, item, _: app.on_plan(item),

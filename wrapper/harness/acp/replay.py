@@ -15,6 +15,7 @@ from engine.errors import ConfigError
 from wrapper.harness.acp.calls import obj
 from wrapper.harness.acp.handshake import model_of
 from wrapper.harness.acp.monitor import AcpMonitor
+from wrapper.harness.acp.stream import AGENT_LOG
 from wrapper.items import ApprovalItem, Item, OutputItem, Question, TripItem, VerdictItem
 from wrapper.monitor import Info
 from wrapper.records.replay import Step, session_note
@@ -69,7 +70,7 @@ class AcpReplayer:
             t = max(0.0, float(at) - t0) if at is not None and t0 is not None else 0.0
             k = r.get("k")
             if k == "child":
-                yield Step(t, OutputItem(str(r.get("text", ""))))
+                yield Step(t, OutputItem(str(r.get("text", "")), AGENT_LOG))
             elif k == "note":
                 what = r.get("what")
                 if what == "verdict":

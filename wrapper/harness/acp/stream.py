@@ -13,6 +13,10 @@ from wrapper.items import EngineItem, Item, OutputItem, TripItem, VerdictItem
 from wrapper.process.child import ExitInfo
 from wrapper.records.recorder import Recorder
 
+# An ACP agent's stderr is its own log (its stdout is the protocol), not a screen meant for the person:
+# labelled so the screen folds it rather than opening the child-output pane for it.
+AGENT_LOG = "log"
+
 
 class ItemStream(SessionControls):
     """Items in order to one reader; every frame, decision and agent stderr line recorded."""
@@ -64,7 +68,7 @@ class ItemStream(SessionControls):
 
     def _on_stderr(self, text: str) -> None:
         self._record("child", {"text": text[:65536]})
-        self._emit(OutputItem(text))
+        self._emit(OutputItem(text, AGENT_LOG))
 
     # -- waits -------------------------------------------------------------------------------
     async def wait_ready(self, timeout: float | None = 60) -> bool:
