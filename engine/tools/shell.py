@@ -438,7 +438,7 @@ def _leading_end(tokens: list[str], wrappers: bool) -> int:
 
 def verb_of_tokens(tokens: list[str]) -> str:
     """The verb of a tokenized command: basename of the first non-wrapper word, lowercased."""
-    i = _leading_end(tokens, wrappers=True)
+    i = _leading_end(tokens, True)
     if i >= len(tokens):
         return ""
     t = tokens[i]
@@ -452,7 +452,7 @@ def first_verb(command: str) -> str:
 
 
 def _strip_leading(tokens: list[str]) -> list[str]:
-    return tokens[_leading_end(tokens, wrappers=False) :]
+    return tokens[_leading_end(tokens, False) :]
 
 
 def strip_volatile(command: str) -> str:
