@@ -135,7 +135,7 @@ class OutputItem:
     """
 
     text: str
-    stream: str = "terminal"  # "terminal", "stdout" or "stderr"
+    stream: str = "terminal"  # "terminal", "stdout", "stderr", or "log" (an ACP agent's own stderr log)
 
 
 @dataclass(frozen=True)
