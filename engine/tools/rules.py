@@ -61,8 +61,8 @@ class _Pending:
 @dataclass(slots=True)
 class _Agent:
     seen: Seen = field(default_factory=Seen)  # fingerprint or call -> the results it returned since a change
-    cwd: dict[str, str | None] = field(default_factory=dict)  # fingerprint -> the `cd X &&` dir of its last call
-    marks: dict[str, int] = field(default_factory=dict)  # fingerprint -> `news` after its last call
+    # fingerprint -> (the `cd X &&` dir of its last call, `news` after its last call)
+    last: dict[str, tuple[str | None, int]] = field(default_factory=dict)
     news: int = 0  # calls this turn that brought something new (a changed workspace or an unseen result)
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
@@ -80,7 +80,8 @@ def _progress(a: _Agent, fp: str, news: int, epoch: int, bad: bool, cwd: str | N
         return True
     if a.seen.keys[fp][0] != epoch:
         return True
-    prev = a.cwd.get(fp)
+    last = a.last.get(fp)
+    prev = last[0] if last is not None else None
     return cwd is not None and prev is not None and cwd != prev and a.seen.new(fp, news, epoch)
 
 
@@ -294,13 +295,11 @@ class DefaultRules:
                 _forgive(a, cwd, p.entry, news, before, settled, window)
             if brought:
                 a.news += 1
-            if len(a.cwd) >= _LAST_CAP:
-                a.cwd.clear()
-                a.marks.clear()
+            if len(a.last) >= _LAST_CAP:
+                a.last.clear()
             for fp in (*(p.entry or ()), p.call):
                 a.seen.add(fp, news, after)
-                a.cwd[fp] = cwd
-                a.marks[fp] = a.news
+                a.last[fp] = (cwd, a.news)
             self.cycles.record(agent, p.call, key, path, after, span, news, renewed)
             if answer is not None or self.same.running(agent):  # else no run to end: the shape is not needed
                 self.same.record(agent, result_shape(tool, norm, p.body), answer, after, p.call)
@@ -359,7 +358,9 @@ def _forgive(
     turn learned something since they were last counted), and restart their counts.
     """
     keep = tuple(
-        fp for fp in entry if not (_progress(a, fp, news, before, settled, cwd) or a.news > a.marks.get(fp, a.news))
+        fp
+        for fp in entry
+        if not (_progress(a, fp, news, before, settled, cwd) or a.news > a.last.get(fp, (None, a.news))[1])
     )
     if len(keep) != len(entry):
         window.forgive(entry, keep)
