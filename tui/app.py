@@ -189,7 +189,10 @@ class BreakerApp(FrontEnd, Actions):
     def _source_opened(self) -> None:
         """The session opened after the first frame: its capabilities replace the guess the frame was drawn with."""
         self.caps = self.source.capabilities
-        if not self.caps.prompt and self.mode == keys.LIVE and hasattr(self, "main"):
+        # a quit while the session opened: the screen is being taken down, and has nothing to correct
+        if not hasattr(self, "main") or not self.main.is_attached:
+            return
+        if not self.caps.prompt and self.mode == keys.LIVE:
             self.main.drop_prompt()
         self.refresh_bindings()
 

@@ -145,3 +145,19 @@ async def test_a_setup_is_built_after_the_first_frame_its_step_on_the_status_lin
         finally:
             gate.set()
     assert world.closed, "the source closes what the setup built once the session is closed"
+
+
+async def test_a_session_that_opens_after_the_quit_touches_no_widget() -> None:
+    """A quit while the session opens takes the screen down while the source still finishes opening;
+    the source's `on_open` then reaches an app whose widgets are gone (under load: the exit status was
+    70, `NoMatches('#prompt')`). The callback corrects nothing once the screen is leaving.
+    """
+    gate = threading.Event()
+    gate.set()
+    src = _source("", gate)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)):
+        await wait_until(lambda: src.ready and src.info.child == "running", 60, "the session to open")
+    assert not src.capabilities.prompt, "sh takes no prompts: the callback would drop the box"
+    app._source_opened()  # as the source calls it when its opening ends after the quit
+    assert app.exit_status() == 0
