@@ -122,6 +122,16 @@ class HarnessSession(Protocol):
         """Forget the sliding windows."""
 
 
+async def first_set(*events: asyncio.Event, timeout: float | None) -> None:
+    """Wait until one of `events` is set, or `timeout` seconds pass (None: no limit)."""
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waiters:
+            w.cancel()
+
+
 class SessionControls:
     """What every harness session does the same way: hand its items on in order, wait for a turn to end, pause
     enforcement, reset windows.
@@ -148,14 +158,7 @@ class SessionControls:
         deadline = loop.time() + timeout
         while self.turns_done <= done_before and not self._exited.is_set():
             self._turn_end.clear()
-            waiters = [asyncio.ensure_future(self._turn_end.wait()), asyncio.ensure_future(self._exited.wait())]
-            try:
-                await asyncio.wait(
-                    waiters, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                for w in waiters:
-                    w.cancel()
+            await first_set(self._turn_end, self._exited, timeout=max(0.0, deadline - loop.time()))
             if loop.time() >= deadline:
                 return False
         return self.turns_done > done_before

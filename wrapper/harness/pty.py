@@ -21,7 +21,7 @@ from typing import Any
 
 from engine import events as ev
 from engine.breaker import StreamTrip
-from wrapper.harness.base import Approver, SessionControls, deny_all
+from wrapper.harness.base import Approver, SessionControls, deny_all, first_set
 from wrapper.harness.capabilities import PLAIN, Capabilities
 from wrapper.items import EngineItem, Item, OutputItem, StatusItem, TripItem
 from wrapper.monitor import NOT_MONITORED, Info, Monitor, not_monitored_text
@@ -270,12 +270,7 @@ class PtySession(SessionControls):
 
     async def wait_ready(self, timeout: float = 60) -> bool:
         """Wait until the child takes prompts (False at once when it exited first: a stopped session never will)."""
-        waiters = [asyncio.ensure_future(self._ready.wait()), asyncio.ensure_future(self._exited.wait())]
-        try:
-            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waiters:
-                w.cancel()
+        await first_set(self._ready, self._exited, timeout=timeout)
         return self._ready.is_set()
 
     async def _on_trip(self, trip: StreamTrip) -> None:

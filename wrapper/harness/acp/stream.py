@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from engine import events as ev
-from wrapper.harness.base import SessionControls
+from wrapper.harness.base import SessionControls, first_set
 from wrapper.items import EngineItem, Item, OutputItem, TripItem, VerdictItem
 from wrapper.process.child import ExitInfo
 from wrapper.records.recorder import Recorder
@@ -73,12 +73,7 @@ class ItemStream(SessionControls):
     # -- waits -------------------------------------------------------------------------------
     async def wait_ready(self, timeout: float | None = 60) -> bool:
         """Wait until the agent has an open session and takes prompts (False at once when it exited first)."""
-        waiters = [asyncio.ensure_future(self._ready.wait()), asyncio.ensure_future(self._exited.wait())]
-        try:
-            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waiters:
-                w.cancel()
+        await first_set(self._ready, self._exited, timeout=timeout)
         return self._ready.is_set()
 
     async def wait_exit(self, timeout: float | None = None) -> ExitInfo | None:
