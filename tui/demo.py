@@ -161,12 +161,8 @@ def held_signals() -> Iterator[None]:
     def note(sig: int, _: FrameType | None) -> None:
         came.append(sig)
 
-    before = {sig: signal.signal(sig, note) for sig in STOPPING}
-    try:
+    with _stopping_signals_to(note):
         yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
     if came:
         raise SystemExit(128 + came[0])
 
@@ -178,12 +174,19 @@ def exiting_on_signals() -> Iterator[None]:
     def end(sig: int, _: FrameType | None) -> None:
         raise SystemExit(128 + sig)
 
-    before = {sig: signal.signal(sig, end) for sig in STOPPING}
+    with _stopping_signals_to(end):
+        yield
+
+
+@contextlib.contextmanager
+def _stopping_signals_to(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP go to `handler` within the block; the handlers before are put back after."""
+    before = {sig: signal.signal(sig, handler) for sig in STOPPING}
     try:
         yield
     finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
+        for sig, was in before.items():
+            signal.signal(sig, was)
 
 
 class DemoWorld:
