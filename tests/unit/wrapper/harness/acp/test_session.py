@@ -9,7 +9,9 @@ failed, the prompt still waited out its minute.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from engine import events as ev
@@ -18,13 +20,10 @@ from wrapper.harness.base import allow_all, deny_all
 from wrapper.items import EngineItem, Item, StatusItem
 from wrapper.settings import AcpSettings, Settings, WrapperSettings
 
-# An agent that reads its stdin and never answers: its `initialize` never completes.
-SILENT = [sys.executable, "-c", "import sys\nfor _ in sys.stdin: pass"]
 
-
-async def test_a_prompt_before_a_failed_start_answers_with_the_start_not_a_clock_of_its_own(tmp_path: Path) -> None:
-    settings = Settings(acp=AcpSettings(startup_timeout_s=1), wrapper=WrapperSettings(record=False, kill_grace_s=1))
-    s = AcpSession(SILENT, settings, deny_all, cwd=str(tmp_path))
+@contextlib.asynccontextmanager
+async def collected(s: AcpSession) -> AsyncIterator[list[Item]]:
+    """The session's items as they come, in a list; the session closed and its iteration ended after."""
     items: list[Item] = []
 
     async def pump() -> None:
@@ -33,15 +32,26 @@ async def test_a_prompt_before_a_failed_start_answers_with_the_start_not_a_clock
 
     task = asyncio.create_task(pump())
     try:
+        yield items
+    finally:
+        await s.close()
+        await asyncio.wait_for(task, 10)
+
+
+# An agent that reads its stdin and never answers: its `initialize` never completes.
+SILENT = [sys.executable, "-c", "import sys\nfor _ in sys.stdin: pass"]
+
+
+async def test_a_prompt_before_a_failed_start_answers_with_the_start_not_a_clock_of_its_own(tmp_path: Path) -> None:
+    settings = Settings(acp=AcpSettings(startup_timeout_s=1), wrapper=WrapperSettings(record=False, kill_grace_s=1))
+    s = AcpSession(SILENT, settings, deny_all, cwd=str(tmp_path))
+    async with collected(s) as items:
         await s.start()
         # generous: the start gives up after 1 s and ends the agent; the prompt must answer then
         sent = await asyncio.wait_for(s.prompt("hello"), 30)
         assert sent is False
         said = [i.text for i in items if isinstance(i, StatusItem)]
         assert any("startup_timeout_s" in t for t in said), said
-    finally:
-        await s.close()
-        await asyncio.wait_for(task, 10)
 
 
 # An agent that, as opencode 1.18 does after an edit it was allowed, proposes the edit's new content
@@ -87,20 +97,10 @@ async def test_an_allowed_edit_proposed_through_the_file_system_is_acknowledged_
     target.write_text("a\n")
     settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
     s = AcpSession([sys.executable, "-c", PROPOSER], settings, allow_all, cwd=str(tmp_path))
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
-    try:
+    async with collected(s) as items:
         await s.start()
         assert await s.prompt(str(target))
         assert await s.wait_turn_end(0, 30)
         said = "".join(i.event.text for i in items if isinstance(i, EngineItem) and isinstance(i.event, ev.AnswerDelta))
         assert said == "write acknowledged, read refused", said
         assert target.read_text() == "a\n"  # breaker-tui writes nothing: the agent writes its own files
-    finally:
-        await s.close()
-        await asyncio.wait_for(task, 10)
