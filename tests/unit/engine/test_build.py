@@ -194,3 +194,19 @@ def test_a_compile_that_fails_falls_back_to_plain_and_leaves_nothing_behind(tmp_
     assert tree(project) == before, "the failed build changed the checkout"
     assert not [n for n in wheel_names(tmp_path) if n.endswith(".so")]
     assert list((tmp_path / "tmp").iterdir()) == [], "the failed build left its copy behind"
+
+
+# Engine modules the tool check imports that stay Python on purpose: pydantic models (mypyc cannot
+# compile them) and what only reading a configuration runs.
+PYTHON_ONLY = {"engine.config", "engine.repeat_config", "engine.errors", "engine.keynames"}
+
+
+def test_every_module_the_tool_check_runs_is_compiled() -> None:
+    import tomllib
+
+    hook = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    compiled = {p.strip("/").removesuffix(".py").replace("/", ".") for p in hook["hooks"]["custom"]["include"]}
+    code = "import sys, engine.breaker; print(' '.join(m for m in sys.modules if m.startswith('engine.')))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    modules = {m for m in loaded.stdout.split() if (ROOT / (m.replace(".", "/") + ".py")).is_file()}
+    assert modules - compiled - PYTHON_ONLY == set(), "add these to the mypyc include list in pyproject.toml"
