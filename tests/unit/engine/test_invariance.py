@@ -529,6 +529,7 @@ SWEEP_FLIPS: dict[str, tuple[tuple[str, int], ...]] = {
     "respelling-echoed": (
         ("traces/114-kimi-fix-ocaml-gc__sxV2aBK.jsonl", 11553350),
         ("loops/loop-043-ab-cycle.jsonl", 1),
+        ("loops/loop-042-ab-cycle.jsonl", 3),
         ("real/real-098-sweagent-ctf-crypto-eps.jsonl", 1),
         ("traces/106-kimi-mteb-retrieve__Z9jgSzu.jsonl", 1),
     ),
