@@ -32,6 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.tools.novelty import unechoed
 from engine.tools.progress import SHELL_TOOLS, command_text
 
 _HEAD = 2000  # an error names its cause up front
@@ -154,7 +155,12 @@ class Causes:
         """After a failure: count it against the cause its error names (nothing when it names none)."""
         if not self.limit:
             return
-        named = named_cause(call_values(tool, args), text)
+        values = call_values(tool, args)
+        named = named_cause(values, text)
+        if named:
+            # read on what the command printed: a harness's restatement of the call above it quotes every
+            # value the call carries, whatever the error named (looked for only where some value is quoted)
+            named = named_cause(values, unechoed(text, tool, args))
         if not named:
             return
         a = self.agents.get(agent)

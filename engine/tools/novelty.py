@@ -37,6 +37,7 @@ SHELL_TOOLS = frozenset(
      "exec_command", "execute_bash", "cmd_run", "local_shell"}
 )  # fmt: skip
 FOLD_CHARS = 16384  # results are compared on their first and last 8 KiB
+ECHO_CHARS = FOLD_CHARS // 2  # a whole command is found echoed up to the length of a result's kept head
 RESULTS_PER_KEY = 32  # distinct results remembered per call key (the oldest go first)
 KEYS_CAP = 512  # call keys remembered per agent
 LINES_CAP = 8192  # result lines remembered per agent (forgotten all at once beyond)
@@ -345,14 +346,7 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
         return ()
     out: set[str] = set()
     if tool in SHELL_TOOLS and len(src) >= 4:
-        out.add(src)
-        # the command behind its `cd DIR &&` is the call as compared (`shell_args`): a shell or harness that
-        # echoes only the part that failed echoes the call's own spelling too
-        rest = src
-        while (m := _CD_PREFIX.match(rest)) is not None:
-            rest = rest[m.end() :]
-        if rest != src and len(rest) >= 4:
-            out.add(rest)
+        out.update(_spellings(command_of(args)[:ECHO_CHARS]))
     for m in _URL.finditer(src):
         u = m.group().rstrip(".,;:!?)]}'\"")
         if "." not in u:
@@ -366,13 +360,57 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
     return tuple(sorted((w for w in out if len(w) >= 2), key=len, reverse=True)[:24])
 
 
+@lru_cache(maxsize=512)
+def _spellings(whole: str) -> tuple[str, ...]:
+    """How a result may restate a whole command (cached: loops repeat commands). The whole command,
+    however long (a heredoc script a harness restates): a command cut where its words are read would no
+    longer match its echo, and the echo would read as news. The result is read unframed (`unframe`): a
+    script's lines that start like a prompt (`    # comment`, `> x`) lose that start in its echo, so the
+    command is looked for as unframed too. And each behind its `cd DIR &&`: that is the call as compared
+    (`shell_args`), and a shell or harness that echoes only the part that failed echoes it too.
+    """
+    out: list[str] = []
+    for spelled in (whole, unframe(whole)) if "\n" in whole else (whole,):
+        out.append(spelled)
+        rest = spelled
+        while (m := _CD_PREFIX.match(rest)) is not None:
+            rest = rest[m.end() :]
+        if rest != spelled and len(rest) >= 4:
+            out.append(rest)
+    return tuple(out)
+
+
+def unechoed(text: str, tool: str, args: Any) -> str:
+    """The result without its first lines where they restate the call (a harness's `$ cmd` above what the
+    command printed), the restatement compared as the rules compare calls (`shell_args`): a re-spelled
+    echo (`cd DIR && cmd`, `'python3' x.py`) restates the same call. What the command printed is left
+    as it is, values and all (an error that quotes the call's values names its cause with them).
+    """
+    if tool not in SHELL_TOOLS:
+        return text
+    command = command_of(args)
+    if not command or "\n" not in text:
+        return text
+    lines = unframe(text).split("\n")
+    n = command.count("\n") + 1
+    head = "\n".join(lines[:n])
+    if head != command and _compared(tool, head) != _compared(tool, unframe(command)):
+        return text
+    return "\n".join(lines[n:])
+
+
+def _compared(tool: str, command: str) -> str:
+    return str(shell_args(tool, {"command": command}).get("command", ""))
+
+
 def _without(text: str, words: tuple[str, ...]) -> str:
     low = text.lower()
     for w in words:
         lw = w.lower()
         if lw in low:
-            # whole tokens only: an echoed `21` is not the `21` inside a uuid or a longer number
-            text = re.sub(rf"(?<![\w-]){re.escape(w)}(?![\w-])", "#", text, flags=re.I)
+            # whole tokens only: an echoed `21` is not the `21` inside a uuid, a longer number or a decimal
+            # (`took 12.31s` holds no `12`: folding it would split the duration `clean` folds whole)
+            text = re.sub(rf"(?<![\w-])(?<!\d\.){re.escape(w)}(?![\w-])(?!\.\d)", "#", text, flags=re.I)
             low = text.lower()
     return text
 

@@ -255,7 +255,8 @@ class DefaultRules:
         bad = failed(tool, args, text, is_error, exit)
         guessed = False  # failed only as the text reads, with no status saying so
         if not bad and ((exit is None and not exit_marker(text)) or _status_hidden(tool, args)):
-            bad = guessed = reads_as_error(tool, text)  # no status, or the pipe's: the text says whether it failed
+            # no status, or the pipe's: the text says whether it failed (its echo of the call aside)
+            bad = guessed = reads_as_error(tool, text, args)
         key = result_key(text, tool, args)
         if bad and _waits_longest(a, tool, norm):
             # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits

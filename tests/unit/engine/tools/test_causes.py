@@ -189,3 +189,20 @@ def test_a_local_address_is_asked_not_denied() -> None:
         d.say("is it up now?")
         d.call("bash", {"command": f"curl -sf {url}"}, f"curl: (7) Failed to connect to {url}\n[exit code: 7]")
     assert d.kinds == ["allow", "allow", "allow", "ask"] and d.rules[3] == "cause-failure"
+
+
+def test_a_harness_echo_of_the_call_names_no_cause() -> None:
+    # a retry re-spelled (`cd DIR &&`, a quoted word) whose result restates it (`$ CMD`) above the same error:
+    # the restatement quotes every value of the call, the error only the missing file
+    d = Desk()
+    missing = "/bin/bash: line 1: /app/venv/bin/activate: No such file or directory\n[exit code: 1]"
+    spellings = (
+        ". /app/venv/bin/activate && python3 /app/similarity.py",
+        "cd /testbed && . /app/venv/bin/activate && python3 /app/similarity.py",
+        ". /app/venv/bin/activate && 'python3' /app/similarity.py",
+        ". /app/venv/bin/activate && python3 /app/similarity.py",
+    )
+    for k, command in enumerate(spellings):
+        d.say("please run it")  # a new turn each time: only the cause, counted across turns, can stop it
+        d.call("bash", {"command": command}, f"$ {command}\n{missing}" if k else missing)
+    assert d.kinds == ["allow", "allow", "allow", "deny"] and d.rules[3] == "cause-failure"

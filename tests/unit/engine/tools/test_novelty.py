@@ -319,6 +319,62 @@ def test_a_tools_error_behind_a_volatile_first_line_is_the_same_failure(front: s
     assert bare and first_block(steps(FRONT_LINES[front])) == bare
 
 
+@pytest.mark.parametrize("front", FRONT_LINES, ids=list(FRONT_LINES))
+def test_a_tools_error_that_quotes_a_date_behind_a_volatile_first_line_is_the_same_failure(front: str) -> None:
+    # the error's own line carries a volatile value too (the date): it is still where the error starts
+    args = {"reservation_id": "XEWRD9", "flights": [{"flight_number": "HAT030", "date": "2024-05-13"}]}
+    error = "Error: flight HAT030 not available on date 2024-05-13"
+
+    def steps(line: Callable[[int], str] | None) -> list[tuple[str, dict[str, Any]]]:
+        return [
+            (
+                "call",
+                {
+                    "tool": "update_reservation_flights",
+                    "args": args,
+                    "output": f"{line(k)}\n{error}" if line else error,
+                },
+            )
+            for k in range(8)
+        ]
+
+    bare = first_block(steps(None))
+    assert bare and first_block(steps(FRONT_LINES[front])) == bare
+
+
+def test_a_rejection_under_the_harness_echo_of_its_call_is_the_same_failure() -> None:
+    """`Wrong flag!` (no status) under `$ CMD`, the retries re-spelled: the echo is no message of its own."""
+
+    def steps(echoed: bool) -> list[tuple[str, dict[str, Any]]]:
+        spelled = ["cd /testbed && submit flag{x}" if k % 2 else "submit flag{x}" for k in range(8)]
+        return [
+            (
+                "call",
+                {"tool": "bash", "args": {"command": c}, "output": f"$ {c}\nWrong flag!" if echoed else "Wrong flag!"},
+            )
+            for c in spelled
+        ]
+
+    bare = first_block(steps(False))
+    assert bare and first_block(steps(True)) == bare
+
+
+def test_a_long_script_echoed_whole_is_no_news() -> None:
+    # a heredoc longer than the part of a command its words are read from, with comment lines a prompt-like
+    # start would be taken from: restated above its output, it is still only the call
+    body = "\n".join(f"    # step {i}: keep the marker\n    s = s.replace('a{i}', 'b{i}')" for i in range(60))
+    command = f"python - <<'PY'\ns = open('core.py').read()\n{body}\nPY"
+    assert len(command) > 2000
+    args = {"command": command}
+    assert news_text(f"$ {command}\nPatched file", "bash", args) == news_text("Patched file", "bash", args)
+
+
+def test_a_number_of_the_call_inside_a_duration_does_not_split_it() -> None:
+    # `took 12.31s` for a call with `"bug_index": 12`: the duration is folded whole, like `took 3.07s`
+    args = {"project_name": "JxPath", "bug_index": 12}
+    assert news_text("took 12.31s\nok", "write_fix", args) == news_text("took 3.07s\nok", "write_fix", args)
+
+
 # -- a `cd DIR &&` in front of a retry whose error echoes the command: still the same error --------------
 
 
