@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import tracemalloc
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from engine.breaker import Breaker, Verdict
 from engine.config import BreakerConfig
 from engine.tools.progress import failed, fold, mutates, result_key
+from tests.conftest import ROOT
 
 SEED = BreakerConfig.from_mapping({"engine": {"mode": "seed"}})
 
@@ -264,21 +266,31 @@ def test_deeply_nested_and_truncated_arguments_never_raise() -> None:
     assert big.blocked()[0] == 5  # cosmetic repeats of a huge call share their prefix
 
 
+# Run in a fresh interpreter: tracemalloc counts only what it saw allocated, so a module cache that
+# earlier tests in the same worker filled (untraced) and this session refills would read as growth.
+FLAT_SESSION = """
+import tracemalloc
+from tests.unit.engine.tools.test_default_rules import Session, bash
+
+s = Session()
+tracemalloc.start()
+for k in range(3100):
+    s.call("bash", bash(f"cat file{k}.py"), f"content {k}" * 20)
+    s.verdicts.clear()
+early = tracemalloc.get_traced_memory()[0]
+for k in range(3100, 4100):
+    s.call("bash", bash(f"cat file{k}.py"), f"content {k}" * 20)
+    s.verdicts.clear()
+print(early, tracemalloc.get_traced_memory()[0])
+"""
+
+
 @pytest.mark.slow
 def test_memory_stays_flat_over_a_1000_call_session() -> None:
     # every per-turn table is capped, and so are the shared parse caches (2,048 commands): once they
     # are full, another 1,000 distinct calls add nothing that stays
-    s = Session()
-    tracemalloc.start()
-    for k in range(3100):
-        s.call("bash", bash(f"cat file{k}.py"), f"content {k}" * 20)
-        s.verdicts.clear()
-    early = tracemalloc.get_traced_memory()[0]
-    for k in range(3100, 4100):
-        s.call("bash", bash(f"cat file{k}.py"), f"content {k}" * 20)
-        s.verdicts.clear()
-    late = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
+    done = subprocess.run([sys.executable, "-c", FLAT_SESSION], capture_output=True, text=True, check=True, cwd=ROOT)
+    early, late = map(int, done.stdout.split())
     assert late - early < 64_000, (early, late)
 
 
