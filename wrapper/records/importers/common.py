@@ -62,7 +62,7 @@ def settle(call: dict[str, Any], output: str, exit: int | None = None, error: bo
     call["output"] = output
     if exit is not None:
         call["exit"] = exit
-    if error or (exit is None and reads_as_error(str(call.get("tool", "")), output)):
+    if error or (exit is None and reads_as_error(str(call.get("tool", "")), output, call.get("args"))):
         call["error"] = True
     return call
 

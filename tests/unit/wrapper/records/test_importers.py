@@ -460,3 +460,14 @@ def test_claude_code_stream_json_subagent_records_belong_to_the_sidechain(tmp_pa
     p.write_text("".join(json.dumps(x) + "\n" for x in lines))
     calls = [o for o in importer("claude-code")(p, 1 << 20) if o["t"] == "call"]
     assert [(c["agent"], c["args"], c["output"]) for c in calls] == [("sidechain", {"command": "ls"}, "a.txt")]
+
+
+def test_an_imported_result_is_read_with_its_call_as_the_live_engine_reads_it() -> None:
+    # a harness's `$ CMD` restatement above `Wrong flag!` is the call's echo, not the start of the message
+    from engine.tools.errortext import reads_as_error
+    from wrapper.records.importers.common import settle
+
+    args = {"command": "submit flag{x}"}
+    output = "$ submit flag{x}\nWrong flag!"
+    assert reads_as_error("bash", output, args)
+    assert settle({"tool": "bash", "args": args}, output).get("error") is True
