@@ -459,11 +459,16 @@ def _says_enough(line: str) -> bool:
 
 
 class Seen:
-    """Per call key: the results it returned since the workspace last changed (bounded)."""
+    """Per call key: the results it returned since the workspace last changed (bounded).
+
+    Compact on purpose: every result adds to several keys, so a key holds its epoch and a tuple of its
+    results (most keys hold one), not a container of its own; the tables are plain dicts, whose insertion
+    order is the age the caps drop by.
+    """
 
     def __init__(self) -> None:
-        self.keys: OrderedDict[str, tuple[int, OrderedDict[int, None]]] = OrderedDict()
-        self.anywhere: tuple[int, OrderedDict[int, None]] = (0, OrderedDict())
+        self.keys: dict[str, tuple[int, tuple[int, ...]]] = {}  # key -> (epoch, its results, oldest first)
+        self.anywhere: tuple[int, dict[int, None]] = (0, {})
         self.lines: tuple[int, set[int]] = (0, set())
 
     def novel(self, result: int, epoch: int) -> bool:
@@ -471,13 +476,13 @@ class Seen:
         the turn learned something, whatever call brought it.
         """
         if self.anywhere[0] != epoch:
-            self.anywhere = (epoch, OrderedDict())
+            self.anywhere = (epoch, {})
         results = self.anywhere[1]
         if result in results:
             return False
         results[result] = None
         if len(results) > KEYS_CAP * 2:
-            results.popitem(last=False)
+            del results[next(iter(results))]
         return True
 
     def new_lines(self, folded: str, epoch: int) -> int:
@@ -487,6 +492,10 @@ class Seen:
         if self.lines[0] != epoch:
             self.lines = (epoch, set())
         seen = self.lines[1]
+        if len(folded) < 4:  # no line says enough (`_says_enough`): nothing to count or remember
+            if len(seen) > LINES_CAP:
+                seen.clear()
+            return 0
         fresh = {hash(line) for line in map(str.strip, folded.split("\n")) if _says_enough(line)}
         fresh -= seen
         if len(seen) > LINES_CAP:
@@ -509,20 +518,28 @@ class Seen:
 
     def add(self, key: str, result: int, epoch: int) -> None:
         """Remember that this key returned `result` at this epoch (a new epoch forgets older results)."""
-        entry = self.keys.get(key)
+        keys = self.keys
+        entry = keys.get(key)
         if entry is None or entry[0] != epoch:
-            if entry is None and len(self.keys) >= KEYS_CAP:
-                self.keys.popitem(last=False)
-            entry = (epoch, OrderedDict())
-            self.keys[key] = entry
+            if entry is None and len(keys) >= KEYS_CAP:
+                del keys[next(iter(keys))]
+            keys[key] = (epoch, (result,))
+            return
         results = entry[1]
-        results[result] = None
-        results.move_to_end(result)
-        while len(results) > RESULTS_PER_KEY:
-            results.popitem(last=False)
+        if results[-1] == result:
+            return  # already the latest
+        if result in results:
+            keys[key] = (epoch, (*(r for r in results if r != result), result))
+        else:
+            keys[key] = (epoch, (results if len(results) < RESULTS_PER_KEY else results[1:]) + (result,))
+
+    def add_all(self, keys: tuple[str, ...], result: int, epoch: int) -> None:
+        """`add` for each of these keys (one call's fingerprints and the call itself)."""
+        for key in keys:
+            self.add(key, result, epoch)
 
     def clear(self) -> None:
         """Forget every key."""
         self.keys.clear()
-        self.anywhere = (0, OrderedDict())
+        self.anywhere = (0, {})
         self.lines = (0, set())
