@@ -518,25 +518,25 @@ class Seen:
 
     def add(self, key: str, result: int, epoch: int) -> None:
         """Remember that this key returned `result` at this epoch (a new epoch forgets older results)."""
-        keys = self.keys
-        entry = keys.get(key)
-        if entry is None or entry[0] != epoch:
-            if entry is None and len(keys) >= KEYS_CAP:
-                del keys[next(iter(keys))]
-            keys[key] = (epoch, (result,))
-            return
-        results = entry[1]
-        if results[-1] == result:
-            return  # already the latest
-        if result in results:
-            keys[key] = (epoch, (*(r for r in results if r != result), result))
-        else:
-            keys[key] = (epoch, (results if len(results) < RESULTS_PER_KEY else results[1:]) + (result,))
+        self.add_all((key,), result, epoch)
 
     def add_all(self, keys: tuple[str, ...], result: int, epoch: int) -> None:
-        """`add` for each of these keys (one call's fingerprints and the call itself)."""
+        """`add` for each of these keys (one call's fingerprints and the call itself), in one pass."""
+        table = self.keys
         for key in keys:
-            self.add(key, result, epoch)
+            entry = table.get(key)
+            if entry is None or entry[0] != epoch:
+                if entry is None and len(table) >= KEYS_CAP:
+                    del table[next(iter(table))]
+                table[key] = (epoch, (result,))
+                continue
+            results = entry[1]
+            if results[-1] == result:
+                continue  # already the latest
+            if result in results:
+                table[key] = (epoch, (*(r for r in results if r != result), result))
+            else:
+                table[key] = (epoch, (results if len(results) < RESULTS_PER_KEY else results[1:]) + (result,))
 
     def clear(self) -> None:
         """Forget every key."""
