@@ -28,7 +28,7 @@ moving counters is not.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from functools import lru_cache
 from typing import Any
 
@@ -462,12 +462,13 @@ class Seen:
     """Per call key: the results it returned since the workspace last changed (bounded).
 
     Compact on purpose: every result adds to several keys, so a key holds its epoch and a tuple of its
-    results (most keys hold one), not a container of its own; the tables are plain dicts, whose insertion
-    order is the age the caps drop by.
+    results (most keys hold one), not a container of its own. The keys are dropped oldest first past the
+    cap, in the order `order` keeps (a plain dict's first key is found by a scan past the deleted ones).
     """
 
     def __init__(self) -> None:
         self.keys: dict[str, tuple[int, tuple[int, ...]]] = {}  # key -> (epoch, its results, oldest first)
+        self.order: deque[str] = deque()  # the keys, oldest first
         self.anywhere: tuple[int, dict[int, None]] = (0, {})
         self.lines: tuple[int, set[int]] = (0, set())
 
@@ -526,8 +527,10 @@ class Seen:
         for key in keys:
             entry = table.get(key)
             if entry is None or entry[0] != epoch:
-                if entry is None and len(table) >= KEYS_CAP:
-                    del table[next(iter(table))]
+                if entry is None:
+                    if len(table) >= KEYS_CAP:
+                        del table[self.order.popleft()]
+                    self.order.append(key)
                 table[key] = (epoch, (result,))
                 continue
             results = entry[1]
@@ -541,5 +544,6 @@ class Seen:
     def clear(self) -> None:
         """Forget every key."""
         self.keys.clear()
+        self.order.clear()
         self.anywhere = (0, {})
         self.lines = (0, set())
