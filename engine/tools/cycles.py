@@ -77,7 +77,7 @@ class CycleHit(NamedTuple):
 @dataclass(slots=True)
 class _Agent:
     pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
-    seen: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    seen: dict[Pair, int] = field(default_factory=dict)
     # call key -> (the epoch after its latest dispatch, its latest result, how often dispatched this turn):
     # one table, not three keyed alike (every result writes each, every check reads two)
     last: dict[str, tuple[int, int, int]] = field(default_factory=dict)
@@ -298,7 +298,9 @@ class Cycles:
         """
         if answer is None:
             answer = result
-        a = self._a(agent)
+        a = self.agents.get(agent)
+        if a is None:
+            a = self._a(agent)
         last = a.last
         prev = last.get(call)
         if len(last) >= _SEEN_CAP:
@@ -311,15 +313,15 @@ class Cycles:
             # the backstop counts repeats that show nothing new: a changed result starts the count over
             del a.tally[call]
             a.recent = deque(None if c == call else c for c in a.recent)
-        key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
-        seen = a.seen.get(key, 0)
+        pair = Pair(call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
+        seen = a.seen.get(pair, 0)
         a.flags.append(seen > 0)
         while len(a.flags) > self.window:
             a.flags.popleft()
         if len(a.seen) >= _SEEN_CAP:
             a.seen.clear()
-        a.seen[key] = seen + 1
-        a.pairs.append(Pair(call, result, epoch))
+        a.seen[pair] = seen + 1
+        a.pairs.append(pair)
         if path is not None:
             if path not in a.pages and len(a.pages) >= _SEEN_CAP:
                 old, _ = a.pages.popitem(last=False)

@@ -332,7 +332,8 @@ def _source(tool: str, args: Any) -> str:
     if tool in SHELL_TOOLS:
         return command_of(args)[:2000]
     if isinstance(args, dict):
-        return " ".join(str(v)[:500] for v in list(args.values())[:16] if isinstance(v, (str, int, float)))
+        values = args.values() if len(args) <= 16 else list(args.values())[:16]
+        return " ".join([str(v)[:500] for v in values if isinstance(v, (str, int, float))])
     return str(args)[:2000] if isinstance(args, str) else ""
 
 
@@ -341,10 +342,14 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
     command, each URL and its host as spelled, and the argument words that carry a digit.
     """
     src = _source(tool, args)
-    if not src:
-        return ()
+    return _echo_words(src, tool in SHELL_TOOLS) if src else ()
+
+
+@lru_cache(maxsize=512)
+def _echo_words(src: str, shell: bool) -> tuple[str, ...]:
+    """`echoes` of a call's `_source` (cached: a loop repeats its calls, and every long result asks)."""
     out: set[str] = set()
-    if tool in SHELL_TOOLS and len(src) >= 4:
+    if shell and len(src) >= 4:
         out.add(src)
         # the command behind its `cd DIR &&` is the call as compared (`shell_args`): a shell or harness that
         # echoes only the part that failed echoes the call's own spelling too
@@ -415,9 +420,11 @@ def _may_echo(text: str, tool: str, args: Any) -> bool:
     or longer, so a short ASCII text that shares no two characters in a row with it (case aside) holds none,
     and the echo words are not worked out (`ok`, `File written`).
     """
-    if len(text) > 64 or not text.isascii():
-        return True
-    src = _source(tool, args)
+    return len(text) > 64 or not text.isascii() or _shares_pair(text, _source(tool, args))
+
+
+def _shares_pair(text: str, src: str) -> bool:
+    """`_may_echo` for a short ASCII text and the call's `_source`."""
     if not src.isascii():
         return True
     low, spelled = text.lower(), src.lower()
@@ -428,7 +435,7 @@ def _news_text(text: str, tool: str, args: Any) -> str:
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
         text = _short_spelled(unframe(_bounded(text)), tool, args)
-        if _may_echo(text, tool, args):
+        if len(text) > 64 or not text.isascii() or _shares_pair(text, _source(tool, args)):  # `_may_echo`
             text = _without(text, echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
@@ -448,14 +455,6 @@ def news_key(text: str, tool: str = "", args: Any = None) -> int:
 def substance(folded: str) -> int:
     """How many characters a folded result says, spaces aside (short ones say too little to compare)."""
     return len("".join(folded.split()))
-
-
-def _says_enough(line: str) -> bool:
-    """`substance(line) >= 4` for a stripped line, without joining it when its first three characters and
-    its last (none a space, the ends by stripping) already make four.
-    """
-    n = len(line)
-    return n >= 4 and ((not line[1].isspace() and not line[2].isspace()) or substance(line) >= 4)
 
 
 class Seen:
@@ -493,11 +492,17 @@ class Seen:
         if self.lines[0] != epoch:
             self.lines = (epoch, set())
         seen = self.lines[1]
-        if len(folded) < 4:  # no line says enough (`_says_enough`): nothing to count or remember
+        if len(folded) < 4:  # no line says enough (below): nothing to count or remember
             if len(seen) > LINES_CAP:
                 seen.clear()
             return 0
-        fresh = {hash(line) for line in map(str.strip, folded.split("\n")) if _says_enough(line)}
+        # a line says enough with `substance(line) >= 4`; a stripped line whose first three characters and
+        # last (none a space) already make four is not joined to count (asked of every line of every result)
+        fresh = {
+            hash(line)
+            for line in map(str.strip, folded.split("\n"))
+            if len(line) >= 4 and ((not line[1].isspace() and not line[2].isspace()) or substance(line) >= 4)
+        }
         fresh -= seen
         if len(seen) > LINES_CAP:
             seen.clear()

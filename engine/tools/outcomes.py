@@ -292,9 +292,10 @@ class ProgressFailures:
             self._changed(agent, st, tool, args, body, key if key is not None else result_key(text))
         # cosmetic spellings of one command on one target that all print the same long answer
         # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
-        answer = error_key(text, ANSWER_MIN) if self.error_limit and not mutating else None
-        target = targets(tool, args) if answer is not None else None
-        if target is not None:
+        # (a text under `ANSWER_MIN` folds shorter still: no answer to count, and no target needed)
+        target = targets(tool, args) if self.error_limit and not mutating and len(text) >= ANSWER_MIN else None
+        answer = error_key(text, ANSWER_MIN) if target is not None else None
+        if answer is not None:
             self._same(st, command_of(tool, args), hash((answer, target)), False)
         elif st.errors:  # no long answer to count (or no target): the command's run ends
             st.errors.pop(command_of(tool, args), None)
