@@ -411,7 +411,10 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
     if last[0] is text and last[1] == tool and last[2] is args and args is not None:
         return str(last[3])
     folded = _news_text(text, tool, args)
-    last[:] = [text, tool, args, folded]
+    last[0] = text  # kept in place: no list per result
+    last[1] = tool
+    last[2] = args
+    last[3] = folded
     return folded
 
 
@@ -428,7 +431,11 @@ def _shares_pair(text: str, src: str) -> bool:
     if not src.isascii():
         return True
     low, spelled = text.lower(), src.lower()
-    return any(low[i : i + 2] in spelled for i in range(len(low) - 1))
+    # a plain loop, not `any()` over a generator: asked of every short result, it allocates no object
+    i = len(low) - 2
+    while i >= 0 and low[i : i + 2] not in spelled:
+        i -= 1
+    return i >= 0
 
 
 def _news_text(text: str, tool: str, args: Any) -> str:

@@ -346,17 +346,14 @@ def _forgive(
     whose turn learned something since they were last counted), and restart their counts.
     """
     keys, last, now = a.seen.keys, a.last, a.news
-    keep: list[str] = []
     gone: list[str] = []
     for fp in entry:
         mine = last.get(fp)
-        (
-            gone
-            if _moved(keys.get(fp), mine, news, before, settled, cwd) or (mine is not None and now > mine[1])
-            else keep
-        ).append(fp)
+        if _moved(keys.get(fp), mine, news, before, settled, cwd) or (mine is not None and now > mine[1]):
+            gone.append(fp)
     if gone:
-        window.forgive(entry, tuple(keep))
+        # (every fingerprint made progress, most often: a change since they were counted)
+        window.forgive(entry, tuple(fp for fp in entry if fp not in gone) if len(gone) < len(entry) else ())
         window.restart(tuple(gone))
 
 
