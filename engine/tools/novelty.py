@@ -376,10 +376,17 @@ def _without(text: str, words: tuple[str, ...]) -> str:
     for w in words:
         lw = w.lower()
         if lw in low:
-            # whole tokens only: an echoed `21` is not the `21` inside a uuid or a longer number
-            text = re.sub(rf"(?<![\w-]){re.escape(w)}(?![\w-])", "#", text, flags=re.I)
+            text = _echo_pattern(w).sub("#", text)
             low = text.lower()
     return text
+
+
+@lru_cache(maxsize=1024)
+def _echo_pattern(word: str) -> re.Pattern[str]:
+    """An echoed word as a whole token (an echoed `21` is not the `21` inside a uuid or a longer number), case
+    aside; compiled once per word (a loop's results echo the same words).
+    """
+    return re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])", re.I)
 
 
 def _short_spelled(text: str, tool: str, args: Any) -> str:
