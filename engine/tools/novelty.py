@@ -543,6 +543,9 @@ class Seen:
     def add_all(self, keys: tuple[str, ...], result: int, epoch: int) -> None:
         """`add` for each of these keys (one call's fingerprints and the call itself), in one pass."""
         table = self.keys
+        fresh: tuple[int, tuple[int, ...]] | None = (
+            None  # one entry for every key that starts over here (entries are never changed in place)
+        )
         for key in keys:
             entry = table.get(key)
             if entry is None or entry[0] != epoch:
@@ -550,7 +553,9 @@ class Seen:
                     if len(table) >= KEYS_CAP:
                         del table[self.order.popleft()]
                     self.order.append(key)
-                table[key] = (epoch, (result,))
+                if fresh is None:
+                    fresh = (epoch, (result,))
+                table[key] = fresh
                 continue
             results = entry[1]
             if results[-1] == result:
