@@ -64,35 +64,22 @@ def _lead(text: str) -> str:
     return "\n".join(lines[i:])
 
 
-_MEMO_CHARS = 256  # short results repeat in a session (`ok`, `File written`): their reading is remembered
-_MEMO_CAP = 256
-_READ: tuple[dict[str, bool], dict[str, bool]] = ({}, {})  # (other tools, shell tools): text -> reads as error
+_SHORTEST = 5  # no pattern here matches fewer characters (`wrong`); reading a result only shortens it
 
 
 def reads_as_error(tool: str, text: str) -> bool:
     """Whether a result with no status reads as an error (see the module docstring)."""
-    if not text:
-        return False
-    shell = tool in SHELL_TOOLS
-    if len(text) > _MEMO_CHARS:
-        return _reads_as_error(shell, text)
-    memo = _READ[shell]
-    hit = memo.get(text)
-    if hit is None:
-        if len(memo) >= _MEMO_CAP:
-            memo.clear()
-        hit = memo[text] = _reads_as_error(shell, text)
-    return hit
-
-
-def _reads_as_error(shell: bool, text: str) -> bool:
+    if len(text) < _SHORTEST:
+        return False  # (`ok`, `done`, `[]`, ``: a short result is asked often, and none reads as one)
     text = unframe(text[:_HEAD] if len(text) <= 2 * _HEAD else text[:_HEAD] + "\n" + text[-2000:])
     head = text[:_HEAD]
     if _ANY.search(head) or _REJECTION.match(head) or _REJECTION.match(_steady(head)):
         return True
     if _TRACEBACK.search(text[-2000:]):
         return True
-    return not shell and (_TOOL_ERROR.match(head) is not None or _TOOL_ERROR.match(_lead(head)) is not None)
+    return tool not in SHELL_TOOLS and (
+        _TOOL_ERROR.match(head) is not None or _TOOL_ERROR.match(_lead(head)) is not None
+    )
 
 
 def cancelled(text: str) -> bool:

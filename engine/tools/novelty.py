@@ -381,7 +381,7 @@ def _without(text: str, words: tuple[str, ...]) -> str:
     return text
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _echo_pattern(word: str) -> re.Pattern[str]:
     """An echoed word as a whole token (an echoed `21` is not the `21` inside a uuid or a longer number), case
     aside; compiled once per word (a loop's results echo the same words).
