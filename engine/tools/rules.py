@@ -342,37 +342,30 @@ def _waits_longest(a: _Agent, tool: str, norm: Any) -> bool:
 def _forgive(
     a: _Agent, cwd: str | None, entry: tuple[str, ...], news: int, before: int, settled: bool, window: AgentWindow
 ) -> None:
-    """Take back from the repeat window the fingerprints of this call that made progress (`_moved`, or
-    whose turn learned something since they were last counted), and restart their counts.
+    """Take back from the repeat window the fingerprints of this call that made progress (or whose turn
+    learned something since they were last counted), and restart their counts.
+
+    A call made progress for a fingerprint that answered before (`novelty.Seen`) when it is a re-run after
+    a change, or a success whose answer is new for it; a failure alone is not, unless it ran in another
+    directory (`cd A && make`, then `cd B && make`) and answered something new.
     """
     keys, last, now = a.seen.keys, a.last, a.news
     gone: list[str] = []
     for fp in entry:
-        mine = last.get(fp)
-        if _moved(keys.get(fp), mine, news, before, settled, cwd) or (mine is not None and now > mine[1]):
+        mine = last.get(fp)  # (the `cd` dir of its last call, the turn's news count then)
+        if mine is not None and now > mine[1]:
+            gone.append(fp)
+            continue
+        seen = keys.get(fp)
+        if seen is not None and (
+            seen[0] != before
+            or (
+                news not in seen[1]
+                and (not settled or (cwd is not None and mine is not None and mine[0] is not None and cwd != mine[0]))
+            )
+        ):
             gone.append(fp)
     if gone:
         # (every fingerprint made progress, most often: a change since they were counted)
         window.forgive(entry, tuple(fp for fp in entry if fp not in gone) if len(gone) < len(entry) else ())
         window.restart(tuple(gone))
-
-
-def _moved(
-    seen: tuple[int, tuple[int, ...]] | None,
-    last: tuple[str | None, int] | None,
-    news: int,
-    before: int,
-    bad: bool,
-    cwd: str | None,
-) -> bool:
-    """Whether this call made progress for a fingerprint, given its `Seen` entry and its `last` entry: a
-    re-run after a change, a success whose answer is new for it (`novelty.Seen`); a failure alone is not,
-    unless it ran in another directory (`cd A && make`, then `cd B && make`) and answered something new.
-    """
-    if seen is None:
-        return False  # never answered: a first call is not news about a repeat
-    if seen[0] != before:
-        return True
-    if news in seen[1]:
-        return False
-    return not bad or (cwd is not None and last is not None and last[0] is not None and cwd != last[0])
