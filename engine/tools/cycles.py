@@ -77,16 +77,16 @@ class CycleHit(NamedTuple):
 @dataclass(slots=True)
 class _Agent:
     pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
-    seen: dict[tuple[str, int, int], int] = field(default_factory=dict)
-    calls: dict[str, int] = field(default_factory=dict)  # call key -> how often dispatched this turn
+    seen: dict[Pair, int] = field(default_factory=dict)
+    # call key -> (the epoch after its latest dispatch, its latest result, how often dispatched this turn):
+    # one table, not three keyed alike (every result writes each, every check reads two)
+    last: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     flags: deque[bool] = field(default_factory=deque)
     pages: OrderedDict[str, int] = field(default_factory=OrderedDict)
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # lines shown per file (merged)
     epoch: int = 0
     recent: deque[str | None] = field(default_factory=deque)
     tally: dict[str, int] = field(default_factory=dict)
-    last_epoch: dict[str, int] = field(default_factory=dict)
-    last_result: dict[str, int] = field(default_factory=dict)  # call key -> its latest result key
     hit: CycleHit | None = None
 
 
@@ -234,8 +234,8 @@ class Cycles:
     def _backstop(self, a: _Agent, call: str, epoch: int) -> CycleHit | None:
         if not self.backstop:
             return None
-        last = a.last_epoch.get(call)
-        counted = last is None or last == epoch
+        last = a.last.get(call)
+        counted = last is None or last[0] == epoch
         entry = call if counted else None
         a.recent.append(entry)
         if entry is not None:
@@ -254,7 +254,7 @@ class Cycles:
         return None
 
     def _cycle(self, a: _Agent, call: str) -> CycleHit | None:
-        if not self.cycles or call not in a.calls:
+        if not self.cycles or call not in a.last:
             return None
         seq = a.pairs
         n = len(seq)
@@ -275,7 +275,8 @@ class Cycles:
         return None
 
     def _hit(self, a: _Agent, rule: str, period: int, unit: list[Pair]) -> CycleHit:
-        calls = tuple((label(p.call), a.calls.get(p.call, 0)) for p in unit)
+        last = a.last
+        calls = tuple((label(p.call), last[p.call][2] if p.call in last else 0) for p in unit)
         return CycleHit(rule, period, calls, min(n for _, n in calls))
 
     def record(
@@ -297,31 +298,30 @@ class Cycles:
         """
         if answer is None:
             answer = result
-        a = self._a(agent)
-        if len(a.last_epoch) >= _SEEN_CAP:
-            a.last_epoch.clear()  # bounded: a turn with this many distinct calls starts counting afresh
-        a.last_epoch[call] = epoch
-        prev = a.last_result.get(call)
-        if len(a.last_result) >= _SEEN_CAP:
-            a.last_result.clear()
-        a.last_result[call] = answer
-        news = (prev is not None and prev != answer) if brought is None else brought  # new: progress
+        a = self.agents.get(agent)
+        if a is None:
+            a = self._a(agent)
+        last = a.last
+        prev = last.get(call)
+        if len(last) >= _SEEN_CAP:
+            last.clear()  # bounded: a turn with this many distinct calls starts counting afresh
+            last[call] = (epoch, answer, 1)
+        else:
+            last[call] = (epoch, answer, prev[2] + 1 if prev is not None else 1)
+        news = (prev is not None and prev[1] != answer) if brought is None else brought  # new: progress
         if news and call in a.tally:
             # the backstop counts repeats that show nothing new: a changed result starts the count over
             del a.tally[call]
             a.recent = deque(None if c == call else c for c in a.recent)
-        key = (call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
-        seen = a.seen.get(key, 0)
+        pair = Pair(call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
+        seen = a.seen.get(pair, 0)
         a.flags.append(seen > 0)
         while len(a.flags) > self.window:
             a.flags.popleft()
         if len(a.seen) >= _SEEN_CAP:
             a.seen.clear()
-        a.seen[key] = seen + 1
-        if len(a.calls) >= _SEEN_CAP:
-            a.calls.clear()
-        a.calls[call] = a.calls.get(call, 0) + 1
-        a.pairs.append(Pair(call, result, epoch))
+        a.seen[pair] = seen + 1
+        a.pairs.append(pair)
         if path is not None:
             if path not in a.pages and len(a.pages) >= _SEEN_CAP:
                 old, _ = a.pages.popitem(last=False)

@@ -80,13 +80,16 @@ def _tool_error_behind(said: str) -> bool:
     return False
 
 
+_SHORTEST = 5  # no pattern here matches fewer characters (`wrong`); reading a result only shortens it
+
+
 def reads_as_error(tool: str, text: str, args: Any = None) -> bool:
     """Whether a result with no status reads as an error (see the module docstring). With the call's
     arguments, the result is also read as every rule compares it (`novelty.news_text`): a harness's
     restatement of the command (`$ submit flag{...}` above `Wrong flag!`) says nothing either.
     """
-    if not text:
-        return False
+    if len(text) < _SHORTEST:
+        return False  # (`ok`, `done`, `[]`, ``: a short result is asked often, and none reads as one)
     raw = text
     text = unframe(text[:_HEAD] if len(text) <= 2 * _HEAD else text[:_HEAD] + "\n" + text[-2000:])
     head = text[:_HEAD]

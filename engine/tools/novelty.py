@@ -28,7 +28,7 @@ moving counters is not.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from functools import lru_cache
 from typing import Any
 
@@ -333,7 +333,8 @@ def _source(tool: str, args: Any) -> str:
     if tool in SHELL_TOOLS:
         return command_of(args)[:2000]
     if isinstance(args, dict):
-        return " ".join(str(v)[:500] for v in list(args.values())[:16] if isinstance(v, (str, int, float)))
+        values = args.values() if len(args) <= 16 else list(args.values())[:16]
+        return " ".join([str(v)[:500] for v in values if isinstance(v, (str, int, float))])
     return str(args)[:2000] if isinstance(args, str) else ""
 
 
@@ -344,9 +345,17 @@ def echoes(tool: str, args: Any) -> tuple[str, ...]:
     src = _source(tool, args)
     if not src:
         return ()
+    return _echo_words(src, command_of(args)[:ECHO_CHARS] if tool in SHELL_TOOLS and len(src) >= 4 else "")
+
+
+@lru_cache(maxsize=512)
+def _echo_words(src: str, whole: str) -> tuple[str, ...]:
+    """`echoes` of a call's `_source` and, for a shell call, its whole command (cached: a loop repeats its
+    calls, and every long result asks).
+    """
     out: set[str] = set()
-    if tool in SHELL_TOOLS and len(src) >= 4:
-        out.update(_spellings(command_of(args)[:ECHO_CHARS]))
+    if whole:
+        out.update(_spellings(whole))
     for m in _URL.finditer(src):
         u = m.group().rstrip(".,;:!?)]}'\"")
         if "." not in u:
@@ -408,11 +417,18 @@ def _without(text: str, words: tuple[str, ...]) -> str:
     for w in words:
         lw = w.lower()
         if lw in low:
-            # whole tokens only: an echoed `21` is not the `21` inside a uuid, a longer number or a decimal
-            # (`took 12.31s` holds no `12`: folding it would split the duration `clean` folds whole)
-            text = re.sub(rf"(?<![\w-])(?<!\d\.){re.escape(w)}(?![\w-])(?!\.\d)", "#", text, flags=re.I)
+            text = _echo_pattern(w).sub("#", text)
             low = text.lower()
     return text
+
+
+@lru_cache(maxsize=256)
+def _echo_pattern(word: str) -> re.Pattern[str]:
+    """An echoed word as a whole token, case aside (an echoed `21` is not the `21` inside a uuid, a longer
+    number or a decimal); compiled once per word (a loop's results echo the same words).
+    """
+    # (`took 12.31s` holds no `12`: folding it would split the duration `clean` folds whole)
+    return re.compile(rf"(?<![\w-])(?<!\d\.){re.escape(word)}(?![\w-])(?!\.\d)", re.I)
 
 
 def _short_spelled(text: str, tool: str, args: Any) -> str:
@@ -444,7 +460,10 @@ def news_text(text: str, tool: str = "", args: Any = None) -> str:
     if last[0] is text and last[1] == tool and last[2] is args and args is not None:
         return str(last[3])
     folded = _news_text(text, tool, args)
-    last[:] = [text, tool, args, folded]
+    last[0] = text  # kept in place: no list per result
+    last[1] = tool
+    last[2] = args
+    last[3] = folded
     return folded
 
 
@@ -453,20 +472,26 @@ def _may_echo(text: str, tool: str, args: Any) -> bool:
     or longer, so a short ASCII text that shares no two characters in a row with it (case aside) holds none,
     and the echo words are not worked out (`ok`, `File written`).
     """
-    if len(text) > 64 or not text.isascii():
-        return True
-    src = _source(tool, args)
+    return len(text) > 64 or not text.isascii() or _shares_pair(text, _source(tool, args))
+
+
+def _shares_pair(text: str, src: str) -> bool:
+    """`_may_echo` for a short ASCII text and the call's `_source`."""
     if not src.isascii():
         return True
     low, spelled = text.lower(), src.lower()
-    return any(low[i : i + 2] in spelled for i in range(len(low) - 1))
+    # a plain loop, not `any()` over a generator: asked of every short result, it allocates no object
+    i = len(low) - 2
+    while i >= 0 and low[i : i + 2] not in spelled:
+        i -= 1
+    return i >= 0
 
 
 def _news_text(text: str, tool: str, args: Any) -> str:
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
         text = _short_spelled(unframe(_bounded(text)), tool, args)
-        if _may_echo(text, tool, args):
+        if len(text) > 64 or not text.isascii() or _shares_pair(text, _source(tool, args)):  # `_may_echo`
             text = _without(text, echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
@@ -488,20 +513,18 @@ def substance(folded: str) -> int:
     return len("".join(folded.split()))
 
 
-def _says_enough(line: str) -> bool:
-    """`substance(line) >= 4` for a stripped line, without joining it when its first three characters and
-    its last (none a space, the ends by stripping) already make four.
-    """
-    n = len(line)
-    return n >= 4 and ((not line[1].isspace() and not line[2].isspace()) or substance(line) >= 4)
-
-
 class Seen:
-    """Per call key: the results it returned since the workspace last changed (bounded)."""
+    """Per call key: the results it returned since the workspace last changed (bounded).
+
+    Compact on purpose: every result adds to several keys, so a key holds its epoch and a tuple of its
+    results (most keys hold one), not a container of its own. The keys are dropped oldest first past the
+    cap, in the order `order` keeps (a plain dict's first key is found by a scan past the deleted ones).
+    """
 
     def __init__(self) -> None:
-        self.keys: OrderedDict[str, tuple[int, OrderedDict[int, None]]] = OrderedDict()
-        self.anywhere: tuple[int, OrderedDict[int, None]] = (0, OrderedDict())
+        self.keys: dict[str, tuple[int, tuple[int, ...]]] = {}  # key -> (epoch, its results, oldest first)
+        self.order: deque[str] = deque()  # the keys, oldest first
+        self.anywhere: tuple[int, dict[int, None]] = (0, {})
         self.lines: tuple[int, set[int]] = (0, set())
 
     def novel(self, result: int, epoch: int) -> bool:
@@ -509,13 +532,13 @@ class Seen:
         the turn learned something, whatever call brought it.
         """
         if self.anywhere[0] != epoch:
-            self.anywhere = (epoch, OrderedDict())
+            self.anywhere = (epoch, {})
         results = self.anywhere[1]
         if result in results:
             return False
         results[result] = None
         if len(results) > KEYS_CAP * 2:
-            results.popitem(last=False)
+            del results[next(iter(results))]
         return True
 
     def new_lines(self, folded: str, epoch: int) -> int:
@@ -525,7 +548,17 @@ class Seen:
         if self.lines[0] != epoch:
             self.lines = (epoch, set())
         seen = self.lines[1]
-        fresh = {hash(line) for line in map(str.strip, folded.split("\n")) if _says_enough(line)}
+        if len(folded) < 4:  # no line says enough (below): nothing to count or remember
+            if len(seen) > LINES_CAP:
+                seen.clear()
+            return 0
+        # a line says enough with `substance(line) >= 4`; a stripped line whose first three characters and
+        # last (none a space) already make four is not joined to count (asked of every line of every result)
+        fresh = {
+            hash(line)
+            for line in map(str.strip, folded.split("\n"))
+            if len(line) >= 4 and ((not line[1].isspace() and not line[2].isspace()) or substance(line) >= 4)
+        }
         fresh -= seen
         if len(seen) > LINES_CAP:
             seen.clear()
@@ -547,20 +580,36 @@ class Seen:
 
     def add(self, key: str, result: int, epoch: int) -> None:
         """Remember that this key returned `result` at this epoch (a new epoch forgets older results)."""
-        entry = self.keys.get(key)
-        if entry is None or entry[0] != epoch:
-            if entry is None and len(self.keys) >= KEYS_CAP:
-                self.keys.popitem(last=False)
-            entry = (epoch, OrderedDict())
-            self.keys[key] = entry
-        results = entry[1]
-        results[result] = None
-        results.move_to_end(result)
-        while len(results) > RESULTS_PER_KEY:
-            results.popitem(last=False)
+        self.add_all((key,), result, epoch)
+
+    def add_all(self, keys: tuple[str, ...], result: int, epoch: int) -> None:
+        """`add` for each of these keys (one call's fingerprints and the call itself), in one pass."""
+        table = self.keys
+        fresh: tuple[int, tuple[int, ...]] | None = (
+            None  # one entry for every key that starts over here (entries are never changed in place)
+        )
+        for key in keys:
+            entry = table.get(key)
+            if entry is None or entry[0] != epoch:
+                if entry is None:
+                    if len(table) >= KEYS_CAP:
+                        del table[self.order.popleft()]
+                    self.order.append(key)
+                if fresh is None:
+                    fresh = (epoch, (result,))
+                table[key] = fresh
+                continue
+            results = entry[1]
+            if results[-1] == result:
+                continue  # already the latest
+            if result in results:
+                table[key] = (epoch, (*(r for r in results if r != result), result))
+            else:
+                table[key] = (epoch, (results if len(results) < RESULTS_PER_KEY else results[1:]) + (result,))
 
     def clear(self) -> None:
         """Forget every key."""
         self.keys.clear()
-        self.anywhere = (0, OrderedDict())
+        self.order.clear()
+        self.anywhere = (0, {})
         self.lines = (0, set())

@@ -91,6 +91,8 @@ def targets(tool: str, args: Any) -> str | None:
 
 def error_key(text: str, least: int = ERROR_MIN) -> int | None:
     """The result text folded, whitespace aside (None when shorter than `least` to compare)."""
+    if len(text) < least:
+        return None  # folding only shortens a text (under 16 KiB): it stays too short
     squeezed = "".join(fold(strip_exit(text)).split())
     return hash(squeezed) if len(squeezed) >= least else None
 
@@ -288,13 +290,14 @@ class ProgressFailures:
         """A success: a change starts every count over; a read continues or ends its same-answer run."""
         if mutating:
             self._changed(agent, st, tool, args, body, key if key is not None else result_key(text))
-        target = targets(tool, args) if self.error_limit and not mutating else None
-        if target is not None:
-            # cosmetic spellings of one command on one target that all print the same long answer
-            # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
-            answer = error_key(text, ANSWER_MIN)
-            self._same(st, command_of(tool, args), hash((answer, target)) if answer is not None else None, False)
-        elif st.errors:
+        # cosmetic spellings of one command on one target that all print the same long answer
+        # (`pytest x | tail`, `pytest -q x 2>&1 | head -50`: a failure hidden behind the pipe's status)
+        # (a text under `ANSWER_MIN` folds shorter still: no answer to count, and no target needed)
+        target = targets(tool, args) if self.error_limit and not mutating and len(text) >= ANSWER_MIN else None
+        answer = error_key(text, ANSWER_MIN) if target is not None else None
+        if answer is not None:
+            self._same(st, command_of(tool, args), hash((answer, target)), False)
+        elif st.errors:  # no long answer to count (or no target): the command's run ends
             st.errors.pop(command_of(tool, args), None)
         if self.causes.holds(agent):
             self.causes.succeeded(agent, command_of(tool, args))

@@ -291,10 +291,12 @@ class RepeatGuard:
         """Settle a rejected ask, or remember the last successful result text."""
         if agent is None or not self.tracked(tool):
             return
-        if self.settle(agent, call_id):
+        if self._pending and self.settle(agent, call_id):
             return
         if not is_error and text:
-            self.slot(agent).last_result = from_units(to_units(text)[: self.cfg.result_preview_chars])
+            n = self.cfg.result_preview_chars
+            # ASCII is one UTF-16 unit a character: the cut needs no round trip through units
+            self.slot(agent).last_result = text[:n] if text.isascii() else from_units(to_units(text)[:n])
 
     def reset(self, agent: str) -> None:
         """A human message: forget the agent's window, last result and local flags."""

@@ -31,12 +31,11 @@ from engine.tools.progress import (
     failed,
     mutates,
     pure_wait,
-    result_key,
     wait_seconds,
 )
 from engine.tools.repeat import AgentWindow
 from engine.tools.safeargs import bounded_args
-from engine.tools.sameresult import SameResultHit, SameResults, result_of
+from engine.tools.sameresult import SameResultHit, SameResults, answer_of
 from engine.tools.sameresult import shape as result_shape
 
 _LAST_CAP = 512
@@ -67,22 +66,6 @@ class _Agent:
     pending: dict[str, _Pending] = field(default_factory=dict)
     order: deque[str] = field(default_factory=deque)
     longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
-
-
-def _progress(a: _Agent, fp: str, news: int, epoch: int, bad: bool, cwd: str | None) -> bool:
-    """Whether this call made progress for a fingerprint: a re-run after a change, a success whose
-    answer is new for it (`novelty.Seen`); a failure alone is not, unless it ran in another directory
-    (`cd A && make`, then `cd B && make`) and answered something new.
-    """
-    if not a.seen.known(fp):
-        return False
-    if a.seen.new(fp, news, epoch) and not bad:
-        return True
-    if a.seen.keys[fp][0] != epoch:
-        return True
-    last = a.last.get(fp)
-    prev = last[0] if last is not None else None
-    return cwd is not None and prev is not None and cwd != prev and a.seen.new(fp, news, epoch)
 
 
 def _status_hidden(tool: str, args: Any) -> bool:
@@ -257,7 +240,8 @@ class DefaultRules:
         if not bad and ((exit is None and not exit_marker(text)) or _status_hidden(tool, args)):
             # no status, or the pipe's: the text says whether it failed (its echo of the call aside)
             bad = guessed = reads_as_error(tool, text, args)
-        key = result_key(text, tool, args)
+        said = news_text(text, tool, args)  # the result as every rule compares it: worked out once, passed on
+        key = hash(said)  # `progress.result_key`
         if bad and _waits_longest(a, tool, norm):
             # `sleep 8 && curl localhost:3000` failing after `sleep 4 && ...` failed: each try waits
             # longer for a service that is coming up, so it starts every count over (a change before it)
@@ -282,25 +266,29 @@ class DefaultRules:
             path = page_path(p.tool, p.args) if reading and self.cycles.paging else None
             span = page_span(p.tool, p.args) if path is not None else None
             cwd = cd_dir(p.tool, p.args)
-            answer = result_of(text, tool, args)
+            answer = answer_of(said)  # `sameresult.result_of`
             news = key if answer is None else answer  # what "a different answer" is judged on (ids folded)
             # the turn learned something (a failure alone never is: a new error is not progress)
             # a failure read from the text alone that prints lines never printed before is a poll whose
             # output moves, not the same failure again (a re-worded error line is one line); a status that
             # says it failed is never news
-            fresh = a.seen.new_lines(news_text(text, tool, args), before)
+            seen = a.seen
+            fresh = seen.new_lines(said, before)
             settled = bad and (not guessed or fresh < NEW_LINES)
-            brought = changed or (not settled and a.seen.novel(news, before))
-            renewed = a.seen.known(p.call) and a.seen.new(p.call, news, before)  # this call answered anew
+            brought = changed or (not settled and seen.novel(news, before))
+            mine = seen.keys.get(p.call)
+            renewed = mine is not None and (mine[0] != before or news not in mine[1])  # this call answered anew
             if p.entry and window is not None:
                 _forgive(a, cwd, p.entry, news, before, settled, window)
             if brought:
                 a.news += 1
             if len(a.last) >= _LAST_CAP:
                 a.last.clear()
-            for fp in (*(p.entry or ()), p.call):
-                a.seen.add(fp, news, after)
-                a.last[fp] = (cwd, a.news)
+            fps = (*p.entry, p.call) if p.entry else (p.call,)
+            seen.add_all(fps, news, after)
+            last, now = a.last, (cwd, a.news)
+            for fp in fps:
+                last[fp] = now
             self.cycles.record(agent, p.call, key, path, after, span, news, renewed)
             if answer is not None or self.same.running(agent):  # else no run to end: the shape is not needed
                 self.same.record(agent, result_shape(tool, norm, p.body), answer, after, p.call)
@@ -355,14 +343,30 @@ def _waits_longest(a: _Agent, tool: str, norm: Any) -> bool:
 def _forgive(
     a: _Agent, cwd: str | None, entry: tuple[str, ...], news: int, before: int, settled: bool, window: AgentWindow
 ) -> None:
-    """Take back from the repeat window the fingerprints of this call that made progress (or whose
-    turn learned something since they were last counted), and restart their counts.
+    """Take back from the repeat window the fingerprints of this call that made progress (or whose turn
+    learned something since they were last counted), and restart their counts.
+
+    A call made progress for a fingerprint that answered before (`novelty.Seen`) when it is a re-run after
+    a change, or a success whose answer is new for it; a failure alone is not, unless it ran in another
+    directory (`cd A && make`, then `cd B && make`) and answered something new.
     """
-    keep = tuple(
-        fp
-        for fp in entry
-        if not (_progress(a, fp, news, before, settled, cwd) or a.news > a.last.get(fp, (None, a.news))[1])
-    )
-    if len(keep) != len(entry):
-        window.forgive(entry, keep)
-        window.restart(tuple(fp for fp in entry if fp not in keep))
+    keys, last, now = a.seen.keys, a.last, a.news
+    gone: list[str] = []
+    for fp in entry:
+        mine = last.get(fp)  # (the `cd` dir of its last call, the turn's news count then)
+        if mine is not None and now > mine[1]:
+            gone.append(fp)
+            continue
+        seen = keys.get(fp)
+        if seen is not None and (
+            seen[0] != before
+            or (
+                news not in seen[1]
+                and (not settled or (cwd is not None and mine is not None and mine[0] is not None and cwd != mine[0]))
+            )
+        ):
+            gone.append(fp)
+    if gone:
+        # (every fingerprint made progress, most often: a change since they were counted)
+        window.forgive(entry, tuple(fp for fp in entry if fp not in gone) if len(gone) < len(entry) else ())
+        window.restart(tuple(gone))

@@ -159,7 +159,14 @@ def result_of(text: str, tool: str = "", args: Any = None) -> int | None:
     """The result key: the result as every rule compares it (`novelty.news_text`), with the per-call ids
     a tool hands out folded too (None when it is under `RESULT_MIN` characters, spaces aside).
     """
-    folded = fold_ids(novelty.news_text(text, tool, args))
+    return answer_of(novelty.news_text(text, tool, args))
+
+
+def answer_of(news: str) -> int | None:
+    """`result_of` from the result's `novelty.news_text` (for a caller that has it already)."""
+    if len(news) < RESULT_MIN:
+        return None  # folding ids only shortens a text: it stays under the minimum
+    folded = fold_ids(news)
     if len(folded) < 4 * RESULT_MIN and novelty.substance(folded) < RESULT_MIN:
         return None
     return hash(folded)

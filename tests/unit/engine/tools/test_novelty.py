@@ -8,6 +8,7 @@ for a loop. The traces are small and built here; the verdict is what `scan` woul
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -251,6 +252,73 @@ def test_seen_forgets_results_when_the_workspace_changes() -> None:
     s.add("k", 1, 0)
     assert not s.new("k", 1, 0) and s.new("k", 2, 0) and s.new("k", 1, 1)
     assert not s.new("other", 1, 0)  # a first call is not news about a repeat
+
+
+class _OrderedSeen:
+    """`Seen` as it was written first (an OrderedDict of results per key): the reference the compact one keeps."""
+
+    def __init__(self) -> None:
+        self.keys: OrderedDict[str, tuple[int, OrderedDict[int, None]]] = OrderedDict()
+        self.anywhere: tuple[int, OrderedDict[int, None]] = (0, OrderedDict())
+
+    def novel(self, result: int, epoch: int) -> bool:
+        if self.anywhere[0] != epoch:
+            self.anywhere = (epoch, OrderedDict())
+        results = self.anywhere[1]
+        if result in results:
+            return False
+        results[result] = None
+        if len(results) > novelty.KEYS_CAP * 2:
+            results.popitem(last=False)
+        return True
+
+    def new(self, key: str, result: int, epoch: int) -> bool:
+        entry = self.keys.get(key)
+        return entry is not None and (entry[0] != epoch or result not in entry[1])
+
+    def add(self, key: str, result: int, epoch: int) -> None:
+        entry = self.keys.get(key)
+        if entry is None or entry[0] != epoch:
+            if entry is None and len(self.keys) >= novelty.KEYS_CAP:
+                self.keys.popitem(last=False)
+            entry = (epoch, OrderedDict())
+            self.keys[key] = entry
+        entry[1][result] = None
+        entry[1].move_to_end(result)
+        while len(entry[1]) > novelty.RESULTS_PER_KEY:
+            entry[1].popitem(last=False)
+
+
+_SEEN_OPS = st.lists(
+    st.tuples(st.sampled_from(("add", "add", "new", "novel")), st.lists(st.integers(0, 5), min_size=1, max_size=4),
+              st.integers(0, 5), st.integers(0, 1)),
+    max_size=300,
+)  # fmt: skip
+
+
+@pytest.mark.slow
+@settings(max_examples=500, deadline=None)
+@given(_SEEN_OPS)
+def test_seen_answers_as_ordered_results_per_key_would(ops: list[tuple[str, list[int], int, int]]) -> None:
+    """The compact `Seen` (a tuple of results per key, keys dropped oldest first through a queue, one entry
+    shared by the keys a result starts over) answers every question as the first version did, caps included.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(novelty, "KEYS_CAP", 4)  # small caps: the sequences reach them
+        mp.setattr(novelty, "RESULTS_PER_KEY", 3)
+        seen, ref = Seen(), _OrderedSeen()
+        for op, keys, result, epoch in ops:
+            names = tuple(f"k{k}" for k in keys)
+            if op == "add":
+                seen.add_all(names, result, epoch)
+                for name in names:
+                    ref.add(name, result, epoch)
+            elif op == "new":
+                assert [seen.new(n, result, epoch) for n in names] == [ref.new(n, result, epoch) for n in names]
+            else:
+                assert seen.novel(result, epoch) == ref.novel(result, epoch)
+            assert list(seen.keys) == list(ref.keys)
+            assert all(seen.keys[k] == (e, tuple(r)) for k, (e, r) in ref.keys.items())
 
 
 def test_a_one_line_rejection_followed_by_a_volatile_line_is_still_a_failure() -> None:
