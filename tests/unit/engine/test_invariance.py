@@ -600,13 +600,19 @@ def sweep_seeds(name: str, session: str) -> tuple[int, int]:
     return base, base + 1
 
 
+def rewritten(name: str) -> list[str]:
+    """The sessions of the pool the class rewrites (the test is skipped when no corpus is present)."""
+    names = [s for s in pool() if applies(name, s)]
+    if not names:
+        pytest.skip("no labelled corpus present")
+    return names
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", classes(FAILING_PROPERTY))
 def test_invariant_over_every_session(name: str) -> None:
     """Every session of the pool the class rewrites, with its two sweep seeds: no flip anywhere."""
-    names = [s for s in pool() if applies(name, s)]
-    if not names:
-        pytest.skip("no labelled corpus present")
+    names = rewritten(name)
     flips = []
     for session in names:
         for seed in sweep_seeds(name, session):
@@ -621,9 +627,7 @@ def test_invariant_over_every_session(name: str) -> None:
 @pytest.mark.parametrize("name", classes(FAILING_PROPERTY))
 def test_invariant_over_real_sessions(name: str) -> None:
     """Further seeds drawn by Hypothesis on sampled sessions (the sweep's seeds are two per session)."""
-    names = [s for s in pool() if applies(name, s)]
-    if not names:
-        pytest.skip("no labelled corpus present")
+    names = rewritten(name)
 
     @PROPERTY
     @given(session=st.sampled_from(names), seed=st.integers(0, 2**32 - 1))
