@@ -298,9 +298,7 @@ class Cycles:
         """
         if answer is None:
             answer = result
-        a = self.agents.get(agent)
-        if a is None:
-            a = self._a(agent)
+        a = self._a(agent)
         last = a.last
         prev = last.get(call)
         if len(last) >= _SEEN_CAP:

@@ -491,7 +491,7 @@ def _news_text(text: str, tool: str, args: Any) -> str:
     if args is not None:
         # echo first, on the unfolded text: a folded stamp could split a spelled URL in two
         text = _short_spelled(unframe(_bounded(text)), tool, args)
-        if len(text) > 64 or not text.isascii() or _shares_pair(text, _source(tool, args)):  # `_may_echo`
+        if _may_echo(text, tool, args):
             text = _without(text, echoes(tool, args))
     folded = clean(text)
     if args is not None and _DIGIT.search(folded):
@@ -564,10 +564,6 @@ class Seen:
             seen.clear()
         seen |= fresh
         return len(fresh)
-
-    def known(self, key: str) -> bool:
-        """Whether this call key returned anything before."""
-        return key in self.keys
 
     def new(self, key: str, result: int, epoch: int) -> bool:
         """Whether `result` is new for this key: never returned since the epoch (a change) — False for a

@@ -276,8 +276,7 @@ class DefaultRules:
             fresh = seen.new_lines(said, before)
             settled = bad and (not guessed or fresh < NEW_LINES)
             brought = changed or (not settled and seen.novel(news, before))
-            mine = seen.keys.get(p.call)
-            renewed = mine is not None and (mine[0] != before or news not in mine[1])  # this call answered anew
+            renewed = seen.new(p.call, news, before)  # this call answered anew
             if p.entry and window is not None:
                 _forgive(a, cwd, p.entry, news, before, settled, window)
             if brought:

@@ -183,15 +183,15 @@ def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
 
 # The parts of a URL that no alias table changes (host before aliasing, port, path, query), per raw text:
 # the default rules normalise one URL under two tables (the fingerprints' and the compared form's, none).
-_BASE: dict[str, tuple[str, str, str, str] | None] = {}
+_UNALIASED: dict[str, tuple[str, str, str, str] | None] = {}
 
 
 def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
-    base = _BASE.get(raw, _BASE)
-    if base is _BASE:
-        if len(_BASE) >= _CACHE_MAX:
-            _BASE.clear()
-        base = _BASE[raw] = _base(raw)
+    base = _UNALIASED.get(raw, _UNALIASED)
+    if base is _UNALIASED:
+        if len(_UNALIASED) >= _CACHE_MAX:
+            _UNALIASED.clear()
+        base = _UNALIASED[raw] = _base(raw)
     if base is None:
         return None
     host, port, path, query = base

@@ -354,9 +354,9 @@ def test_a_url_normalised_under_another_alias_table_first_is_the_same(raw: str, 
     """The alias-free parts of a URL are kept per text and shared by every alias table: nothing else changes."""
     from engine.tools import urls
 
-    urls._BASE.clear()
+    urls._UNALIASED.clear()
     alone = urls._norm(raw, aliases)
-    urls._BASE.clear()
+    urls._UNALIASED.clear()
     urls._norm(raw, {"other.host": "x.y"})
     assert urls._norm(raw, aliases) == alone
     assert urls._norm("https://" + raw, aliases) == urls._norm("https://" + raw, dict(aliases))
