@@ -207,8 +207,10 @@ class Breaker:
         return tuple(out)
 
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
+        p = None
         if self.rules is not None:
-            found = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            p = self.rules.gate(agent, call_id, tool if isinstance(tool, str) else "", args) if agent else None
+            found = p.found if p is not None else None
             if (
                 found is not None
                 and found[0] in ("same-answer", "same-result")
@@ -229,14 +231,14 @@ class Breaker:
                 return self._enforce(agent, v)
         if agent is None or not self.repeat.tracked(tool):
             return self._enforce(agent, ALLOW)  # untracked tools are never fingerprinted
-        body = self.rules.body(agent, call_id) if self.rules is not None else None
+        body = p.exact if p is not None else None
         cp = fingerprints(tool, args, self.config.repeat, body, bounds=not self.seed, seed_hosts=self.seed)
         r = self.repeat.check(agent, call_id, tool, args, cp)
         if r.kind == "ask" and not self.enforcing:
             self.repeat.approve(agent, call_id, tool, args, "once")  # observe only: count it, waive nothing later
         v = self._from_repeat(r)
-        if self.rules is not None and v.kind == "allow" and cp.fingerprints:
-            self.rules.committed(agent, call_id, cp.fingerprints)
+        if p is not None and v.kind == "allow" and cp.fingerprints:
+            p.entry = cp.fingerprints  # the repeat window counted it: the result may take it back
         return self._enforce(agent, v)
 
     def _local_exempt(self, agent: str | None, call_id: str, tool: str, args: Any, rule: str) -> bool:

@@ -38,6 +38,7 @@ from engine.tools.shellfacts import analyze
 PERIOD_MAX = 17
 LABEL_CHARS = 100
 _SEEN_CAP = 512
+_COUNTED_CAP = 256  # calls the backstop holds before it drops those out of its window
 _PATH_KEYS = ("path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path")
 _PAGER_VERBS = frozenset({"sed", "head", "tail", "cat", "nl", "awk", "less", "more", "open", "goto", "bat"})
 PAGE_MIN = 40  # a read showing fewer lines than this is a scroll step, not a page
@@ -78,15 +79,19 @@ class CycleHit(NamedTuple):
 class _Agent:
     pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
     seen: dict[Pair, int] = field(default_factory=dict)
-    # call key -> (the epoch after its latest dispatch, its latest result, how often dispatched this turn):
-    # one table, not three keyed alike (every result writes each, every check reads two)
-    last: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    # call key -> (the epoch after its latest dispatch, its latest result, how often dispatched this turn,
+    # the position of its latest pair, of the one before it or -1 when not known): one table, not several
+    # keyed alike (every result writes each, every check reads them)
+    last: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
+    count: int = 0  # pairs dispatched this turn: the position the next one takes
     flags: deque[bool] = field(default_factory=deque)
+    repeated: int = 0  # how many of `flags` are set
     pages: OrderedDict[str, int] = field(default_factory=OrderedDict)
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # lines shown per file (merged)
     epoch: int = 0
-    recent: deque[str | None] = field(default_factory=deque)
-    tally: dict[str, int] = field(default_factory=dict)
+    ticks: int = 0  # calls checked this turn: the backstop's clock
+    # call key -> the ticks at which the backstop counted it, within its window (oldest first)
+    counted: dict[str, list[int]] = field(default_factory=dict)
     hit: CycleHit | None = None
 
 
@@ -161,6 +166,22 @@ def page_span(tool: str, args: Any) -> tuple[int, int] | None:
     return None
 
 
+def _forget_before(table: dict[str, list[int]], floor: int) -> None:
+    """Drop the calls the backstop last counted at or before `floor`: out of its window, they count for nothing."""
+    for call in [c for c, ticks in table.items() if ticks[-1] <= floor]:
+        del table[call]
+
+
+def _within(count: int, top: int, at: int, before: int) -> bool:
+    """Whether a call whose latest pair is at position `at` (the one before it at `before`, -1 when not
+    known) may be among the pairs a cycle of period 2 .. `top` looks back to: positions `count - top`
+    to `count - 2`. Never False when it is: a True only means "look".
+    """
+    if at < count - 1:
+        return at >= count - top
+    return before < 0 or before >= count - top
+
+
 def _shows_little_new(spans: list[tuple[int, int]] | None, span: tuple[int, int] | None) -> bool:
     """Whether a read is a revisit: no known range, a scroll-sized window, or half of it already shown."""
     if span is None or span[1] - span[0] + 1 < PAGE_MIN:
@@ -214,7 +235,8 @@ class Cycles:
             a.epoch = epoch
             a.pages.clear()
             a.spans.clear()
-        hit = self._backstop(a, call, epoch) or self._cycle(a, call)
+        last = a.last.get(call)
+        hit = self._backstop(a, call, epoch, last) or self._cycle(a, call, last)
         if hit is None and path is not None and self.paging:
             if a.pages.get(path, 0) >= self.paging and _shows_little_new(a.spans.get(path), span):
                 hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
@@ -231,43 +253,50 @@ class Cycles:
             return False  # (a new epoch clears the pages before the check)
         return max(a.pages.values()) >= self.paging
 
-    def _backstop(self, a: _Agent, call: str, epoch: int) -> CycleHit | None:
+    def _backstop(self, a: _Agent, call: str, epoch: int, last: tuple[int, ...] | None) -> CycleHit | None:
+        """Count the call on the backstop's clock, unless a change came after its latest dispatch (then it is a
+        new attempt); a hit when it was counted `backstop` times in the last `backstop_window` checks.
+        """
         if not self.backstop:
             return None
-        last = a.last.get(call)
-        counted = last is None or last[0] == epoch
-        entry = call if counted else None
-        a.recent.append(entry)
-        if entry is not None:
-            a.tally[entry] = a.tally.get(entry, 0) + 1
-        while len(a.recent) > self.backstop_window:
-            old = a.recent.popleft()
-            if old is not None:
-                n = a.tally[old] - 1
-                if n:
-                    a.tally[old] = n
-                else:
-                    del a.tally[old]
-        n = a.tally.get(call, 0)
-        if entry is not None and n >= self.backstop:
+        tick = a.ticks
+        a.ticks = tick + 1
+        if last is not None and last[0] != epoch:
+            return None
+        table = a.counted
+        ticks = table.get(call)
+        if ticks is None:
+            if len(table) >= _COUNTED_CAP:
+                _forget_before(table, tick - self.backstop_window)
+            ticks = table[call] = []
+        ticks.append(tick)
+        floor = tick - self.backstop_window  # the window holds the ticks after it
+        while ticks[0] <= floor:
+            del ticks[0]
+        n = len(ticks)
+        if n >= self.backstop:
             return CycleHit("backstop", 1, ((label(call), n),), n)
         return None
 
-    def _cycle(self, a: _Agent, call: str) -> CycleHit | None:
-        if not self.cycles or call not in a.last:
+    def _cycle(self, a: _Agent, call: str, last: tuple[int, int, int, int, int] | None) -> CycleHit | None:
+        if not self.cycles or last is None:
             return None
         seq = a.pairs
         n = len(seq)
         top = min(PERIOD_MAX, n // 3)
-        # a period p (2 .. top) needs this call p pairs back: most calls are not among those, found in one C scan
-        if top >= 2 and call in map(_CALL_OF, islice(reversed(seq), 1, top)):
+        # a period p (2 .. top) needs this call p pairs back: most calls are not among those
+        if (
+            top >= 2
+            and _within(a.count, top, last[3], last[4])
+            and call in map(_CALL_OF, islice(reversed(seq), 1, top))
+        ):
             # the pairs `p` back, walked from the end (no index per period)
             for p, back in enumerate(islice(reversed(seq), 1, top), 2):
                 if back.call != call or all(seq[n - k].call == call for k in range(1, p + 1)):
                     continue  # one call repeated is the repeat window's business, not a cycle
                 if all(seq[n - i] == seq[n - i - p] for i in range(1, 2 * p + 1)):
                     return self._hit(a, "cycle", p, [seq[n - p + k] for k in range(p)])
-        if len(a.flags) >= self.window and sum(a.flags) >= self.repeats:
+        if len(a.flags) >= self.window and a.repeated >= self.repeats:
             unit: dict[str, Pair] = {}
             for pr in list(seq)[-self.window :]:
                 unit.setdefault(pr.call, pr)
@@ -301,21 +330,25 @@ class Cycles:
         a = self._a(agent)
         last = a.last
         prev = last.get(call)
+        at = a.count
+        a.count = at + 1
         if len(last) >= _SEEN_CAP:
             last.clear()  # bounded: a turn with this many distinct calls starts counting afresh
-            last[call] = (epoch, answer, 1)
+            last[call] = (epoch, answer, 1, at, -1)
+        elif prev is None:
+            last[call] = (epoch, answer, 1, at, -1)
         else:
-            last[call] = (epoch, answer, prev[2] + 1 if prev is not None else 1)
+            last[call] = (epoch, answer, prev[2] + 1, at, prev[3])
         news = (prev is not None and prev[1] != answer) if brought is None else brought  # new: progress
-        if news and call in a.tally:
+        if news:
             # the backstop counts repeats that show nothing new: a changed result starts the count over
-            del a.tally[call]
-            a.recent = deque(None if c == call else c for c in a.recent)
+            a.counted.pop(call, None)
         pair = Pair(call, result, epoch)  # a pair seen before a change to the workspace is not a repeat after it
         seen = a.seen.get(pair, 0)
         a.flags.append(seen > 0)
+        a.repeated += seen > 0
         while len(a.flags) > self.window:
-            a.flags.popleft()
+            a.repeated -= a.flags.popleft()
         if len(a.seen) >= _SEEN_CAP:
             a.seen.clear()
         a.seen[pair] = seen + 1

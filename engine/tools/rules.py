@@ -10,7 +10,6 @@ between commits and re-runs after an edit never reach the cap. A failure is neve
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,10 +38,13 @@ from engine.tools.sameresult import SameResultHit, SameResults, answer_of
 from engine.tools.sameresult import shape as result_shape
 
 _LAST_CAP = 512
+_PENDING_CAP = 64  # calls judged and not yet answered, per agent (an agent runs a few at once)
 
 
 @dataclass(slots=True)
-class _Pending:
+class Pending:
+    """A call `gate` judged, until its result comes: what the rules compared and what they found."""
+
     body: str  # the call's arguments as compared (`novelty.shell_args`), canonical
     exact: str  # its arguments as given, canonical: the `exact:` fingerprint's body
     call: str
@@ -54,7 +56,8 @@ class _Pending:
     # the result reuses `norm` when it comes with the same object
     args: Any
     norm: Any  # `novelty.shell_args` of them
-    entry: tuple[str, ...] | None = None
+    found: tuple[str, str] | None = None  # (rule, message) when a rule blocks the call
+    entry: tuple[str, ...] | None = None  # the fingerprints the repeat window counted for it
 
 
 @dataclass(slots=True)
@@ -63,8 +66,7 @@ class _Agent:
     # fingerprint -> (the `cd X &&` dir of its last call, `news` after its last call)
     last: dict[str, tuple[str | None, int]] = field(default_factory=dict)
     news: int = 0  # calls this turn that brought something new (a changed workspace or an unseen result)
-    pending: dict[str, _Pending] = field(default_factory=dict)
-    order: deque[str] = field(default_factory=deque)
+    pending: dict[str, Pending] = field(default_factory=dict)  # oldest first
     longest_wait: float = 0.0  # the longest `sleep` this turn, in seconds
 
 
@@ -175,34 +177,45 @@ class DefaultRules:
         p = a.pending.get(call_id) if a else None
         return p.exact if p else None
 
-    def gate(self, agent: str, call_id: str, tool: str, args: Any) -> tuple[str, str] | None:
-        """Before dispatch: `(rule, message)` when a failure streak or a loop blocks this call (`args` bounded)."""
+    def gate(self, agent: str, call_id: str, tool: str, args: Any) -> Pending:
+        """Before dispatch: the call as the rules compare it, with `(rule, message)` in `found` when a failure
+        streak or a loop blocks it (`args` bounded). Kept until its result; the repeat window's count of it is
+        written to its `entry`.
+        """
         norm = shell_args(tool, args)  # quoting, a `cd DIR &&` prefix and operator spacing aside
-        exact = exact_body(tool, args, self.cfg.repeat.ignore_args)
-        body = exact if norm is args else exact_body(tool, norm, self.cfg.repeat.ignore_args)
-        a = self._a(agent)
+        ignore = self.cfg.repeat.ignore_args
+        exact = exact_body(tool, args, ignore)
+        body = exact if norm is args else exact_body(tool, norm, ignore)
+        a = self.agents.get(agent) or self._a(agent)
         epoch = self.failures.epoch(agent)
         call = f"{tool}\x00{body}"
-        wait = pure_wait(tool, norm)
-        a.pending[call_id] = _Pending(body, exact, call, epoch, wait, tool, args, norm)
-        a.order.append(call_id)
-        while len(a.order) > 64:
-            a.pending.pop(a.order.popleft(), None)
+        p = Pending(body, exact, call, epoch, pure_wait(tool, norm), tool, args, norm)
+        pending = a.pending
+        pending.pop(call_id, None)  # an id used again is the newest call
+        pending[call_id] = p
+        if len(pending) > _PENDING_CAP:
+            del pending[next(iter(pending))]
         self.monologue.call(agent)
+        p.found = self._judge(agent, p)
+        return p
+
+    def _judge(self, agent: str, p: Pending) -> tuple[str, str] | None:
+        """`(rule, message)` when a failure streak, a run of one result or a loop blocks the call."""
+        tool, norm, body, epoch = p.tool, p.norm, p.body, p.epoch
         o = self.failures.gate(agent, tool, norm, body)
         if o is not None:
             return o.rule, failure_message(tool, o)
-        if wait:
+        if p.wait:
             return None  # waiting is how polling backs off: the poll after it is what repeats or not
         if self.same.hot(agent):  # the shape costs a few regex passes: only when some run is full
             same = self.same.check(agent, result_shape(tool, norm, body), epoch)
             if same is not None:
                 return "same-result", same_result_message(tool, same)
         path = span = None
-        if self.cycles.paging_due(agent, epoch) and not mutates(tool, args):  # else no read can reach the limit
-            path = page_path(tool, args)
-            span = page_span(tool, args) if path is not None else None
-        hit = self.cycles.check(agent, call, epoch, path, span)
+        if self.cycles.paging_due(agent, epoch) and not mutates(tool, p.args):  # else no read can reach the limit
+            path = page_path(tool, p.args)
+            span = page_span(tool, p.args) if path is not None else None
+        hit = self.cycles.check(agent, p.call, epoch, path, span)
         if hit is not None:
             return hit.rule, cycle_message(hit)
         return None

@@ -325,3 +325,18 @@ def test_engine_section_is_validated_with_clear_errors() -> None:
             assert needle in str(e)
         else:
             raise AssertionError(f"{bad} was accepted")
+
+
+def test_a_call_still_running_keeps_what_its_check_computed_however_many_calls_pass() -> None:
+    """A long call (a build, a slow fetch) is answered after many quick ones: its result is still judged
+    against what its check compared. Only calls never answered are dropped, beyond a cap.
+    """
+    b = Breaker()
+    b.check_tool("A", "long", "bash", bash("make build"))
+    for i in range(100):
+        b.check_tool("A", f"c{i}", "bash", bash(f"cat part{i}.txt"))
+        b.tool_result("A", f"c{i}", "bash", bash(f"cat part{i}.txt"), f"part {i}", False)
+    assert b.rules is not None and b.rules.body("A", "long") == '{"command":"make build"}'
+    for i in range(100):  # never answered: the oldest go
+        b.check_tool("A", f"lost{i}", "bash", bash(f"sleep {i}"))
+    assert b.rules.body("A", "long") is None and b.rules.body("A", "lost99") is not None
