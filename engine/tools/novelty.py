@@ -290,10 +290,13 @@ def shell_args(tool: str, args: Any) -> Any:
 @lru_cache(maxsize=2048)
 def _same_command(command: str) -> str:
     """A command's words as compared (cached: loops repeat commands)."""
-    if "://" not in command and not command.startswith(("cd ", "pushd ")) and _PLAIN.fullmatch(command):
-        return " ".join(command.split())  # plain words: the tokenizer would split them the same way
-    if "://" not in command and _PLAIN.fullmatch(_OPERATOR.sub(" ", command)) and "cd" not in command:
-        return " ".join(_OPERATOR.sub(_spaced_operator, command).split())  # plain words and operators
+    # the fast paths below keep every word: only where no navigation (`cd`, `pushd`, `export`) leads, which
+    # the general path drops (a lone `cd x` with no operator after it is kept by both)
+    if "://" not in command and not command.lstrip().startswith(_NAVIGATION):
+        if _PLAIN.fullmatch(command):
+            return " ".join(command.split())  # plain words: the tokenizer would split them the same way
+        if _PLAIN.fullmatch(_OPERATOR.sub(" ", command)):
+            return " ".join(_OPERATOR.sub(_spaced_operator, command).split())  # plain words and operators
     from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
 
     text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
@@ -306,6 +309,7 @@ def _same_command(command: str) -> str:
 
 
 _URL_KEYS = ("url", "href", "uri")
+_NAVIGATION = ("cd", "pushd", "export")  # what `shell.drop_navigation` may drop where a command starts
 _CD_PREFIX = re.compile(r"\s*(?:cd|pushd)\s+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|'\"]+)\s*(?:&&|;)\s*")
 _NO_ALIASES: dict[str, str] = {}  # one table: `norm_url` memoises per table
 _PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections

@@ -322,8 +322,10 @@ CD_DIR = "/testbed"  # one directory: `cd A &&` and `cd B &&` would be two diffe
 
 
 def cd_prefix(cmd: str, rng: random.Random) -> str:
-    """The call behind `cd DIR &&` (the directory it already runs in)."""
-    return f"cd {CD_DIR} && {cmd}" if rng.random() < 0.7 else cmd
+    """The call behind `cd DIR &&`, `cd DIR;` or `pushd DIR &&` (the directory it already runs in)."""
+    if rng.random() >= 0.7:
+        return cmd
+    return rng.choice(("cd {} && {}", "cd {}; {}", "pushd {} && {}")).format(CD_DIR, cmd)
 
 
 def and_spacing(cmd: str, rng: random.Random) -> str:

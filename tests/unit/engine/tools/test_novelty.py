@@ -565,15 +565,9 @@ def test_spaced_substitution_spaces_as_the_walk(command: str) -> None:
 
 
 def _same_command_by_tokens(command: str) -> str:
-    """The compared form as `_same_command` gave it before its plain path: the two fast paths for plain words
-    (kept as they are), then the tokenizer.
-    """
+    """The compared form through the tokenizer alone: the reference every fast path of `_same_command` keeps."""
     from engine.tools import shell
 
-    if "://" not in command and not command.startswith(("cd ", "pushd ")) and novelty._PLAIN.fullmatch(command):
-        return " ".join(command.split())
-    if "://" not in command and novelty._PLAIN.fullmatch(novelty._OPERATOR.sub(" ", command)) and "cd" not in command:
-        return " ".join(novelty._OPERATOR.sub(novelty._spaced_operator, command).split())
     text = novelty._URL_IN_TEXT.sub(lambda m: novelty._url_key(m.group()), command) if "://" in command else command
     while (m := novelty._CD_PREFIX.match(text)) is not None:
         text = text[m.end() :]
@@ -583,7 +577,9 @@ def _same_command_by_tokens(command: str) -> str:
 @given(st.lists(st.sampled_from(_SHELL_PIECES), max_size=30).map("".join))
 @settings(max_examples=1500, deadline=None)
 def test_the_compared_form_of_plain_text_is_the_tokenizers(command: str) -> None:
-    """Plain text skips the tokenizer (split on whitespace, no word quoted): the same words as the tokenizer's."""
+    """Plain text skips the tokenizer (split on whitespace, no word quoted): the same words as the tokenizer's,
+    navigation that leads the command (`pushd a;`, `export A=1 &&`) dropped alike.
+    """
     assert novelty._same_command.__wrapped__(command) == _same_command_by_tokens(command)
 
 
@@ -594,6 +590,9 @@ def test_the_compared_form_of_real_commands_is_the_tokenizers() -> None:
         "git log --oneline -n 5 -- src/ > /tmp/log0.txt",
         "cd /testbed&&python -m pytest -x;echo done",
         "export A=1 && cd 'a b' && ls",
+        "pushd /testbed && pytest -x",
+        "pushd a; ls",
+        "  export A=1 && make",
     ):
         assert novelty._same_command.__wrapped__(command) == _same_command_by_tokens(command)
 
