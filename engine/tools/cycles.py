@@ -58,6 +58,9 @@ class Pair(NamedTuple):
 
 
 _CALL_OF = itemgetter(0)  # a `Pair`'s call
+# a call's latest run: the epoch after it, its result, how often it ran this turn, the position of its pair,
+# the position of the pair before it (-1 when not known)
+Last = tuple[int, int, int, int, int]
 
 
 def label(call: str) -> str:
@@ -79,10 +82,9 @@ class CycleHit(NamedTuple):
 class _Agent:
     pairs: deque[Pair] = field(default_factory=lambda: deque(maxlen=3 * PERIOD_MAX + 1))
     seen: dict[Pair, int] = field(default_factory=dict)
-    # call key -> (the epoch after its latest dispatch, its latest result, how often dispatched this turn,
-    # the position of its latest pair, of the one before it or -1 when not known): one table, not several
-    # keyed alike (every result writes each, every check reads them)
-    last: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
+    # call key -> its latest run (`Last`): one table, not several keyed alike (every result writes each,
+    # every check reads them)
+    last: dict[str, Last] = field(default_factory=dict)
     count: int = 0  # pairs dispatched this turn: the position the next one takes
     flags: deque[bool] = field(default_factory=deque)
     repeated: int = 0  # how many of `flags` are set
@@ -253,7 +255,7 @@ class Cycles:
             return False  # (a new epoch clears the pages before the check)
         return max(a.pages.values()) >= self.paging
 
-    def _backstop(self, a: _Agent, call: str, epoch: int, last: tuple[int, ...] | None) -> CycleHit | None:
+    def _backstop(self, a: _Agent, call: str, epoch: int, last: Last | None) -> CycleHit | None:
         """Count the call on the backstop's clock, unless a change came after its latest dispatch (then it is a
         new attempt); a hit when it was counted `backstop` times in the last `backstop_window` checks.
         """
@@ -278,7 +280,7 @@ class Cycles:
             return CycleHit("backstop", 1, ((label(call), n),), n)
         return None
 
-    def _cycle(self, a: _Agent, call: str, last: tuple[int, int, int, int, int] | None) -> CycleHit | None:
+    def _cycle(self, a: _Agent, call: str, last: Last | None) -> CycleHit | None:
         if not self.cycles or last is None:
             return None
         seq = a.pairs
