@@ -49,7 +49,17 @@ from wrapper.weakening import report, status_word
 if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesses behind these are imported
     from tui.player import ReplaySource
     from tui.sources import Source
-    from wrapper.items import Answer, ApprovalClosed, EngineItem, Item, Question, StatusItem, TripItem, VerdictItem
+    from wrapper.items import (
+        Answer,
+        ApprovalClosed,
+        EngineItem,
+        Item,
+        Question,
+        ResultItem,
+        StatusItem,
+        TripItem,
+        VerdictItem,
+    )
 
 EXIT_INTERNAL = Exit.INTERNAL
 PANEL_PERIOD_S = 0.2
@@ -315,8 +325,13 @@ class BreakerApp(FrontEnd, Actions):
 
     def _on_verdict(self, item: VerdictItem) -> None:
         self.w_stream.verdict(item)
+        self.note_verdict(item)
         if item.verdict.kind == "deny":
             self._notice(_denial_notice(item))
+
+    def _on_result(self, item: ResultItem) -> None:
+        self.w_stream.result(item)
+        self.note_result(item)
 
     def _on_trip(self, item: TripItem) -> None:
         self.w_stream.trip(item)
@@ -670,7 +685,7 @@ def _handler(kind: type) -> Handler | None:
                 i.EngineItem: BreakerApp._on_engine,
                 i.ToolDeltaItem: None,  # the call's arguments as they stream: shown once the call is complete
                 i.VerdictItem: lambda app, item, _: app._on_verdict(item),
-                i.ResultItem: lambda app, item, _: app.w_stream.result(item),
+                i.ResultItem: lambda app, item, _: app._on_result(item),
                 i.TripItem: lambda app, item, _: app._on_trip(item),
                 i.ApprovalItem: lambda app, item, _: app.w_stream.approval(item),
                 i.ApprovalClosed: lambda app, item, _: app._approval_closed(item),

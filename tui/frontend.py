@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -26,16 +27,25 @@ from textual.widgets.option_list import Option
 from tui.mentions import Tree, matching_paths, mention_word, replace_word
 from tui.resuming import Resuming
 from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
-from tui.widgets.calls import StepsList, openable
+from tui.widgets.calls import MAX_CALLS, StepsList, is_shell, kind_of_tool, openable
 from tui.widgets.composer import Composer
 from tui.widgets.line import Line
 from tui.widgets.plan import PlanView
-from tui.widgets.stream import StreamView, clip
+from tui.widgets.stream import StreamView, clip, short_args
 from wrapper.safetext import inert
 
 if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
     from tui.sources import Source
-    from wrapper.items import CallItem, Choice, ChoicesItem, CommandsItem, PlanItem, SlashCommand
+    from wrapper.items import (
+        CallItem,
+        Choice,
+        ChoicesItem,
+        CommandsItem,
+        PlanItem,
+        ResultItem,
+        SlashCommand,
+        VerdictItem,
+    )
 
 MAX_COMPLETIONS = 50
 
@@ -68,6 +78,7 @@ class FrontEnd(Resuming, App[int]):
     def front_init(self) -> None:
         """The state this mixin keeps (called from the app's `__init__`)."""
         self.calls: OrderedDict[str, CallItem] = OrderedDict()
+        self._derived: set[str] = set()  # calls recorded from their verdict and result (no `CallItem` came)
         self._announced: set[str] = set()  # calls whose diff has a line in the stream
         self.commands: tuple[SlashCommand, ...] = ()
         self.choices: ChoicesItem | None = None
@@ -77,6 +88,7 @@ class FrontEnd(Resuming, App[int]):
     def front_clear(self) -> None:
         """Forget the calls and the plan (a replay going back starts over)."""
         self.calls.clear()
+        self._derived.clear()
         self._announced.clear()
         self.w_steps.clear_calls()
         self.w_steps.display = False
@@ -85,10 +97,8 @@ class FrontEnd(Resuming, App[int]):
     # -- items ---------------------------------------------------------------------------------
     def on_call(self, c: CallItem) -> None:
         """A call changed: its row in the steps; the first diff of an edit gets a line in the stream."""
-        self.calls[c.call_id] = c
-        self.calls.move_to_end(c.call_id)
-        while len(self.calls) > 500:
-            self.calls.popitem(last=False)
+        self._derived.discard(c.call_id)  # the source's own record replaces one made from the verdict
+        self._keep(c)
         self.w_steps.palette = self.w_stream.palette
         self.w_steps.show(c)
         self.w_steps.display = True
@@ -100,6 +110,42 @@ class FrontEnd(Resuming, App[int]):
                 line.append(f"+{d.added}", p.ok).append(f" −{d.removed}", p.error)
                 line.append("  (ctrl+d opens the diff, ctrl+g lists the steps)", p.muted)
                 self.w_stream.line(line)
+
+    def _keep(self, c: CallItem) -> None:
+        """Remember the call's newest record (bounded: the oldest go first)."""
+        self.calls[c.call_id] = c
+        self.calls.move_to_end(c.call_id)
+        while len(self.calls) > MAX_CALLS:
+            old, _ = self.calls.popitem(last=False)
+            self._derived.discard(old)
+
+    def note_verdict(self, item: VerdictItem) -> None:
+        """A judged call, recorded for ctrl+g and ctrl+d when its source sends no record of its own (dsh reports
+        calls to the engine only): what it was, and the denial when it was refused.
+        """
+        if item.call_id in self.calls and item.call_id not in self._derived:
+            return
+        from wrapper.items import CallItem  # imported here: the first frame is drawn before the wrapper
+
+        denied = item.verdict.kind == "deny" and not item.ran
+        title = f"{item.tool}  {short_args(item.args)}" if not is_shell(item.tool) else short_args(item.args)
+        record = CallItem(
+            item.agent, item.call_id, title, kind_of_tool(item.tool), "failed" if denied else "pending",
+            output=item.verdict.message if denied else "",
+        )  # fmt: skip
+        self._derived.add(item.call_id)
+        self._keep(record)
+
+    def note_result(self, item: ResultItem) -> None:
+        """The result of a call recorded from its verdict: its whole output and how it ended."""
+        c = self.calls.get(item.call_id) if item.call_id in self._derived else None
+        if c is None:
+            return
+        from engine.tools.progress import exit_status  # imported here, as above
+
+        failed = item.is_error or c.status == "failed"  # a refused call's result is the refusal
+        code = exit_status(item.tool, item.text, None)
+        self._keep(replace(c, status="failed" if failed else "completed", output=item.text or c.output, exit_code=code))
 
     def on_plan(self, item: PlanItem) -> None:
         """The agent's plan, replaced whole."""

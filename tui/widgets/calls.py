@@ -27,6 +27,33 @@ ICONS = {"execute": "$", "edit": "✎", "delete": "✗", "move": "→", "read": 
 STATUS = {"pending": "⌛", "in_progress": "…", "completed": "✔", "failed": "✘"}
 
 
+def is_shell(tool: str) -> bool:
+    """Whether a tool name is a shell's, as the engine reads it (its title is then the command alone)."""
+    from engine.tools.progress import SHELL_TOOLS  # imported here: the first frame is drawn before the engine
+
+    return tool in SHELL_TOOLS
+
+
+def kind_of_tool(tool: str) -> str:
+    """The ACP kind a tool name reads as (its icon in the steps): execute, edit, read, search, fetch, other."""
+    if is_shell(tool):
+        return "execute"
+    name = tool.lower()
+    for kind, words in _KIND_WORDS:
+        if any(w in name for w in words):
+            return kind
+    return "other"
+
+
+_KIND_WORDS = (
+    ("edit", ("edit", "write", "patch", "replace", "create")),
+    ("read", ("read", "view", "cat", "open")),
+    ("search", ("search", "grep", "glob", "find", "list", "ls")),
+    ("fetch", ("fetch", "http", "url", "web")),
+    ("delete", ("delete", "remove")),
+)
+
+
 def lines_of(text: str) -> int:
     """How many lines `text` has (a final newline does not start one)."""
     return 0 if not text else text.count("\n") + (not text.endswith("\n"))

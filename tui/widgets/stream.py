@@ -53,7 +53,8 @@ def clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit - 1] + "…"
 
 
-def _short(value: Any, limit: int = 160) -> str:
+def short_args(value: Any, limit: int = 160) -> str:
+    """A call's arguments on one line: a shell command as it is, anything else as compact JSON."""
     if isinstance(value, dict) and isinstance(value.get("command"), str):
         text = value["command"]
     else:
@@ -346,7 +347,7 @@ class StreamView(Vertical):
             if len(self._calls) >= 256:
                 self._calls.pop(next(iter(self._calls)))
             self._calls[call_id] = None
-        self.line(Text(f"⚙ {clip(tool, 40)}  {_short(args)}{note}", f"bold {self.palette.tool}"))
+        self.line(Text(f"⚙ {clip(tool, 40)}  {short_args(args)}{note}", f"bold {self.palette.tool}"))
 
     def verdict(self, item: VerdictItem) -> None:
         """The verdict under its call (a call that ran without asking could not be stopped: say so).
