@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -208,12 +209,16 @@ def print_results(results: list[FileResult], as_json: bool) -> None:
             print(inert(r.error, keep_newlines=False), file=sys.stderr)
 
 
+_COLUMNS = 46  # what a row holds beside the file's name: format, calls, denied, trips, verdict
+
+
 def _table(rows: list[FileResult], total: dict[str, Any]) -> None:
-    names = [inert(_short(r.file), keep_newlines=False) for r in rows]
-    width = min(max([len(n) for n in names] + [4]), 60)
+    room = max(30, shutil.get_terminal_size((120, 24)).columns - _COLUMNS)
+    names = _in_room([inert(_short(r.file), keep_newlines=False) for r in rows], room)
+    width = min(max([len(n) for n in names] + [4]), room)
     print(f"{'file':<{width}}  {'format':<14} {'calls':>5} {'denied':>6} {'trips':>5}  verdict")
     for n, r in zip(names, rows, strict=True):
-        n = n if len(n) <= width else "…" + n[-(width - 1) :]
+        n = fit_name(n, width)
         first = f"  {inert(r.first, keep_newlines=False)}" if r.first else ""
         print(f"{n:<{width}}  {r.format:<14} {r.calls:>5} {r.denied:>6} {r.trips:>5}  {r.verdict}{first}")
     skipped = f", {total['skipped']} skipped (not a session)" if total["skipped"] else ""
@@ -221,6 +226,29 @@ def _table(rows: list[FileResult], total: dict[str, Any]) -> None:
         f"{len(rows)} file(s): {total['loop']} loop, {total['steered']} steered, {total['clean']} clean, "
         f"{total['unreadable']} unreadable{skipped}"
     )
+
+
+def _in_room(names: list[str], room: int) -> list[str]:
+    """The names as shown: as given when they fit, else without the folder they all share (`…/` instead)."""
+    if len(names) < 2 or max(len(n) for n in names) <= room:
+        return names
+    try:
+        shared = os.path.commonpath([os.path.dirname(n) or "." for n in names])
+    except ValueError:  # absolute and relative names mixed
+        return names
+    if shared in ("", ".", os.sep):
+        return names
+    return ["…" + os.sep + os.path.relpath(n, shared) for n in names]
+
+
+def fit_name(name: str, width: int) -> str:
+    """`name` in `width` characters: cut in the middle, so both its start (where names in one folder
+    differ: `work-000-`, `work-002-`) and its end (the extension, a run's number) stay.
+    """
+    if len(name) <= width:
+        return name
+    head = (width - 1) * 2 // 3
+    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
 
 
 def _short(file: str) -> str:

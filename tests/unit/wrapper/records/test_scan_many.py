@@ -122,3 +122,21 @@ def test_eval_runs_its_files_in_parallel_with_the_same_answer(tmp_path: Path) ->
     (bad / "b.jsonl").write_text('{"t": "meta", "expected": "no_loop"}\n')
     with pytest.raises(ValueError, match=r"a\.jsonl: line 2: a `call` needs `tool`"):
         evaluate(bad, workers=2)
+
+
+def test_long_names_in_one_folder_stay_told_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names longer than the room a row has are cut in the middle: files of one folder differ at their start
+    (`work-000-…`, `work-002-…`) or at their end (`…-run-1`, `…-run-2`), and both stay.
+    """
+    tail = "-cosmetic-edits-then-the-same-test-fails-the-same-way-5-rounds-and-again"
+    names = [f"work-00{i}{tail}.jsonl" for i in range(3)] + [f"work-run{tail}-{i}.jsonl" for i in range(3)]
+    for n in names:
+        shutil.copy(REAL / "real-000-msa-ds-chat_dev-pydicom__pydicom-1694.jsonl", tmp_path / n)
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["scan", str(tmp_path)]) == 0
+    shown = [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
+    assert len(shown) == 6 and len(set(shown)) == 6, shown
+    assert all(len(s) <= 100 - 46 for s in shown) and any("…" in s for s in shown)
+    assert all(s.endswith(".jsonl") for s in shown), "the end is kept"
