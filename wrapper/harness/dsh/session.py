@@ -126,7 +126,7 @@ class Session(PtySession):
         if bad:
             why = refusal(bad)
             self._record("note", {"what": "install-changed", "files": bad[:50]})
-            self._not_monitored(why)
+            self._not_monitored(why, ran=False)  # before the launch: nothing ran
             raise InstallChanged(f"{NOT_MONITORED}: {why}")
 
     def _launched(self, pid: int | None) -> None:
@@ -203,7 +203,9 @@ class Session(PtySession):
             problem = await self._wait_hello(gen, bound)
             if problem is not None:
                 if self._current(gen):
-                    self._not_monitored(problem)
+                    # a runner's agent is started by the bridge: without a hello nothing of it ran; a one-shot
+                    # dsh runs its task by itself, so it may have
+                    self._not_monitored(problem, ran=not self.info.runner)
                 return
         await self._liveness(gen, bound)
 
