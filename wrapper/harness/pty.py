@@ -172,6 +172,7 @@ class PtySession(SessionControls):
 
     async def _launch(self, argv: list[str]) -> None:
         self.generation += 1
+        self.info.new_child()
         self._exited.clear()
         self._ready.clear()
         assert self.rundir is not None and self.contain is not None
@@ -335,6 +336,8 @@ class PtySession(SessionControls):
         """Kill the child and start the command again."""
         if self.child is not None and self.child.running:
             await self.kill()
+        # a child stopped as not monitored (or after an alarm) left the session stopping: the new one is watched
+        self._closing = False
         argv = self._restart_argv()
         await self._launch(argv)
         return True

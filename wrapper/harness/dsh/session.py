@@ -367,6 +367,10 @@ class Session(PtySession):
             self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
         if r.reply is not None:
             await self._send(r.reply, r.record)
+        if isinstance(msg, P.RunnerError) and self._stopped_as_asked():
+            # dsh takes its services down as it stops, and the runner still starting fails for it: the stop
+            # the person asked for is the news, not the profile
+            r.items = [StatusItem("notice", "dsh was stopped before its runner was ready, as asked")]
         if r.alarm is not None:
             self._on_alarm(r.alarm)
         for item in r.items:
@@ -379,6 +383,11 @@ class Session(PtySession):
             self.guards.closed(msg)
         if r.ready:
             self._on_ready(msg)
+
+    def _stopped_as_asked(self) -> bool:
+        """Whether the child is being ended as asked (quit, kill, restart, a signal), not for failing closed."""
+        asked = self._closing or (self.child is not None and self.child.sent is not None)
+        return asked and not self.info.unmonitored
 
     def _on_alarm(self, alarm: str) -> None:
         """A call ran unvetted: record it and stop the child (fail closed)."""
