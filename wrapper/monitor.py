@@ -48,7 +48,7 @@ class Info:
     child: str = "starting"  # starting, running, exited
     bridge: str = "none"  # none, waiting, connected, lost
     unmonitored: str = ""  # why no live monitor vetted this child's calls (it was stopped): NOT MONITORED
-    unguarded: str = ""  # why calls of an earlier child may have run unvetted: kept across restarts
+    unguarded: str = ""  # why calls of this run (of any child) may have run unvetted: kept across restarts
     runner: bool = False
     dsh: bool = False
     exit: ExitInfo | None = None
