@@ -39,7 +39,6 @@ class Bridge:
     def stop(self, code: int) -> None:
         if self.hello and not self.ready:
             self.send({"t": "runner_error", "message": NO_SERVICE})
-            sys.stderr.write(f"[breaker-bridge] runner failed: {NO_SERVICE}\n")
         os._exit(code)
 
 
