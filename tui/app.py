@@ -639,7 +639,7 @@ class BreakerApp(FrontEnd, Actions):
 
     def exit_status(self) -> int:
         """0 after quit, kill or restart; the child's own status when it ended by itself; 3 / 70 on failure."""
-        if self.start_error or (self.source.ready and getattr(self.source.info, "unmonitored", "")):
+        if self.start_error or (self.source.ready and getattr(self.source.info, "run_unmonitored", "")):
             return 3  # could not start, or the session was stopped as NOT MONITORED
         if self.source.signalled is not None:
             return 128 + int(self.source.signalled)

@@ -346,7 +346,7 @@ def _end_lines(session: Any, printer: Printer, as_json_lines: bool) -> None:
 
 def _exit_status(session: Any, printer: Printer, info: Any) -> int:
     """The exit status of a run no signal stopped: the child's, or how its turns ended for a runner."""
-    if session.info.unmonitored:
+    if session.info.run_unmonitored:
         return EXIT_CANNOT_START  # the monitored session could not be held: NOT MONITORED, the child was stopped
     if info is None:
         return EXIT_INTERNAL

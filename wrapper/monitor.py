@@ -47,12 +47,37 @@ class Info:
     reasoning_tokens: int = 0
     child: str = "starting"  # starting, running, exited
     bridge: str = "none"  # none, waiting, connected, lost
-    unmonitored: str = ""  # why no live monitor vetted the calls (the child was stopped): NOT MONITORED
+    unmonitored: str = ""  # why no live monitor vetted this child's calls (it was stopped): NOT MONITORED
+    unguarded: str = ""  # why calls of this run (of any child) may have run unvetted: kept across restarts
     runner: bool = False
     dsh: bool = False
     exit: ExitInfo | None = None
     agents: list[str] = field(default_factory=list)
     busy: bool = False
+
+    def lost(self, why: str, ran: bool) -> None:
+        """The current child's verdict path is absent or broken (`why`; the first reason is kept).
+
+        `ran`: whether calls may have run unvetted before the child was stopped (the path was open, or
+        the child acts without being asked). That stays the run's report even after a restart.
+        """
+        self.unmonitored = self.unmonitored or why
+        if ran:
+            self.unguarded = self.unguarded or why
+
+    def new_child(self) -> None:
+        """A launch (the first, or a restart): what the status line says is this child's, from a fresh start."""
+        self.unmonitored = ""
+
+    @property
+    def run_unmonitored(self) -> str:
+        """Why the run as a whole ends NOT MONITORED, or "" (the end line and the exit status read this).
+
+        The last child was stopped unvetted, or an earlier one may have run calls unvetted. A child stopped
+        before its verdict path opened (a refused handshake) ran nothing: a restart that was then
+        monitored to its end leaves nothing to report.
+        """
+        return self.unmonitored or self.unguarded
 
 
 NOT_MONITORED = "NOT MONITORED"

@@ -199,6 +199,6 @@ def recording_line(session: HarnessSession) -> str:
     ran = sum(a.ran_tripped for a in agents)  # ran without asking, then tripped: not denied
     summary = f"{session.turns_done} turn(s), {denied} denied, " + (f"{ran} ran then tripped, " if ran else "")
     summary += f"{trips} trip(s)"
-    if session.info.unmonitored:  # the first thing the exit line says: this session was not vetted to its end
-        summary = f"{NOT_MONITORED}: {session.info.unmonitored}; {summary}"
+    if why := session.info.run_unmonitored:  # the first thing the exit line says: the run was not vetted to its end
+        summary = f"{NOT_MONITORED}: {why}; {summary}"
     return rec.describe(summary)  # names the file only while it is still the one written

@@ -172,6 +172,7 @@ class PtySession(SessionControls):
 
     async def _launch(self, argv: list[str]) -> None:
         self.generation += 1
+        self.info.new_child()
         self._exited.clear()
         self._ready.clear()
         assert self.rundir is not None and self.contain is not None
@@ -289,13 +290,14 @@ class PtySession(SessionControls):
             more = f" and {len(killed) - 5} more" if len(killed) > 5 else ""
             self._emit(StatusItem("notice", f"{why}: ended {len(killed)} process(es) its tools left: {shown}{more}"))
 
-    def _not_monitored(self, why: str) -> None:
+    def _not_monitored(self, why: str, ran: bool = True) -> None:
         """The verdict path is absent or broken: stop the child's group at once (no grace for calls to run
-        in), and say so on every surface. The first reason is the one kept.
+        in), and say so on every surface. The first reason is the one kept. `ran`: whether calls may have
+        run unvetted before the stop (then the run's end says NOT MONITORED even after a restart).
         """
         if self.info.unmonitored:
             return
-        self.info.unmonitored = why
+        self.info.lost(why, ran)
         self.info.bridge = "lost" if self.info.bridge != "none" else "none"
         self._record("note", {"what": "not-monitored", "why": why, "text": f"{NOT_MONITORED}: {why}"})
         self._emit(StatusItem("error", not_monitored_text(why), {"not_monitored": why}))
@@ -334,6 +336,8 @@ class PtySession(SessionControls):
         """Kill the child and start the command again."""
         if self.child is not None and self.child.running:
             await self.kill()
+        # a child stopped as not monitored (or after an alarm) left the session stopping: the new one is watched
+        self._closing = False
         argv = self._restart_argv()
         await self._launch(argv)
         return True

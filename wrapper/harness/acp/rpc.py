@@ -35,6 +35,10 @@ class RpcError(RuntimeError):
         super().__init__(f"{method}: {msg}")
 
 
+class AgentGone(RpcError):
+    """The agent was not there to answer: it exited (or was ended) before the answer, or before the request."""
+
+
 class AgentProcess:
     """One ACP agent process: send requests and notifications, dispatch what it sends."""
 
@@ -126,7 +130,7 @@ class AgentProcess:
             await asyncio.wait_for(self._drained.wait(), 2.0)
         for method, fut in self._pending.values():
             if not fut.done():
-                fut.set_exception(RpcError(method, "the agent exited before answering"))
+                fut.set_exception(AgentGone(method, "the agent exited before answering"))
         self._pending.clear()
         self.exited.set()
 
@@ -244,7 +248,7 @@ class AgentProcess:
         fut, write = self.request_future(method, params)
         if not await write:
             fut.cancel()
-            raise RpcError(method, "the agent is not running")
+            raise AgentGone(method, "the agent is not running")
         return await asyncio.wait_for(fut, timeout)
 
     async def notify(self, method: str, params: dict[str, Any]) -> bool:

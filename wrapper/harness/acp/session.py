@@ -24,7 +24,7 @@ from wrapper.harness.acp.install import check_pinned, pinned_copy
 from wrapper.harness.acp.monitor import AcpMonitor, Reaction
 from wrapper.harness.acp.presets import Preset, ask_env, own_settings
 from wrapper.harness.acp.proposed import ProposedEdits
-from wrapper.harness.acp.rpc import AgentProcess, RpcError
+from wrapper.harness.acp.rpc import AgentGone, AgentProcess, RpcError
 from wrapper.harness.acp.shown import SILENT_NOTICE
 from wrapper.harness.acp.stream import ItemStream
 from wrapper.harness.acp.view import set_request
@@ -126,6 +126,7 @@ class AcpSession(ItemStream):
     async def _launch(self, resume: str | None) -> None:
         self.generation += 1
         gen = self.generation
+        self.info.new_child()
         self._ready.clear()
         self._exited.clear()
         env = self._agent_env()
@@ -137,7 +138,7 @@ class AcpSession(ItemStream):
             changed = await asyncio.to_thread(check_pinned, self.preset)
             if changed:  # a changed install never runs: say so, then refuse the start
                 self._record("note", {"what": "install-changed"})
-                self._not_monitored(changed)
+                self._not_monitored(changed, ran=False)
                 raise OSError(f"{NOT_MONITORED}: {changed}")
         self.proc = AgentProcess(
             self.argv,
@@ -167,20 +168,25 @@ class AcpSession(ItemStream):
 
     async def _handshake(self, resume: str | None, gen: int) -> None:
         assert self.proc is not None
+        proc = self.proc
         mode = mode_for(self.preset, self.settings.acp.make_ask)
         try:
             opened = await open_acp_session(
-                self.proc, self.cwd, self.settings.acp.startup_timeout_s, resume, mode, self._set_loading
+                proc, self.cwd, self.settings.acp.startup_timeout_s, resume, mode, self._set_loading
             )
         except (RpcError, TimeoutError) as e:
-            if gen == self.generation:
-                bound = self.settings.acp.startup_timeout_s
-                what = (
-                    f"did not complete `initialize` and `session/new` within {bound:g} s (`startup_timeout_s` in [acp])"
-                    if isinstance(e, TimeoutError)
-                    else f"refused the ACP handshake ({inert(str(e), keep_newlines=False)[:200]})"
-                )
-                self._not_monitored(f"{self.acp.agent_name} {what}")
+            if gen != self.generation or self.info.unmonitored:
+                return  # a later launch's, or already said (the channel closed first)
+            if isinstance(e, AgentGone) and proc.stopping:
+                self._stopped_starting()  # a quit, kill or restart while it started: not the agent's doing
+                return
+            bound = self.settings.acp.startup_timeout_s
+            what = (
+                f"did not complete `initialize` and `session/new` within {bound:g} s (`startup_timeout_s` in [acp])"
+                if isinstance(e, TimeoutError)
+                else f"refused the ACP handshake ({inert(str(e), keep_newlines=False)[:200]})"
+            )
+            self._not_monitored(f"{self.acp.agent_name} {what}", ran=False)  # no session yet: nothing ran
             return
         if gen != self.generation:
             return
@@ -251,14 +257,24 @@ class AcpSession(ItemStream):
         self._record("note", {"what": "channel-closed"})
         self._not_monitored(
             f"{self.acp.agent_name} closed its output (the ACP channel) but kept running: its calls could no "
-            "longer be checked"
+            "longer be checked",
+            ran=self.info.bridge == "connected",  # once a session is open, its turns may have run calls unseen
         )
 
-    def _not_monitored(self, why: str) -> None:
-        """The ACP channel never opened or went away while the agent lives: stop it and say so everywhere."""
+    def _stopped_starting(self) -> None:
+        """The agent was ended as asked (quit, kill, restart, a signal) before its session opened: said as that."""
+        self._record("note", {"what": "stopped-starting"})
+        self._emit(StatusItem("notice", f"{self.acp.agent_name} was stopped before its ACP session opened, as asked"))
+
+    def _not_monitored(self, why: str, ran: bool) -> None:
+        """The ACP channel never opened or went away while the agent lives: stop it and say so everywhere.
+
+        `ran`: whether calls may have run unvetted before the stop (then the run's end says NOT MONITORED
+        even after a restart that was monitored).
+        """
         if self.info.unmonitored:
             return
-        self.info.unmonitored = why
+        self.info.lost(why, ran)
         self.info.bridge = "lost"
         self._record("note", {"what": "not-monitored", "why": why, "text": f"{NOT_MONITORED}: {why}"})
         self._emit(StatusItem("error", not_monitored_text(why), {"not_monitored": why}))
@@ -548,6 +564,7 @@ class AcpSession(ItemStream):
         """No grace (a second signal): kill the agent's process group at once and end the recording."""
         self._closing = True
         if self.proc is not None:
+            self.proc.stopping = True  # ended as asked: a start it cuts short is not the agent's refusal
             self.proc.signal_group(signal.SIGKILL)
         self._remove_tmpdir()
         if self.recorder is not None:

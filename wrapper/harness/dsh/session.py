@@ -126,7 +126,7 @@ class Session(PtySession):
         if bad:
             why = refusal(bad)
             self._record("note", {"what": "install-changed", "files": bad[:50]})
-            self._not_monitored(why)
+            self._not_monitored(why, ran=False)  # before the launch: nothing ran
             raise InstallChanged(f"{NOT_MONITORED}: {why}")
 
     def _launched(self, pid: int | None) -> None:
@@ -203,7 +203,9 @@ class Session(PtySession):
             problem = await self._wait_hello(gen, bound)
             if problem is not None:
                 if self._current(gen):
-                    self._not_monitored(problem)
+                    # a runner's agent is started by the bridge: without a hello nothing of it ran; a one-shot
+                    # dsh runs its task by itself, so it may have
+                    self._not_monitored(problem, ran=not self.info.runner)
                 return
         await self._liveness(gen, bound)
 
@@ -365,6 +367,10 @@ class Session(PtySession):
             self.guards.asked(msg.id, v.agent, v.call_id, v.tool)
         if r.reply is not None:
             await self._send(r.reply, r.record)
+        if isinstance(msg, P.RunnerError) and self._stopped_as_asked():
+            # dsh takes its services down as it stops, and the runner still starting fails for it: the stop
+            # the person asked for is the news, not the profile
+            r.items = [StatusItem("notice", "dsh was stopped before its runner was ready, as asked")]
         if r.alarm is not None:
             self._on_alarm(r.alarm)
         for item in r.items:
@@ -377,6 +383,11 @@ class Session(PtySession):
             self.guards.closed(msg)
         if r.ready:
             self._on_ready(msg)
+
+    def _stopped_as_asked(self) -> bool:
+        """Whether the child is being ended as asked (quit, kill, restart, a signal), not for failing closed."""
+        asked = self._closing or (self.child is not None and self.child.sent is not None)
+        return asked and not self.info.unmonitored
 
     def _on_alarm(self, alarm: str) -> None:
         """A call ran unvetted: record it and stop the child (fail closed)."""

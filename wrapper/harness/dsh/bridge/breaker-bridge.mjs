@@ -340,8 +340,8 @@ export function apply(ctx, config = {}) {
       await root.whenIdle?.();
       send({ t: 'ready', sessionId: sidOf(root), provider: selection.provider, model: selection.model, resumed: !!resumeId });
     } catch (e) {
-      send({ t: 'runner_error', message: String(e?.message ?? e) });
-      log('runner failed:', e?.message ?? e);
+      // the monitor says it (as the person's stop, when it was one); dsh's own output only when no monitor hears
+      if (!send({ t: 'runner_error', message: String(e?.message ?? e) })) log('runner failed:', e?.message ?? e);
     }
   }
 

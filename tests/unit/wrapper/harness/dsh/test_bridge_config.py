@@ -80,3 +80,33 @@ def test_the_bridge_registers_its_guard_and_tripwires() -> None:
     r = _probe({**GOOD, "fd": 77})
     assert r["guard"] is True, "tools.guard() is the bridge's last word"
     assert "internal/listener" in r["events"] and "internal/service" in r["events"]
+
+
+def test_a_runner_failure_the_monitor_is_told_of_is_not_written_to_dshs_output_too() -> None:
+    """dsh stopped while its runner starts fails the runner ("the agents service is not available"): the monitor,
+    told over the channel, says whether the person asked for the stop. The same line in dsh's own output opened
+    the output pane with the profile blamed, whatever the monitor said.
+    """
+    if not node().exists():
+        pytest.skip("the bundled Node is not installed")
+    a, b = socket.socketpair()
+    fd = b.fileno()
+    # the channel as breaker-tui passes it, as fd 3 (Node marks it close-on-exec); bash moves it there
+    moved = f'exec 3<&{fd} {fd}<&- && exec "$@"'
+    probe = [str(node()), str(PROBE), str(bridge_file()), json.dumps({**GOOD, "fd": 3, "runner": True})]
+    try:
+        out = subprocess.run(
+            ["/bin/bash", "-c", moved, "bash", *probe],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={"PATH": "/usr/bin:/bin"},
+            pass_fds=(fd,),
+        )
+        b.close()
+        told = a.makefile().read()  # everything the bridge sent, to its end
+    finally:
+        a.close()
+    assert out.returncode == 0, out.stderr
+    assert '"runner_error"' in told and "agents service" in told, told
+    assert "runner failed" not in out.stderr, out.stderr
