@@ -504,11 +504,13 @@ def _setup(args: list[str]) -> int:
 
 
 def _doctor(args: list[str]) -> int:
-    _parser("doctor").parse_args(args)
+    p = _parser("doctor")
+    p.add_argument("--config", type=Path, metavar="FILE", help="check this config file instead of the usual one")
+    a = p.parse_args(args)
     from wrapper.doctor import doctor
 
     bad = 0
-    for c in doctor():
+    for c in doctor(a.config):
         mark = "ok " if c.ok else ("MISSING" if "not found" in c.detail or "missing" in c.detail else "PROBLEM")
         print(f"{mark:8} {c.name:13} {c.detail}")
         if not c.ok:

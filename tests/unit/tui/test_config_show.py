@@ -95,7 +95,8 @@ def test_config_show_says_once_which_seed_names_the_file_used(
 def test_the_defaults_round_trip_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("BREAKER_TUI_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.delenv("BREAKER_TUI_CONFIG")  # the platform's location, absent: the defaults
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
     pasted = tmp_path / "pasted.toml"
