@@ -572,39 +572,73 @@ def _config(args: list[str]) -> int:
         return EXIT_OK
     if a.action == "accept":
         return _accept_config(path)
-    s = load_settings(a.config)
+    return _show_config(path, load_settings(a.config))
+
+
+NOT_APPLIED = "not applied until `breaker-tui config accept`"
+
+
+def _show_config(path: Path, s: Settings) -> int:
+    """`config show`: the values a session runs with, each with where it came from, as TOML.
+
+    A loosened value of a file nobody accepted is held back (`hold_back`): the default is what runs, so the
+    default is what is printed, and the file's value sits beside it in a comment saying it is not applied.
+    """
+    from wrapper.weakening import accepted, hold_back, loosened
+
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
     for line in s.alias_notes():
         print(f"# {line}")
-    from wrapper.weakening import accepted, loosened
-
-    how = "accepted" if accepted(s) else "NOT APPLIED until `breaker-tui config accept`"
-    for x in loosened(s):  # the file's values as written; a session applies these only once accepted
-        print(f"# loosened, {how}: {x.key}")
+    found, taken = loosened(s), accepted(s)
+    for x in found:
+        print(f"# loosened, {'accepted (in effect)' if taken else NOT_APPLIED + ' (the default holds)'}: {x.key}")
+    held: dict[str, list[str]] = {}  # `section.key` -> what the file says there, not applied
+    if not taken:
+        for x in found:
+            sec, _, rest = x.key.partition(".")
+            name, _, entry = rest.partition(".") if sec != "keys" else (rest, "", "")
+            shown = f"{_toml_key(entry)} = {_toml(_limit(x.value))}" if entry else _toml(_limit(x.value))
+            held.setdefault(f"{sec}.{name}", []).append(f"{shown} in {x.where} is {NOT_APPLIED}")
+    run = hold_back(s)
     dump = {
-        "repeat": s.engine.repeat.model_dump(mode="python"),
-        "thinking": s.engine.thinking.model_dump(mode="python"),
-        "engine": s.engine.engine.model_dump(mode="python"),
-        "wrapper": s.wrapper.model_dump(mode="python"),
-        "ui": s.ui.model_dump(mode="python"),
-        "acp": s.acp.model_dump(mode="python"),
-        "keys": dict(s.keys),
+        "repeat": run.engine.repeat.model_dump(mode="python"),
+        "thinking": run.engine.thinking.model_dump(mode="python"),
+        "engine": run.engine.engine.model_dump(mode="python"),
+        "wrapper": run.wrapper.model_dump(mode="python"),
+        "ui": run.ui.model_dump(mode="python"),
+        "acp": run.acp.model_dump(mode="python"),
+        "hooks": run.hooks.model_dump(mode="python"),
+        "keys": dict(run.keys),
     }
     # a cap that is off is None in the model and "off" in the file (TOML has no null)
-    dump["repeat"]["limits"] = {
-        k: "off" if v is None else int(v) if float(v).is_integer() else v for k, v in dump["repeat"]["limits"].items()
-    }
+    dump["repeat"]["limits"] = {k: _limit(v) for k, v in dump["repeat"]["limits"].items()}
     for section, values in dump.items():
         print(f"\n[{section}]")
         for key, value in values.items():
-            origin = s.origins.get(f"{section}.{key}", "default")
-            if f"{section}.{key}" in s.aliases_used:
-                origin += f" (written `{s.aliases_used[f'{section}.{key}']}`)"
-            if value is None:
-                print(f"# {_toml_key(key)} is not set    # {origin}")
-            else:
-                print(f"{_toml_key(key)} = {_toml(value)}    # {origin}")
+            print(_shown_line(s, f"{section}.{key}", key, value, held.pop(f"{section}.{key}", [])))
+        for key, notes in [(k, v) for k, v in held.items() if k.startswith(f"{section}.")]:
+            # an approval key the file remaps: the built-in key holds
+            print(f"# {_toml_key(key.partition('.')[2])} is built in    # {'; '.join(notes)}")
     return EXIT_OK
+
+
+def _limit(v: object) -> object:
+    """A cap as the file writes it: "off" for none, a whole number without `.0`."""
+    if v is None:
+        return "off"
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _shown_line(s: Settings, dotted: str, key: str, value: object, held: list[str]) -> str:
+    """One `key = value    # origin` line of `config show`; a held-back value's origin is the default."""
+    whole = held and not isinstance(value, dict)  # a table keeps the entries of the file that were not held
+    origin = "default" if whole else s.origins.get(dotted, "default")
+    if dotted in s.aliases_used:
+        origin += f" (written `{s.aliases_used[dotted]}`)"
+    origin = "; ".join([origin, *held])
+    if value is None:
+        return f"# {_toml_key(key)} is not set    # {origin}"
+    return f"{_toml_key(key)} = {_toml(value)}    # {origin}"
 
 
 def _accept_config(path: Path) -> int:
