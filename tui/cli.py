@@ -197,8 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         if "--" in args:
             k = args.index("--")
             return _run(args[:k], args[k + 1 :])
-        if len(args) >= 3 and args[0] == "--config" and args[2] in COMMANDS:
-            args = [args[2], *args[3:], "--config", args[1]]  # `--config FILE` may come before a command too
+        args = _options_after_the_command(args)
         if args and args[0] in COMMANDS:
             return COMMANDS[args[0]](args[1:])
         if args and args[0] in ("-h", "--help"):
@@ -210,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         # usage errors go to stderr, so `2>/dev/null` and `| head` see only what was asked for
         if not args:
             print(usage(), file=sys.stderr)
+            return EXIT_USAGE
+        if args[0].startswith("-"):  # an option is no command: one line says so, no usage to bury it
+            print(f"breaker-tui: {_stray_option(args[0])}", file=sys.stderr)
             return EXIT_USAGE
         print(
             f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n",
@@ -233,6 +235,41 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             print("breaker-tui: internal error (a bug: please report it with the lines above)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _run_option_arity() -> dict[str, bool]:
+    """Each run option, and whether it takes a value."""
+    return {o: a.nargs != 0 for a in _run_parser()._actions for o in a.option_strings}
+
+
+def _options_after_the_command(args: list[str]) -> list[str]:
+    """`--theme NAME demo ...` read as `demo ... --theme NAME`: a run option before a subcommand goes to it.
+
+    The subcommand's own parser then takes the option, or names it as one it does not take; either way the
+    person is not told that an option is an unknown command.
+    """
+    takes = _run_option_arity()
+    moved: list[str] = []  # each as `--option=VALUE`, so a subcommand that lacks it never reads VALUE as its own
+    i = 0
+    while i < len(args) and (name := args[i].split("=", 1)[0]) in takes:
+        with_value = takes[name] and "=" not in args[i] and i + 1 < len(args)
+        moved.append(f"{name}={args[i + 1]}" if with_value else args[i])
+        i += 2 if with_value else 1
+    if moved and i < len(args) and args[i] in COMMANDS:
+        return [args[i], *args[i + 1 :], *moved]
+    return args
+
+
+def _stray_option(option: str) -> str:
+    """What to say of an option with nothing to run after it."""
+    name = option.split("=", 1)[0]
+    if name not in _run_option_arity():
+        return f"unknown option {name!r}; `breaker-tui --help` lists the options and the commands"
+    return (
+        f"{name} is an option, not a command: put the program it applies to after `--` "
+        f"(breaker-tui {name} ... -- COMMAND), or give it to a subcommand that takes it "
+        f"(breaker-tui SUBCOMMAND {name} ...)"
+    )
 
 
 def _run(opts: list[str], command: list[str]) -> int:
