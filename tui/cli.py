@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(usage(), file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as e:
-        print(f"breaker-tui: bad config: {e}", file=sys.stderr)
+        print(f"{_who(args)}: bad config: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return Exit.INTERRUPTED
@@ -235,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             print("breaker-tui: internal error (a bug: please report it with the lines above)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _who(args: list[str]) -> str:
+    """Who speaks in an error: `breaker-tui SUBCOMMAND`, as every subcommand's own errors begin, else `breaker-tui`."""
+    return f"breaker-tui {args[0]}" if args and args[0] in COMMANDS and "--" not in args else "breaker-tui"
 
 
 def _run_option_arity() -> dict[str, bool]:
@@ -411,7 +416,7 @@ def _load_source(path: Path):  # type: ignore[no-untyped-def]
     try:
         return load(path)
     except SourceError as e:
-        print(f"breaker-tui: {e}", file=sys.stderr)
+        print(f"breaker-tui replay: {e}", file=sys.stderr)
         return None
 
 
@@ -469,7 +474,7 @@ def _demo(args: list[str]) -> int:
         print(scenario_list())
         return EXIT_OK
     if a.scenario not in SCENARIOS:
-        print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
+        print(f"breaker-tui demo: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
     if stray := [o for o, on in (("--json", a.json), ("--quiet", a.quiet)) if on and not a.no_tui]:
         print(
@@ -692,7 +697,7 @@ def _accept_config(path: Path) -> int:
     try:
         digest = accept(path)
     except OSError as e:
-        print(f"breaker-tui: cannot record the acceptance: {e}", file=sys.stderr)
+        print(f"breaker-tui config: cannot record the acceptance: {e}", file=sys.stderr)
         return EXIT_USAGE
     print(f"accepted {path} (sha256 {digest[:16]}); any change to the file needs a new accept")
     return EXIT_OK

@@ -89,7 +89,7 @@ def test_config_show_refuses_a_named_file_it_cannot_use_whatever_named_it(
     path = CONDITIONS[condition](tmp_path)
     code, out, err = _run(["config", "show"], SOURCES[source](["config", "show"], path), monkeypatch, capsys)
     assert code == Exit.USAGE, f"{source} naming a {condition} file: exit {code}\n{out}"
-    assert err.startswith(f"breaker-tui: bad config: {path}: "), err
+    assert err.startswith(f"breaker-tui config: bad config: {path}: "), err
     assert "absent: all defaults" not in out + err
 
 
