@@ -430,11 +430,12 @@ def _replay(args: list[str]) -> int:
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
+    settings = load_settings(a.config)  # a config that cannot be used is the news, with or without a screen
     if why := screen_problem("for scripts: breaker-tui scan FILE"):
         return refuse_screen(why)
     from tui.run import run_replay
 
-    return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
+    return run_replay(loaded, settings, speed=a.speed, paused=a.paused)
 
 
 def _scan(args: list[str]) -> int:
@@ -492,12 +493,15 @@ def _demo(args: list[str]) -> int:
     if bad := demo_problem(a.scenario, a.agent):
         print(f"breaker-tui demo: {bad}", file=sys.stderr)
         return EXIT_USAGE
+    from wrapper.weakening import hold_back
+
+    # a live session: a loosened value waits for `config accept`; a config that cannot be used is the news,
+    # with or without a screen
+    settings = hold_back(load_settings(a.config))
     if no_screen is not None:
         return refuse_screen(no_screen)
     from tui.demo import Plain, run_demo
-    from wrapper.weakening import hold_back
 
-    settings = hold_back(load_settings(a.config))  # a live session: a loosened value waits for `config accept`
     plain = Plain(as_json_lines=a.json, quiet=a.quiet)
     return run_demo(a.scenario, settings, headless=a.no_tui, theme=a.theme, agent=a.agent, plain=plain)
 

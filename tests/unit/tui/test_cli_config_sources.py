@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED
 from tui.cli import main
 from wrapper.exits import Exit
 
@@ -66,9 +67,7 @@ CONDITIONS: dict[str, Callable[[Path], Path]] = {
 }
 
 
-def _run(
-    command: list[str], named: Named, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str, str]:
+def _run(named: Named, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     args, env = named
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -87,10 +86,35 @@ def test_config_show_refuses_a_named_file_it_cannot_use_whatever_named_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     path = CONDITIONS[condition](tmp_path)
-    code, out, err = _run(["config", "show"], SOURCES[source](["config", "show"], path), monkeypatch, capsys)
+    code, out, err = _run(SOURCES[source](["config", "show"], path), monkeypatch, capsys)
     assert code == Exit.USAGE, f"{source} naming a {condition} file: exit {code}\n{out}"
     assert err.startswith(f"breaker-tui config: bad config: {path}: "), err
     assert "absent: all defaults" not in out + err
+
+
+READERS = {  # commands that read the config: each refuses an unusable one before anything else, screen or not
+    "config show": ["config", "show"],
+    "demo": ["demo"],
+    "replay": ["replay", str(SHARED / "samples" / "dsh" / "session.raw.jsonl")],
+    "run": ["--", "true"],
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_command_that_reads_the_config_refuses_a_missing_named_one_first(
+    source: str, reader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _missing(tmp_path)
+    command = READERS[reader]
+    if command[0] == "--":  # a run: its options go before `--`
+        args, env = SOURCES[source]([], path)
+        named = ([*args, *command], env)
+    else:
+        named = SOURCES[source](command, path)
+    code, _, err = _run(named, monkeypatch, capsys)
+    assert code == Exit.USAGE, err
+    assert f"bad config: {path}: no such config file" in err and "not a terminal" not in err, err
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)
@@ -102,7 +126,7 @@ def test_every_source_fails_with_the_same_words(
     for source, name in SOURCES.items():
         with monkeypatch.context() as m:
             m.delenv("BREAKER_TUI_CONFIG")
-            said.add(_run(["config", "show"], name(["config", "show"], path), m, capsys)[:3:2])
+            said.add(_run(name(["config", "show"], path), m, capsys)[:3:2])
         assert len(said) == 1, f"{source} fails differently: {said}"
 
 
@@ -125,7 +149,7 @@ def test_doctor_reports_a_named_file_it_cannot_use_as_a_problem(
 ) -> None:
     path = CONDITIONS[condition](tmp_path)
     _without_the_agents_checks(monkeypatch)
-    code, out, _ = _run(["doctor"], SOURCES[source](["doctor"], path), monkeypatch, capsys)
+    code, out, _ = _run(SOURCES[source](["doctor"], path), monkeypatch, capsys)
     line = next(x for x in out.splitlines() if x.split()[1:2] == ["config"])
     assert not line.startswith("ok"), f"{source} naming a {condition} file: {line}"
     assert str(path) in line
@@ -138,9 +162,9 @@ def test_only_the_platform_location_nobody_named_may_be_absent(
     monkeypatch.delenv("BREAKER_TUI_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     default = tmp_path / "xdg" / "breaker-tui" / "config.toml"
-    code, out, err = _run(["config", "show"], (["config", "show"], {}), monkeypatch, capsys)
+    code, out, err = _run((["config", "show"], {}), monkeypatch, capsys)
     assert code == Exit.OK, err
     assert out.startswith(f"# effective breaker-tui config; file: {default} (absent: all defaults)")
     _without_the_agents_checks(monkeypatch)
-    _, out, _ = _run(["doctor"], (["doctor"], {}), monkeypatch, capsys)
+    _, out, _ = _run((["doctor"], {}), monkeypatch, capsys)
     assert f"ok       config        {default} (absent: all defaults)" in out
