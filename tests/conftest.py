@@ -57,6 +57,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the developer's own config or writes to their state directory."""
     home = tmp_path_factory.mktemp("home")
+    (home / "no-config.toml").write_text("")  # a named config must exist: an empty one is all defaults
     monkeypatch.setenv("BREAKER_TUI_CONFIG", str(home / "no-config.toml"))
     monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(home / "state"))
 

@@ -197,8 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         if "--" in args:
             k = args.index("--")
             return _run(args[:k], args[k + 1 :])
-        if len(args) >= 3 and args[0] == "--config" and args[2] in COMMANDS:
-            args = [args[2], *args[3:], "--config", args[1]]  # `--config FILE` may come before a command too
+        args = _options_after_the_command(args)
         if args and args[0] in COMMANDS:
             return COMMANDS[args[0]](args[1:])
         if args and args[0] in ("-h", "--help"):
@@ -211,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args:
             print(usage(), file=sys.stderr)
             return EXIT_USAGE
+        if args[0].startswith("-"):  # an option is no command: one line says so, no usage to bury it
+            print(f"breaker-tui: {_stray_option(args[0])}", file=sys.stderr)
+            return EXIT_USAGE
         print(
             f"breaker-tui: unknown command {args[0]!r}. To run a program under the monitor, put it after `--`.\n",
             file=sys.stderr,
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(usage(), file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as e:
-        print(f"breaker-tui: bad config: {e}", file=sys.stderr)
+        print(f"{_who(args)}: bad config: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return Exit.INTERRUPTED
@@ -233,6 +235,46 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             print("breaker-tui: internal error (a bug: please report it with the lines above)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _who(args: list[str]) -> str:
+    """Who speaks in an error: `breaker-tui SUBCOMMAND`, as every subcommand's own errors begin, else `breaker-tui`."""
+    return f"breaker-tui {args[0]}" if args and args[0] in COMMANDS and "--" not in args else "breaker-tui"
+
+
+def _run_option_arity() -> dict[str, bool]:
+    """Each run option, and whether it takes a value."""
+    return {o: a.nargs != 0 for a in _run_parser()._actions for o in a.option_strings}
+
+
+def _options_after_the_command(args: list[str]) -> list[str]:
+    """`--theme NAME demo ...` read as `demo ... --theme NAME`: a run option before a subcommand goes to it.
+
+    The subcommand's own parser then takes the option, or names it as one it does not take; either way the
+    person is not told that an option is an unknown command.
+    """
+    takes = _run_option_arity()
+    moved: list[str] = []  # each as `--option=VALUE`, so a subcommand that lacks it never reads VALUE as its own
+    i = 0
+    while i < len(args) and (name := args[i].split("=", 1)[0]) in takes:
+        with_value = takes[name] and "=" not in args[i] and i + 1 < len(args)
+        moved.append(f"{name}={args[i + 1]}" if with_value else args[i])
+        i += 2 if with_value else 1
+    if moved and i < len(args) and args[i] in COMMANDS:
+        return [args[i], *args[i + 1 :], *moved]
+    return args
+
+
+def _stray_option(option: str) -> str:
+    """What to say of an option with nothing to run after it."""
+    name = option.split("=", 1)[0]
+    if name not in _run_option_arity():
+        return f"unknown option {name!r}; `breaker-tui --help` lists the options and the commands"
+    return (
+        f"{name} is an option, not a command: put the program it applies to after `--` "
+        f"(breaker-tui {name} ... -- COMMAND), or give it to a subcommand that takes it "
+        f"(breaker-tui SUBCOMMAND {name} ...)"
+    )
 
 
 def _run(opts: list[str], command: list[str]) -> int:
@@ -374,7 +416,7 @@ def _load_source(path: Path):  # type: ignore[no-untyped-def]
     try:
         return load(path)
     except SourceError as e:
-        print(f"breaker-tui: {e}", file=sys.stderr)
+        print(f"breaker-tui replay: {e}", file=sys.stderr)
         return None
 
 
@@ -388,11 +430,12 @@ def _replay(args: list[str]) -> int:
     loaded = _load_source(a.file)
     if loaded is None:
         return EXIT_USAGE
+    settings = load_settings(a.config)  # a config that cannot be used is the news, with or without a screen
     if why := screen_problem("for scripts: breaker-tui scan FILE"):
         return refuse_screen(why)
     from tui.run import run_replay
 
-    return run_replay(loaded, load_settings(a.config), speed=a.speed, paused=a.paused)
+    return run_replay(loaded, settings, speed=a.speed, paused=a.paused)
 
 
 def _scan(args: list[str]) -> int:
@@ -432,7 +475,7 @@ def _demo(args: list[str]) -> int:
         print(scenario_list())
         return EXIT_OK
     if a.scenario not in SCENARIOS:
-        print(f"breaker-tui: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
+        print(f"breaker-tui demo: unknown scenario {a.scenario!r}; see `breaker-tui demo --list`", file=sys.stderr)
         return EXIT_USAGE
     if stray := [o for o, on in (("--json", a.json), ("--quiet", a.quiet)) if on and not a.no_tui]:
         print(
@@ -450,12 +493,15 @@ def _demo(args: list[str]) -> int:
     if bad := demo_problem(a.scenario, a.agent):
         print(f"breaker-tui demo: {bad}", file=sys.stderr)
         return EXIT_USAGE
+    from wrapper.weakening import hold_back
+
+    # a live session: a loosened value waits for `config accept`; a config that cannot be used is the news,
+    # with or without a screen
+    settings = hold_back(load_settings(a.config))
     if no_screen is not None:
         return refuse_screen(no_screen)
     from tui.demo import Plain, run_demo
-    from wrapper.weakening import hold_back
 
-    settings = hold_back(load_settings(a.config))  # a live session: a loosened value waits for `config accept`
     plain = Plain(as_json_lines=a.json, quiet=a.quiet)
     return run_demo(a.scenario, settings, headless=a.no_tui, theme=a.theme, agent=a.agent, plain=plain)
 
@@ -504,11 +550,13 @@ def _setup(args: list[str]) -> int:
 
 
 def _doctor(args: list[str]) -> int:
-    _parser("doctor").parse_args(args)
+    p = _parser("doctor")
+    p.add_argument("--config", type=Path, metavar="FILE", help="check this config file instead of the usual one")
+    a = p.parse_args(args)
     from wrapper.doctor import doctor
 
     bad = 0
-    for c in doctor():
+    for c in doctor(a.config):
         mark = "ok " if c.ok else ("MISSING" if "not found" in c.detail or "missing" in c.detail else "PROBLEM")
         print(f"{mark:8} {c.name:13} {c.detail}")
         if not c.ok:
@@ -570,39 +618,73 @@ def _config(args: list[str]) -> int:
         return EXIT_OK
     if a.action == "accept":
         return _accept_config(path)
-    s = load_settings(a.config)
+    return _show_config(path, load_settings(a.config))
+
+
+NOT_APPLIED = "not applied until `breaker-tui config accept`"
+
+
+def _show_config(path: Path, s: Settings) -> int:
+    """`config show`: the values a session runs with, each with where it came from, as TOML.
+
+    A loosened value of a file nobody accepted is held back (`hold_back`): the default is what runs, so the
+    default is what is printed, and the file's value sits beside it in a comment saying it is not applied.
+    """
+    from wrapper.weakening import accepted, hold_back, loosened
+
     print(f"# effective breaker-tui config; file: {path}{'' if path.exists() else ' (absent: all defaults)'}")
     for line in s.alias_notes():
         print(f"# {line}")
-    from wrapper.weakening import accepted, loosened
-
-    how = "accepted" if accepted(s) else "NOT APPLIED until `breaker-tui config accept`"
-    for x in loosened(s):  # the file's values as written; a session applies these only once accepted
-        print(f"# loosened, {how}: {x.key}")
+    found, taken = loosened(s), accepted(s)
+    for x in found:
+        print(f"# loosened, {'accepted (in effect)' if taken else NOT_APPLIED + ' (the default holds)'}: {x.key}")
+    held: dict[str, list[str]] = {}  # `section.key` -> what the file says there, not applied
+    if not taken:
+        for x in found:
+            sec, _, rest = x.key.partition(".")
+            name, _, entry = rest.partition(".") if sec != "keys" else (rest, "", "")
+            shown = f"{_toml_key(entry)} = {_toml(_limit(x.value))}" if entry else _toml(_limit(x.value))
+            held.setdefault(f"{sec}.{name}", []).append(f"{shown} in {x.where} is {NOT_APPLIED}")
+    run = hold_back(s)
     dump = {
-        "repeat": s.engine.repeat.model_dump(mode="python"),
-        "thinking": s.engine.thinking.model_dump(mode="python"),
-        "engine": s.engine.engine.model_dump(mode="python"),
-        "wrapper": s.wrapper.model_dump(mode="python"),
-        "ui": s.ui.model_dump(mode="python"),
-        "acp": s.acp.model_dump(mode="python"),
-        "keys": dict(s.keys),
+        "repeat": run.engine.repeat.model_dump(mode="python"),
+        "thinking": run.engine.thinking.model_dump(mode="python"),
+        "engine": run.engine.engine.model_dump(mode="python"),
+        "wrapper": run.wrapper.model_dump(mode="python"),
+        "ui": run.ui.model_dump(mode="python"),
+        "acp": run.acp.model_dump(mode="python"),
+        "hooks": run.hooks.model_dump(mode="python"),
+        "keys": dict(run.keys),
     }
     # a cap that is off is None in the model and "off" in the file (TOML has no null)
-    dump["repeat"]["limits"] = {
-        k: "off" if v is None else int(v) if float(v).is_integer() else v for k, v in dump["repeat"]["limits"].items()
-    }
+    dump["repeat"]["limits"] = {k: _limit(v) for k, v in dump["repeat"]["limits"].items()}
     for section, values in dump.items():
         print(f"\n[{section}]")
         for key, value in values.items():
-            origin = s.origins.get(f"{section}.{key}", "default")
-            if f"{section}.{key}" in s.aliases_used:
-                origin += f" (written `{s.aliases_used[f'{section}.{key}']}`)"
-            if value is None:
-                print(f"# {_toml_key(key)} is not set    # {origin}")
-            else:
-                print(f"{_toml_key(key)} = {_toml(value)}    # {origin}")
+            print(_shown_line(s, f"{section}.{key}", key, value, held.pop(f"{section}.{key}", [])))
+        for key, notes in [(k, v) for k, v in held.items() if k.startswith(f"{section}.")]:
+            # an approval key the file remaps: the built-in key holds
+            print(f"# {_toml_key(key.partition('.')[2])} is built in    # {'; '.join(notes)}")
     return EXIT_OK
+
+
+def _limit(v: object) -> object:
+    """A cap as the file writes it: "off" for none, a whole number without `.0`."""
+    if v is None:
+        return "off"
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _shown_line(s: Settings, dotted: str, key: str, value: object, held: list[str]) -> str:
+    """One `key = value    # origin` line of `config show`; a held-back value's origin is the default."""
+    whole = held and not isinstance(value, dict)  # a table keeps the entries of the file that were not held
+    origin = "default" if whole else s.origins.get(dotted, "default")
+    if dotted in s.aliases_used:
+        origin += f" (written `{s.aliases_used[dotted]}`)"
+    origin = "; ".join([origin, *held])
+    if value is None:
+        return f"# {_toml_key(key)} is not set    # {origin}"
+    return f"{_toml_key(key)} = {_toml(value)}    # {origin}"
 
 
 def _accept_config(path: Path) -> int:
@@ -619,7 +701,7 @@ def _accept_config(path: Path) -> int:
     try:
         digest = accept(path)
     except OSError as e:
-        print(f"breaker-tui: cannot record the acceptance: {e}", file=sys.stderr)
+        print(f"breaker-tui config: cannot record the acceptance: {e}", file=sys.stderr)
         return EXIT_USAGE
     print(f"accepted {path} (sha256 {digest[:16]}); any change to the file needs a new accept")
     return EXIT_OK

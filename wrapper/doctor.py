@@ -5,23 +5,32 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import engine
 from engine.errors import ConfigError
 from wrapper.harness.registry import harness_checks
 from wrapper.hooks.health import doctor_checks as hook_checks
-from wrapper.paths import config_file, recordings_dir
+from wrapper.paths import config_file, default_config_file, recordings_dir
 from wrapper.settings import load
 from wrapper.toolchain import Check, node
 
 
-def _config_check() -> Check:
-    """Whether the config file loads; it also names the camelCase keys the file uses, once, here."""
-    path = config_file()
+def _config_check(named: Path | None = None) -> Check:
+    """Whether the config file loads; it also names the camelCase keys the file uses, once, here.
+
+    A file a person named (`--config`, `$BREAKER_TUI_CONFIG`) that is missing is a failure, as it is for every
+    other command: only the platform's own location, never named, is fine absent.
+    """
+    path = named or config_file()
     try:
-        s = load(path)
+        s = load(path, must_exist=named is not None)
     except ConfigError as e:
-        return Check("config", False, str(e), f"correct {path} (the README's Configuration section lists every key)")
+        how = "--config" if named is not None else "$BREAKER_TUI_CONFIG" if path != default_config_file() else ""
+        fix = f"correct {path} (the README's Configuration section lists every key)"
+        if how and not path.exists():
+            fix = f"create {path}, or correct the path {how} names"
+        return Check("config", False, str(e), fix)
     if not path.exists():
         return Check("config", True, f"{path} (absent: all defaults)")
     names = ", ".join(f"{alias} -> {key.split('.', 1)[1]}" for key, alias in s.aliases_used.items())
@@ -29,12 +38,10 @@ def _config_check() -> Check:
     return Check("config", True, f"{path}{more}")
 
 
-def _recordings_check() -> Check:
+def _recordings_check(named: Path | None = None) -> Check:
     """Whether the recordings folder can be written (a read-only state folder would keep nothing)."""
-    from pathlib import Path
-
     try:
-        folder = Path(load(config_file()).wrapper.recordings_dir or recordings_dir()).expanduser()
+        folder = Path(load(named or config_file()).wrapper.recordings_dir or recordings_dir()).expanduser()
     except ConfigError:
         folder = recordings_dir()
     probe = folder
@@ -47,8 +54,8 @@ def _recordings_check() -> Check:
     return Check("recordings", ok, f"{folder}: {why}", fix)
 
 
-def doctor() -> list[Check]:
-    """What is present, what is missing, and how to fix each."""
+def doctor(config: Path | None = None) -> list[Check]:
+    """What is present, what is missing, and how to fix each (`config`: the file `--config` named)."""
     out = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0], "use Python 3.11 or newer")]
     n = node()
     nv = None
@@ -73,8 +80,8 @@ def doctor() -> list[Check]:
             "a wheel built with a C compiler and the Python headers is compiled; plain Python also works",
         )
     )
-    out.append(_config_check())
-    out.append(_recordings_check())
+    out.append(_config_check(config))
+    out.append(_recordings_check(config))
     out.extend(harness_checks())
     out.extend(hook_checks())
     return out

@@ -13,7 +13,12 @@ APP = "breaker-tui"
 def config_file() -> Path:
     """The TOML config file: `$BREAKER_TUI_CONFIG`, else the platform config directory."""
     env = os.environ.get("BREAKER_TUI_CONFIG")
-    return Path(env) if env else Path(user_config_dir(APP)) / "config.toml"
+    return Path(env) if env else default_config_file()
+
+
+def default_config_file() -> Path:
+    """The platform's config file: the one place nobody named, so the one that may be absent (all defaults)."""
+    return Path(user_config_dir(APP)) / "config.toml"
 
 
 def data_dir() -> Path:

@@ -13,6 +13,7 @@ from engine.config import BreakerConfig, EngineConfig, ThinkingConfig, describe
 from engine.errors import ConfigError
 from engine.keynames import canonical, check_spellings, note
 from engine.repeat_config import RepeatConfig
+from wrapper.paths import default_config_file
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -169,9 +170,16 @@ class Settings(BaseModel):
 
 
 def load(path: Path | None, must_exist: bool = False) -> Settings:
-    """Read and validate a TOML config; raise ConfigError naming the file, key, rule and value."""
-    if path is None or not path.exists():
-        if must_exist and path is not None:
+    """Read and validate a TOML config; raise ConfigError naming the file, key, rule and value.
+
+    A file someone named (`--config`, `$BREAKER_TUI_CONFIG`, or any caller's path) must be there: a typo in
+    its name would otherwise run with the defaults, and a hardened config would silently not be used. Only
+    the platform's own location, which nobody named, may be absent (all defaults), unless `must_exist`.
+    """
+    if path is None:
+        return Settings()
+    if not path.exists():
+        if must_exist or path != default_config_file():
             raise ConfigError(f"{path}: no such config file")
         return Settings()
     try:

@@ -204,6 +204,8 @@ NONE, REMOVED, BUILT_IN = _Mark("(none)"), _Mark("(removed)"), _Mark("(built in)
 
 
 def _shown(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():  # a cap is a float in the model, written as a whole number
+        return str(int(v))
     return "off" if v is None else repr(v)
 
 

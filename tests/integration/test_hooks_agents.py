@@ -117,6 +117,7 @@ def world(tmp_path: Path) -> Iterator[World]:
     m = MockModel("tool-loop")
     m.workspace = str(ws)
     m.start()
+    (tmp_path / "no-config.toml").write_text("")  # a named config must exist: empty is all defaults
     env = {
         **os.environ,
         "HOME": str(home),

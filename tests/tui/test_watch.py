@@ -38,6 +38,7 @@ pytestmark = [pytest.mark.tui, pytest.mark.slow]
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """A private state and run folder for the server the first hook starts; the server stopped after."""
     run = tempfile.mkdtemp(prefix="bkw-", dir="/tmp")
+    (tmp_path / "none.toml").write_text("")  # a named config must exist: empty is all defaults
     values = {
         "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),
         "BREAKER_TUI_RUN_DIR": os.path.join(run, "run"),

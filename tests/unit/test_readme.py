@@ -40,3 +40,16 @@ def test_the_command_line_in_brief_names_every_subcommand() -> None:
 def test_every_relative_link_resolves() -> None:
     for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", README):
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_readme_says_what_a_loosened_config_does() -> None:
+    """A loosened value of a file nobody accepted is held back: the status stays ENFORCING, not OBSERVING."""
+    from wrapper.settings import from_mapping
+    from wrapper.weakening import hold_back, report, status_word
+
+    held = hold_back(from_mapping({"repeat": {"local_hosts": "allow"}}, "loose.toml"))
+    assert status_word(held) == ""  # the default holds: nothing loosened is in effect, the status line says ENFORCING
+    assert "NOT APPLIED (the default holds)" in " ".join(report(held))
+    text = " ".join(README.split())
+    assert "OBSERVING (config loosened)" not in text
+    assert "`NOT APPLIED (the default holds)`" in text and "`LOOSENED (accepted config)`" in text

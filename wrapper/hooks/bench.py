@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     exe = shutil.which("breaker-tui") or str(Path(sys.executable).parent / "breaker-tui")
     cmd = [exe, "hook", "claude"] if a.alias else [*launcher(), "claude"]
     tmp = Path(tempfile.mkdtemp(prefix="bkb-", dir="/tmp"))
+    (tmp / "none.toml").write_text("")  # a named config must exist: empty is all defaults
     env = {
         **os.environ,
         "BREAKER_TUI_RUN_DIR": str(tmp / "run"),

@@ -55,6 +55,7 @@ def test_every_exit_status_is_in_the_help_and_the_guide() -> None:
 def _scratch_env(tmp_path: Path) -> dict[str, str]:
     env = {**os.environ, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state")}
     env["BREAKER_TUI_CONFIG"] = str(tmp_path / "no-config.toml")
+    (tmp_path / "no-config.toml").write_text("")  # named, so it must exist: empty is all defaults
     return env
 
 

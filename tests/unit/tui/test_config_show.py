@@ -44,6 +44,9 @@ kill = "ctrl+x"
 
 
 def _show(capsys: pytest.CaptureFixture[str], path: Path) -> str:
+    """`config show` of an accepted file: its loosened values are in effect, so they are what it prints."""
+    assert main(["config", "accept", "--config", str(path)]) == 0
+    capsys.readouterr()
     assert main(["config", "show", "--config", str(path)]) == 0
     return capsys.readouterr().out
 
@@ -95,7 +98,8 @@ def test_config_show_says_once_which_seed_names_the_file_used(
 def test_the_defaults_round_trip_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("BREAKER_TUI_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.delenv("BREAKER_TUI_CONFIG")  # the platform's location, absent: the defaults
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
     pasted = tmp_path / "pasted.toml"
@@ -108,3 +112,40 @@ def test_config_may_come_before_the_command(tmp_path: Path, capsys: pytest.Captu
     src.write_text(SEED_STYLE, encoding="utf-8")
     assert main(["--config", str(src), "config", "show"]) == 0
     assert f"file: {src}" in capsys.readouterr().out
+
+
+LOOSE = """\
+[repeat]
+local_hosts = "allow"
+limits = { exact = 50, net = 3 }
+
+[keys]
+"approve.once" = "x"
+"""
+
+
+def test_config_show_prints_the_value_in_effect_and_the_unapplied_one_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wrapper.weakening import hold_back
+
+    src = tmp_path / "loose.toml"
+    src.write_text(LOOSE, encoding="utf-8")
+    assert main(["config", "show", "--config", str(src)]) == 0
+    out = capsys.readouterr().out
+    not_applied = "not applied until `breaker-tui config accept`"
+    assert f'local_hosts = "ask"    # default; "allow" in {src} is {not_applied}' in out
+    limits = next(line for line in out.splitlines() if line.startswith("limits = "))
+    assert limits.startswith("limits = { exact = 5, cmd = 5, net = 3,"), limits  # the stricter entry applies
+    assert f"exact = 50 in {src} is {not_applied}" in limits
+    assert f'# "approve.once" is built in    # "x" in {src} is {not_applied}' in out
+    pasted = tmp_path / "pasted.toml"
+    pasted.write_text(out, encoding="utf-8")
+    _same(load(pasted), hold_back(load(src)))  # what it prints is what a session runs with
+    # accepted, the file's values are in effect and print as such
+    assert main(["config", "accept", "--config", str(src)]) == 0
+    accepted = capsys.readouterr().out
+    assert f"accepting: {src}: repeat.limits.exact = 50 (default 5)" in accepted  # a cap is a whole number
+    assert main(["config", "show", "--config", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert f'local_hosts = "allow"    # {src}' in out and not_applied not in out

@@ -235,3 +235,12 @@ def test_an_approval_key_on_another_answer_s_key_is_refused_naming_both() -> Non
     assert validate_keymap({"approve.once": "escape"}), "esc denies: it cannot allow"
     assert validate_keymap({"approve.once": "d", "approve.deny": "x"}), "the person's hands know d as deny"
     assert validate_keymap({"approve.deny": "x", "approve.escape": "d"}) == [], "two keys for one answer are fine"
+
+
+def test_a_whole_number_cap_is_named_as_written_not_as_a_float(tmp_path: Path) -> None:
+    """The start-up lines, the screen's notice and `config accept` write `exact = 50`, as the file did."""
+    src = tmp_path / "loose.toml"
+    src.write_text("[repeat]\nlimits = { exact = 50, net = 7.5 }\n")
+    lines = " ".join(report(hold_back(load(src), store=tmp_path), store=tmp_path))
+    assert "repeat.limits.exact = 50 (default 5)" in lines, lines
+    assert "repeat.limits.net = 7.5 (default 5)" in lines, lines

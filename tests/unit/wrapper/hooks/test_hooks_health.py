@@ -25,6 +25,7 @@ HEAVY = ("textual", "engine", "pydantic", "tui", "platformdirs", "json", "socket
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """A private HOME, state and (short) run folder, in this process and for the CLI's; removed after."""
     run = tempfile.mkdtemp(prefix="bkh-", dir="/tmp")
+    (tmp_path / "none.toml").write_text("")  # a named config must exist: empty is all defaults
     values = {
         "HOME": str(tmp_path),
         "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),

@@ -30,6 +30,7 @@ URL = re.compile(rb"metrics on (http://127\.0\.0\.1:\d+/metrics)")
 def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """`breaker-tui serve --metrics 127.0.0.1:0` in a private run folder: its metrics URL and its env."""
     run = tempfile.mkdtemp(prefix="bkm-", dir="/tmp")
+    (tmp_path / "none.toml").write_text("")  # a named config must exist: empty is all defaults
     env = {
         **os.environ,
         "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),

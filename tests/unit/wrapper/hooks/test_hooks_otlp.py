@@ -74,6 +74,7 @@ def spans(bodies: list[bytes]) -> list[tuple[str, dict[str, str], int]]:
 def test_serve_sends_a_genai_span_per_tool_call(collector: tuple[str, list[bytes]], tmp_path: Path) -> None:
     url, bodies = collector
     run = tempfile.mkdtemp(prefix="bko-", dir="/tmp")
+    (tmp_path / "none.toml").write_text("")  # a named config must exist: empty is all defaults
     env = {
         **os.environ,
         "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"),

@@ -40,6 +40,7 @@ class Home:
     def __init__(self, tmp: Path) -> None:
         self.state = tmp / "state"
         self.run_dir = Path(tempfile.mkdtemp(prefix="bkh-", dir="/tmp"))
+        (tmp / "no-config.toml").write_text("")  # a named config must exist: empty is all defaults
         self.env = {
             **os.environ,
             "BREAKER_TUI_STATE_DIR": str(self.state),

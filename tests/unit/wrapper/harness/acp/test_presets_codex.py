@@ -57,7 +57,8 @@ def test_the_headless_codex_demo_prints_the_models_answer_without_codexs_warning
     if not installed(PRESETS["codex"]):
         pytest.skip("codex is not installed: run `breaker-tui setup-agent codex`")
     env = {**os.environ, "BREAKER_TUI_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)}
-    env["BREAKER_TUI_CONFIG"] = str(tmp_path / "config.toml")  # none: the defaults
+    (tmp_path / "config.toml").write_text("")  # empty: the defaults (a named config must exist)
+    env["BREAKER_TUI_CONFIG"] = str(tmp_path / "config.toml")
     cmd = [sys.executable, "-m", "tui", "demo", "read-loop", "--agent", "codex", "--no-tui", "--quiet"]
     done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
