@@ -104,6 +104,9 @@ def main(argv: list[str], replayer_for: ReplayerFor) -> int:
     """Run `scan`; returns the exit status."""
     a = parser().parse_args(argv)
     a.file = a.files[0]
+    if len(a.files) == 1 and not a.file.exists():  # nothing to read: the command's error, not a location
+        _say(f"{a.file}: no such file or folder")
+        return EXIT_BAD
     try:
         settings = _settings(a.config)
         if len(a.files) > 1 or a.file.is_dir():

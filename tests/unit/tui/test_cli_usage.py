@@ -161,17 +161,12 @@ def test_an_option_with_no_command_says_so_in_one_line(argv: list[str], capsys: 
     assert err.startswith(f"breaker-tui: {argv[0]} is an option, not a command") and "-- COMMAND" in err
 
 
-LOCATION_FIRST = pytest.mark.xfail(
-    strict=True, reason="scan writes `FILE: what` location first, as editors and CI parse it; its owner decides"
-)
-
-
 @pytest.mark.parametrize(
     "argv",
     [
         ["replay", "/nonexistent/rec.jsonl"],
         ["eval", "/nonexistent"],
-        pytest.param(["scan", "/nonexistent"], marks=LOCATION_FIRST),
+        ["scan", "/nonexistent"],
         ["demo", "no-such-scenario"],
         ["config", "show", "--config", "/nonexistent.toml"],
         ["calibrate", "--config", "/nonexistent.toml"],
