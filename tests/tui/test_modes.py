@@ -52,7 +52,7 @@ async def test_the_prompt_has_the_focus_at_start() -> None:
         ("ctrl+k", "kill"),
         ("ctrl+r", "restart"),
         ("ctrl+e", "enforcing:False"),
-        ("ctrl+w", "reset-windows"),
+        ("f5", "reset-windows"),
     ],
 )
 async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool, key: str, expect: str) -> None:
