@@ -597,6 +597,10 @@ class BreakerApp(FrontEnd, Actions):
         """The bridge stopped waiting: close the matching question, shown or queued, and say why."""
         self._close_questions(lambda q: item.id in ("", q.id, q.call_id or ""), item.reason)
 
+    def close_questions(self, reason: str) -> None:
+        """Deny every question waiting for the person, the one shown included, saying why."""
+        self._close_questions(lambda q: True, reason)
+
     def _close_questions(self, match: Any, reason: str) -> None:
         closed: list[Question] = []
         for q, fut in list(self._questions):

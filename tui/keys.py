@@ -19,10 +19,10 @@ denied fresh calls whenever someone deleted a word. `validate_keymap` refuses su
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.keys import KEY_ALIASES, _normalize_key_list
 
 from wrapper.harness.capabilities import Capabilities
@@ -166,6 +166,37 @@ def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
         Binding(k.key, "app." + k.action, k.label, show=k.footer, priority=k.priority, id=k.id, tooltip=k.help)
         for k in sorted(KEYS, key=lambda k: k.id != "quit")
     ]
+
+
+# The emergency keys that act over every screen the app pushes (the approval modal, the help, a call, the
+# palette): Textual dispatches a screen's keys only while it is on top, so these are the app's own bindings
+# as well. Not cancel: its esc belongs to the screen on top (it closes it; the approval modal takes it as
+# deny once armed, and nothing before, so typing never answers), and `c` there denies and cancels the turn.
+EVERY_SCREEN = ("kill", "restart", "enforce", "reset")
+
+
+def every_screen_bindings(shown: tuple[str, ...] = ()) -> list[Binding]:
+    """The emergency keys of `EVERY_SCREEN` as bindings a screen over the main one (or the app) can hold;
+    those in `shown` are on that screen's footer. They act through the app (its `check_action` decides).
+    """
+    by_id = {k.id: k for k in KEYS}
+    return [
+        Binding(by_id[i].key, "app." + by_id[i].action, by_id[i].label, show=i in shown, priority=True, id=i,
+                tooltip=by_id[i].help)
+        for i in EVERY_SCREEN
+    ]  # fmt: skip
+
+
+def labelled_now(active: dict[str, ActiveBinding], label_now: Callable[[str | None, str], str] | None) -> None:
+    """Each of a screen's `active` bindings labelled as the app's state has it now (`label_now`: the pause key
+    says resume while observing), in place; as they are without `label_now`.
+    """
+    if label_now is None:
+        return
+    for key, a in active.items():
+        label = label_now(a.binding.id, a.binding.description)
+        if label != a.binding.description:
+            active[key] = a._replace(binding=replace(a.binding, description=label))
 
 
 def available(key: Key, mode: str, caps: Capabilities) -> bool:
