@@ -30,7 +30,7 @@ from textual.widgets._tabs import Underline
 
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
-from tui.actions import Actions
+from tui.actions import STOPPING, Actions
 from tui.frontend import FrontEnd
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
@@ -381,6 +381,7 @@ class BreakerApp(FrontEnd, Actions):
                 self._flush_output()  # a failed agent's log (a crash trace) is shown, not just counted
                 self.w_output.display = True
             self._close_questions(lambda q: True, "the agent exited")
+            self._unsay(STOPPING)  # the stream says how it ended
             if self._last_trip is not None:
                 self._clear_banner()
         elif item.kind == "error":
