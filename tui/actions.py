@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on
 from textual.app import App, SystemCommand
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import RichLog, Tabs
 
@@ -41,8 +42,15 @@ NEEDS_SESSION = frozenset(
 )
 
 
+STOPPING = "stopping the child…"  # said on ctrl+k; taken back once the child's exit is known
+
+
 class Actions(Saying, App[int]):
     """Every action a person can take; the state it acts on is set up by `BreakerApp`."""
+
+    # the emergency keys act over every screen pushed on the main one (`tui.keys.EVERY_SCREEN`): the main
+    # screen's own bindings are not looked at while another screen is on top
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.every_screen_bindings()]
 
     source: Source
     settings: Settings
@@ -64,6 +72,9 @@ class Actions(Saying, App[int]):
 
     def refresh_view(self, panels: bool = True, stream: bool = True) -> None:
         """Repaint (the app's painting)."""
+
+    def close_questions(self, reason: str) -> None:
+        """Deny every question waiting for the person, the one shown included, saying why (`BreakerApp`)."""
 
     def completing(self) -> bool:
         """Whether the slash-command list is open (`tui.frontend`)."""
@@ -130,13 +141,19 @@ class Actions(Saying, App[int]):
             self._refused("cancel")
 
     async def action_kill(self) -> None:
-        """Kill the child (SIGINT, then SIGKILL after the grace period)."""
-        self.say("stopping the child…")
+        """Kill the child (SIGINT, then SIGKILL after the grace period).
+
+        A question the child asked is denied first: an answer given while it stops (or to a modal left
+        open) would answer a call of a child that is going away.
+        """
+        self.close_questions("the child is being stopped")
+        self.say(STOPPING)
         if not await self.source.kill():
             self._refused("kill")
 
     async def action_restart(self) -> None:
-        """Restart the child on the same session."""
+        """Restart the child on the same session (its questions are denied first, as for a kill)."""
+        self.close_questions("the child is being restarted")
         if await self.source.restart():
             self.say("restarted")
         else:

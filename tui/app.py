@@ -30,7 +30,7 @@ from textual.widgets._tabs import Underline
 
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
-from tui.actions import Actions
+from tui.actions import STOPPING, Actions
 from tui.frontend import FrontEnd
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
@@ -396,6 +396,7 @@ class BreakerApp(FrontEnd, Actions):
                 self._flush_output()  # a failed agent's log (a crash trace) is shown, not just counted
                 self.w_output.display = True
             self._close_questions(lambda q: True, "the agent exited")
+            self._unsay(STOPPING)  # the stream says how it ended
             if self._last_trip is not None:
                 self._clear_banner()
         elif item.kind == "error":
@@ -611,6 +612,10 @@ class BreakerApp(FrontEnd, Actions):
     def _approval_closed(self, item: ApprovalClosed) -> None:
         """The bridge stopped waiting: close the matching question, shown or queued, and say why."""
         self._close_questions(lambda q: item.id in ("", q.id, q.call_id or ""), item.reason)
+
+    def close_questions(self, reason: str) -> None:
+        """Deny every question waiting for the person, the one shown included, saying why."""
+        self._close_questions(lambda q: True, reason)
 
     def _close_questions(self, match: Any, reason: str) -> None:
         closed: list[Question] = []

@@ -6,18 +6,24 @@ cancel, no prompts). **replay**: a recording plays through the same screen; noth
 child, and the player keys exist instead.
 
 Emergency keys (cancel, kill, restart, pause, reset) are *priority* bindings: they fire while the
-person types in the prompt box, whose own editing keys (ctrl+k, ctrl+e, ctrl+w) would otherwise take
-them. Printable keys (`?`, the replay letters) are not: typing them in the prompt types them.
+person types in the prompt box, whose own editing keys (ctrl+k, ctrl+e) would otherwise take them.
+Printable keys (`?`, the replay letters) are not: typing them in the prompt types them.
 Every binding has an id, so `[keys]` in the config file can remap it (`kill = "ctrl+x"`).
+
+A key that weakens protection without showing it (`Key.off_editing`: the windows' reset forgets what
+the detector had counted) never sits on a key the prompt box edits with, nor on a key a terminal sends
+for one (`editing_keys`): alt+backspace arrives as ctrl+w, and a reset on ctrl+w gave a loop about to be
+denied fresh calls whenever someone deleted a word. `validate_keymap` refuses such a remap too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 
-from textual.binding import Binding
-from textual.keys import _normalize_key_list
+from textual.binding import ActiveBinding, Binding
+from textual.keys import KEY_ALIASES, _normalize_key_list
 
 from wrapper.harness.capabilities import Capabilities
 from wrapper.settings import APPROVAL_KEY_IDS
@@ -38,6 +44,8 @@ class Key:
     needs: str = ""  # a `Capabilities` flag that must be true, or "" for none
     footer: bool = False
     priority: bool = True
+    # weakens protection in a way the person may not see or cannot take back: never on an editing key
+    off_editing: bool = False
 
 
 KEYS: tuple[Key, ...] = (
@@ -47,9 +55,17 @@ KEYS: tuple[Key, ...] = (
         needs="kill", footer=True),
     Key("restart", "ctrl+r", "restart", "restart", "restart the child on the same session",
         needs="restart", footer=True),
+    # Pause weakens protection too, and ctrl+e is the prompt box's end of line; it stays there on purpose:
+    # it is the documented key for a breaker that blocks wrongly, a press is seen at once (a warning toast,
+    # OBSERVING ONLY on the status line, the footer offers resume) and undone by the same key with nothing
+    # lost (observing, the detector keeps counting, so resuming denies what it would have denied). `end`
+    # still moves to the end of the line.
     Key("enforce", "ctrl+e", "toggle_enforcing", "pause", "pause / resume enforcement (observe only)",
         footer=True),
-    Key("reset", "ctrl+w", "reset_windows", "reset", "reset the sliding windows and the failure causes"),
+    # The reset forgets what the detector counted (a loop about to be denied gets fresh calls), silently
+    # and for good: a function key no text box edits with, F5 as in "start over"
+    Key("reset", "f5", "reset_windows", "reset", "reset the sliding windows and the failure causes",
+        off_editing=True),
     Key("reasoning", "ctrl+t", "toggle_reasoning", "reasoning", "show / fold reasoning (also what is shown)",
         modes=(LIVE, REPLAY)),
     Key("agent", "ctrl+n", "next_agent", "agent", "switch agent (scores and window of the next one)",
@@ -94,6 +110,51 @@ PROMPT_KEYS = (
     ("pgup / pgdn", "scroll the stream while typing (the mouse wheel scrolls what it is over)"),
 )
 
+# The prompt box's own keys, besides Textual's TextArea editing bindings (`tui.widgets.composer`).
+PROMPT_OWN_KEYS = ("enter", "ctrl+j", "shift+enter", "alt+enter")
+# What a terminal sends for a key, where that is another key's name: Textual's parser reads ESC DEL (alt+
+# backspace in most terminals) as ctrl+w and ^H (ctrl+backspace in xterm and VTE, ctrl+h) as backspace;
+# Windows Terminal sends ^W for ctrl+backspace.
+TERMINAL_SENDS: dict[str, tuple[str, ...]] = {
+    "alt+backspace": ("ctrl+w",),
+    "ctrl+backspace": ("backspace", "ctrl+h", "ctrl+w"),
+    "ctrl+h": ("backspace",),
+}
+
+
+@cache
+def editing_keys() -> frozenset[str]:
+    """Every key the prompt box edits with (Textual's `TextArea.BINDINGS` and the box's own keys), with the
+    keys a terminal may send for them and Textual's aliases: what a key that must not fire while someone
+    edits a message may not use.
+    """
+    from textual.widgets import TextArea  # the composer imports it anyway; not needed for the first frame
+
+    out = {p.strip() for b in TextArea.BINDINGS if isinstance(b, Binding) for p in b.key.split(",")}
+    out.update(PROMPT_OWN_KEYS)
+    for key in list(out):
+        out.update(TERMINAL_SENDS.get(key, ()))
+    for key, aliases in KEY_ALIASES.items():  # tab is ctrl+i, enter ctrl+m, escape ctrl+[ (both ways)
+        if key in out or out.intersection(aliases):
+            out.update((key, *aliases))
+    return frozenset(out)
+
+
+def editing_clashes(keymap: dict[str, str]) -> list[str]:
+    """A key that must stay off the prompt box's editing keys (`Key.off_editing`) on one of them, as
+    built in or under `keymap`: the reset on ctrl+w wiped the detector's memory on every deleted word.
+    """
+    out: list[str] = []
+    for k in KEYS:
+        spec = keymap.get(k.id, k.key)
+        hit = [p for p in _normalize_key_list(str(spec)).split(",") if p in editing_keys()] if k.off_editing else []
+        if hit:
+            out.append(
+                f'`{k.id}` = "{spec}" takes `{hit[0]}`, a key the prompt box edits with (or one a terminal sends'
+                f" for such a key): {k.help} would happen while someone edits a message; pick a function key"
+            )
+    return out
+
 
 def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
     """The main screen's bindings, every mode's (`available` decides which are active).
@@ -105,6 +166,37 @@ def bindings() -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
         Binding(k.key, "app." + k.action, k.label, show=k.footer, priority=k.priority, id=k.id, tooltip=k.help)
         for k in sorted(KEYS, key=lambda k: k.id != "quit")
     ]
+
+
+# The emergency keys that act over every screen the app pushes (the approval modal, the help, a call, the
+# palette): Textual dispatches a screen's keys only while it is on top, so these are the app's own bindings
+# as well. Not cancel: its esc belongs to the screen on top (it closes it; the approval modal takes it as
+# deny once armed, and nothing before, so typing never answers), and `c` there denies and cancels the turn.
+EVERY_SCREEN = ("kill", "restart", "enforce", "reset")
+
+
+def every_screen_bindings(shown: tuple[str, ...] = ()) -> list[Binding]:
+    """The emergency keys of `EVERY_SCREEN` as bindings a screen over the main one (or the app) can hold;
+    those in `shown` are on that screen's footer. They act through the app (its `check_action` decides).
+    """
+    by_id = {k.id: k for k in KEYS}
+    return [
+        Binding(by_id[i].key, "app." + by_id[i].action, by_id[i].label, show=i in shown, priority=True, id=i,
+                tooltip=by_id[i].help)
+        for i in EVERY_SCREEN
+    ]  # fmt: skip
+
+
+def labelled_now(active: dict[str, ActiveBinding], label_now: Callable[[str | None, str], str] | None) -> None:
+    """Each of a screen's `active` bindings labelled as the app's state has it now (`label_now`: the pause key
+    says resume while observing), in place; as they are without `label_now`.
+    """
+    if label_now is None:
+        return
+    for key, a in active.items():
+        label = label_now(a.binding.id, a.binding.description)
+        if label != a.binding.description:
+            active[key] = a._replace(binding=replace(a.binding, description=label))
 
 
 def available(key: Key, mode: str, caps: Capabilities) -> bool:
@@ -174,14 +266,15 @@ def key_problem(spec: str) -> str:
 
 def validate_keymap(keymap: dict[str, str]) -> list[str]:
     """Problems with a `[keys]` table: unknown binding ids (each named, with the known ids), bad key strings,
-    and an approval key that another answer also uses.
+    an approval key that another answer also uses, and a key that must stay off the prompt box's editing keys
+    on one of them.
     """
     known = {k.id for k in KEYS} | set(APPROVAL_KEY_IDS)
     out = [f"unknown binding id `{name}` (known: {', '.join(sorted(known))})" for name in keymap if name not in known]
     for name, spec in keymap.items():
         if name in known and (why := key_problem(str(spec))):
             out.append(f"{name}: {why}")
-    return out or approval_clashes(keymap)
+    return out or [*approval_clashes(keymap), *editing_clashes(keymap)]
 
 
 def approval_keys(keymap: dict[str, str]) -> dict[str, tuple[str, ...]]:

@@ -32,3 +32,12 @@ class Saying(App[int]):
         line.truncate(max(10, (self.w_notice.size.width or self.size.width) - 2), overflow="ellipsis")
         self.w_notice.display = True
         self.w_notice.update(line)
+
+    def _unsay(self, text: str) -> None:
+        """Take `text` off the notice line if it is still what the line shows (a later line stays)."""
+        if not hasattr(self, "w_notice") or not self.w_notice.is_attached:
+            return
+        shown = self.w_notice.content
+        if isinstance(shown, Text) and shown.plain == inert(text, keep_newlines=False):
+            self.w_notice.update("")
+            self.w_notice.display = False

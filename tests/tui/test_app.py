@@ -81,7 +81,7 @@ async def test_approval_modal_answers_on_each_key(key: str, answer: str) -> None
         ("ctrl+k", "kill"),
         ("ctrl+r", "restart"),
         ("ctrl+e", "enforcing:False"),
-        ("ctrl+w", "reset-windows"),
+        ("f5", "reset-windows"),
     ],
 )
 async def test_action_keys_reach_the_source(key: str, expect: str) -> None:
@@ -93,7 +93,7 @@ async def test_action_keys_reach_the_source(key: str, expect: str) -> None:
         if key == "ctrl+e":
             app.refresh_view()
             assert "OBSERVING ONLY" in text_of(app.w_status)
-        if key == "ctrl+w":
+        if key == "f5":
             app.refresh_view()
             assert app.query_one("#window", DataTable).row_count == 0
 

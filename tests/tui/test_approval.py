@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from textual.widgets import Button, Label, Static
 
 from tests.conftest import wait_until
@@ -257,3 +258,32 @@ async def test_a_call_cut_for_its_size_can_only_be_denied_at_80x24() -> None:
         assert src.answers == []
         await pilot.press("d")
         await wait_until(lambda: src.answers == ["deny"], 5, "deny")
+
+
+@pytest.mark.parametrize("armed", [False, True])
+async def test_kill_over_the_modal_denies_its_question_and_a_late_answer_does_nothing(armed: bool) -> None:
+    app, src = make(scripts.local_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        await wait_until(lambda: {"kill", "pause"} <= set(footer(m)), 5, "kill and pause on the modal's footer")
+        if armed:
+            await pilot.press("tab")
+            await wait_until(lambda: m.armed, 5, "armed")
+        await pilot.press("ctrl+k")
+        await wait_until(lambda: "kill" in src.actions, 5, "ctrl+k to reach the child")
+        await wait_until(lambda: src.answers == ["deny"], 5, "the question denied, not left open")
+        await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), 5, "the modal closed")
+        assert "closed unanswered: the child is being stopped" in stream_text(app)
+        await pilot.press("tab", "a")  # what would have allowed it
+        await settle(app, src, pilot)
+        assert src.answers == ["deny"]
+
+
+async def test_pause_over_the_modal_pauses_and_leaves_the_question_to_the_person() -> None:
+    app, src = make(scripts.local_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        await pilot.press("ctrl+e")
+        await wait_until(lambda: "enforcing:False" in src.actions, 5, "ctrl+e to pause")
+        await wait_until(lambda: "resume" in footer(m), 5, "the modal's footer offers resume")
+        assert app.screen is m and not src.answers, "the question still waits for its answer"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual import events
+from textual.widgets import DataTable
 
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text, text_of
+from tests.tui.test_keymap import read_as
 from tui.widgets.composer import Composer
 
 
@@ -144,3 +147,21 @@ async def test_the_placeholder_fits_the_box_whole_at_every_width() -> None:
         await wait_until(lambda: drawn() == "message", 5, f"the short form at 40 columns, not {drawn()!r}")
         await pilot.resize_terminal(80, 24)
         await wait_until(lambda: drawn() == "message the agent · F1 help", 5, f"the whole one at 80, not {drawn()!r}")
+
+
+@pytest.mark.parametrize("sent", ["\x1b\x7f", "\x17"], ids=["alt+backspace", "ctrl+w"])
+async def test_deleting_a_word_in_the_prompt_deletes_it_and_leaves_the_windows_alone(sent: str) -> None:
+    app, src = make(scripts.tool_loop())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, src, pilot)
+        window = app.query_one("#window", DataTable)
+        rows = window.row_count
+        assert rows, "the loop filled the window"
+        await pilot.press(*"please fix the tests")
+        await wait_until(lambda: app.w_prompt.value == "please fix the tests", 5, "the typing")
+        await pilot.press(*read_as(sent))  # the key as Textual's parser reads the terminal's bytes
+        await wait_until(lambda: app.w_prompt.value == "please fix the ", 5, "the last word deleted")
+        await pilot.press(*read_as(sent))
+        await wait_until(lambda: app.w_prompt.value == "please fix ", 5, "the word before it")
+        app.refresh_view()
+        assert "reset-windows" not in src.actions and window.row_count == rows

@@ -113,3 +113,16 @@ async def test_a_sent_prompt_offers_cancel_at_once_and_the_cancel_follows_the_pr
         await wait_until(lambda: "cancel" in src.actions, 5, "the cancel once the prompt is delivered")
         assert src.actions.index("prompt:go") < src.actions.index("cancel")
         await wait_until(lambda: "cancel" not in _footer(app), 5, "no cancel offered once nothing is pending")
+
+
+def _notice(app: object) -> str:
+    shown = app.w_notice.content  # type: ignore[attr-defined]
+    return str(getattr(shown, "plain", shown)) if app.w_notice.display else ""  # type: ignore[attr-defined]
+
+
+async def test_the_stopping_hint_goes_once_the_child_has_exited() -> None:
+    async with running([S.ready()], size=(80, 24)) as (app, _src, pilot):
+        await pilot.press("ctrl+k")
+        await wait_until(lambda: "stopping the child" in _notice(app), 5, "the hint while the child stops")
+        app._receive(StatusItem("exited", "child exited with status 130", {"code": 130}))
+        await wait_until(lambda: "stopping the child" not in _notice(app), 5, "no hint once it has exited")

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from textual.widgets import Button
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.binding import Binding
+from textual.keys import _normalize_key_list
+from textual.widgets import Button, TextArea
 
 from tests.conftest import wait_until
 from tests.tui.conftest import settle
 from tests.tui.test_approval import asked, modal, poll, polls
 from tests.tui.test_modes import _make
+from tui import keys
 from tui.keys import validate_keymap
+from tui.widgets.composer import NEWLINE_KEYS
 from wrapper.settings import Settings
 
 
@@ -51,3 +57,39 @@ async def test_the_key_labelled_deny_denies_under_a_remapped_config() -> None:
         await wait_until(lambda: m.armed, 5, "tab arms the modal")
         await pilot.press(deny_label.split(" · ", 1)[0])
         await wait_until(lambda: src.answers == ["deny"], 5, "the key labelled deny denies")
+
+
+# The live actions that weaken protection and must never fire while someone edits a message. Pause
+# (toggle_enforcing, ctrl+e) weakens it too and stays on the box's end-of-line key on purpose: it is seen
+# at once (a warning toast, OBSERVING ONLY on the status line), undone by the same key, and the detector
+# keeps counting while it observes, so nothing is forgotten; the reset forgets the windows for good.
+WEAKENING = {"reset_windows"}
+# What terminals send for editing keys whose bytes Textual reads as another key (the legacy encoding of
+# xterm, VTE and tmux; ^W is Windows Terminal's ctrl+backspace)
+SENT = {"alt+backspace": ("\x1b\x7f",), "ctrl+backspace": ("\x08", "\x17"), "ctrl+h": ("\x08",)}
+
+
+def read_as(data: str) -> list[str]:
+    """The keys Textual's own parser reads `data` (bytes from a terminal) as."""
+    return [e.key for e in XTermParser().feed(data) if isinstance(e, events.Key)]
+
+
+def test_no_key_that_weakens_protection_is_a_key_the_prompt_box_edits_with() -> None:
+    editing = {p.strip() for b in TextArea.BINDINGS if isinstance(b, Binding) for p in b.key.split(",")}
+    editing |= {"enter", *NEWLINE_KEYS}
+    editing |= {name for key, sent in SENT.items() if key in editing for data in sent for name in read_as(data)}
+    assert "ctrl+w" in editing, "alt+backspace arrives as ctrl+w"
+    weakening = [k for k in keys.KEYS if keys.LIVE in k.modes and k.action in WEAKENING]
+    assert {k.action for k in weakening} == WEAKENING
+    for k in weakening:
+        taken = set(_normalize_key_list(k.key).split(",")) & editing
+        assert not taken, f"{k.action} on {taken}: it would fire while someone edits a message"
+        assert k.off_editing, f"a `[keys]` remap of {k.id} onto an editing key must be refused too"
+    assert editing <= keys.editing_keys(), "the config check knows every editing key and what terminals send"
+
+
+def test_a_remap_of_the_reset_onto_an_editing_key_or_its_alias_is_refused() -> None:
+    for spec in ("ctrl+w", "alt+backspace", "ctrl+backspace", "backspace", "end,f9"):
+        (why,) = validate_keymap({"reset": spec})
+        assert "`reset`" in why and "edits with" in why, why
+    assert validate_keymap({"reset": "f9"}) == [], "still remappable"

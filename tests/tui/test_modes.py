@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.command import CommandPalette
+from textual.screen import Screen
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
-from tests.tui import scripts
+from tests.tui import acp_scripts, scripts
 from tests.tui.conftest import approval_modal, settle, text_of
 from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
+from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
 from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.screens.sessions import SessionsScreen
+from tui.scripted_acp import AcpScriptedSource
 from tui.sources import ScriptedSource
 from tui.widgets.composer import Composer
 from wrapper.harness.capabilities import DSH, PLAIN
-from wrapper.settings import Settings
+from wrapper.settings import Settings, WrapperSettings
 
 
 def _make(caps: Any = DSH, settings: Settings | None = None, msgs: list[Any] | None = None) -> Any:
@@ -52,7 +61,7 @@ async def test_the_prompt_has_the_focus_at_start() -> None:
         ("ctrl+k", "kill"),
         ("ctrl+r", "restart"),
         ("ctrl+e", "enforcing:False"),
-        ("ctrl+w", "reset-windows"),
+        ("f5", "reset-windows"),
     ],
 )
 async def test_emergency_keys_fire_while_typing_and_without_focus(focused: bool, key: str, expect: str) -> None:
@@ -195,7 +204,8 @@ async def test_the_modal_fits_small_terminals_and_its_buttons_work(size: tuple[i
         await wait_until(fitted, 10, f"every answer inside {w}x{h}: {[b.region for b in modal.query('Button')]}")
         await wait_until(lambda: "answer…" in footer(modal), 5, "the modal's footer")
         shown = footer(modal)
-        assert "answer…" in shown and "deny" not in shown and "kill" not in shown, shown
+        assert "answer…" in shown and "deny" not in shown and "restart" not in shown, shown
+        assert {"kill", "pause"} <= set(shown), "the emergency keys that act over the modal are on its footer"
         await pilot.press("tab")
         await wait_until(lambda: "deny" in footer(modal), 5, "the answer keys once armed")
         assert "this call" in footer(modal)
@@ -284,3 +294,78 @@ async def test_exit_status_is_the_childs_own_or_zero_after_a_kill_and_70_on_an_i
         await wait_until(lambda: bool(app.internal_error), 5, "the failure")
         await pilot.pause()
     assert app.exit_status() == 70
+
+
+# -- the emergency keys over every screen the live app pushes -----------------------------------------------
+EMERGENCY = [("ctrl+k", "kill"), ("ctrl+r", "restart"), ("ctrl+e", "enforcing:False"), ("f5", "reset-windows")]
+
+
+async def _over_approval(tmp_path: Path) -> Any:
+    app, src = _make(msgs=scripts.local_loop())
+    return app, src, lambda pilot: approval_modal(app)
+
+
+def _acp_app(tmp_path: Path) -> Any:
+    s = Settings(wrapper=WrapperSettings(recordings_dir=str(tmp_path / "rec")))
+    src = AcpScriptedSource(acp_scripts.session(), s, cwd=str(tmp_path))
+    return create_app(src, s), src
+
+
+def _by_key(key: str, kind: type[Screen[Any]]) -> Any:
+    async def opener(tmp_path: Path) -> Any:
+        app, src = _acp_app(tmp_path)
+
+        async def open_it(pilot: Any) -> None:
+            await settle(app, src, pilot)
+            await pilot.press(key)
+            await wait_until(lambda: isinstance(app.screen, kind), 5, f"{kind.__name__} on top")
+
+        return app, src, open_it
+
+    return opener
+
+
+async def _pushed(tmp_path: Path) -> Any:  # the app pushes it for an agent's mode that never asks (ACP only)
+    app, src = _acp_app(tmp_path)
+
+    async def open_it(pilot: Any) -> None:
+        await settle(app, src, pilot)
+        app.push_screen(ConfirmScreen("switch to a mode that never asks?"))
+        await wait_until(lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirmation on top")
+
+    return app, src, open_it
+
+
+SCREENS: dict[type[Screen[Any]], Any] = {
+    ApprovalScreen: _over_approval,
+    HelpScreen: _by_key("f1", HelpScreen),
+    CallScreen: _by_key("ctrl+d", CallScreen),
+    StepsScreen: _by_key("ctrl+g", StepsScreen),
+    SessionsScreen: _by_key("ctrl+l", SessionsScreen),
+    ConfirmScreen: _pushed,
+    CommandPalette: _by_key("ctrl+p", CommandPalette),
+}
+
+
+def test_every_screen_the_app_can_push_is_covered_below() -> None:
+    import tui.screens as pkg
+
+    pushed = set()
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"tui.screens.{info.name}")
+        pushed |= {c for c in vars(module).values() if isinstance(c, type) and issubclass(c, Screen)}
+    pushed -= {MainScreen}
+    pushed = {c for c in pushed if c.__module__.startswith("tui.screens")}
+    assert pushed <= set(SCREENS), f"a screen the emergency keys are not tested over: {pushed - set(SCREENS)}"
+
+
+@pytest.mark.parametrize(("key", "expect"), EMERGENCY, ids=[k for k, _ in EMERGENCY])
+@pytest.mark.parametrize("kind", list(SCREENS), ids=[c.__name__ for c in SCREENS])
+async def test_the_emergency_keys_act_over_every_screen_the_app_pushes(
+    tmp_path: Path, kind: type[Screen[Any]], key: str, expect: str
+) -> None:
+    app, src, open_it = await SCREENS[kind](tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_it(pilot)
+        await pilot.press(key)
+        await wait_until(lambda: expect in src.actions, 5, f"{key} over {kind.__name__}")

@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static, TextArea
@@ -67,7 +67,11 @@ class ApprovalScreen(ModalScreen["Answer"]):
     """Ask the operator; dismisses with the answer (None: closed unanswered)."""
 
     AUTO_FOCUS = "#body"
-    BINDINGS = [Binding(k.key, k.action, k.label, show=k.footer, id=k.id) for k in APPROVAL_KEYS]
+    # the answers, then kill and pause on the footer: both act over the modal, armed or not (`tui.keys.EVERY_SCREEN`)
+    BINDINGS = [
+        *(Binding(k.key, k.action, k.label, show=k.footer, id=k.id) for k in APPROVAL_KEYS),
+        *keys.every_screen_bindings(shown=("kill", "enforce")),
+    ]
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     ApprovalScreen > #dialog { width: 100%; max-width: 110; height: auto; max-height: 100%;
@@ -131,6 +135,13 @@ class ApprovalScreen(ModalScreen["Answer"]):
                     caption = f"{self.live_key(binding_id)} · {label}"
                     yield Button(caption, id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
         yield Footer(compact=True, show_command_palette=False)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's, labelled as the app's state has it now (the pause key says resume while observing)."""
+        active = super().active_bindings
+        keys.labelled_now(active, getattr(self.app, "label_now", None))
+        return active
 
     def live_key(self, binding_id: str) -> str:
         """The key that answers `binding_id` now: this screen's bindings with the app's keymap applied by

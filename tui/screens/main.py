@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from textual import events, on
@@ -77,13 +76,7 @@ class MainScreen(Screen[None]):
     def active_bindings(self) -> dict[str, ActiveBinding]:
         """Textual's, each labelled as the app's state has it now (`label_now`: ctrl+e resumes while observing)."""
         active = super().active_bindings
-        label_now = getattr(self.app, "label_now", None)
-        if label_now is None:
-            return active
-        for key, a in active.items():
-            label = label_now(a.binding.id, a.binding.description)
-            if label != a.binding.description:
-                active[key] = a._replace(binding=replace(a.binding, description=label))
+        keys.labelled_now(active, getattr(self.app, "label_now", None))
         return active
 
     def _on_timer_update(self) -> None:

@@ -17,8 +17,10 @@ description must reach the agent whole. So the box is a `TextArea` that grows wi
 * **pageup / pagedown** scroll the stream (`ScrollStream`), so the person reads back without
   leaving the box; the mouse wheel scrolls whatever it is over and never moves the focus.
 
-The keys the live mode's emergency actions use (ctrl+k, ctrl+e, ctrl+w, ...) are taken out of the
-box's editing bindings, so they always reach the app.
+The keys the live mode's emergency actions use (ctrl+k, ctrl+e, ...) are taken out of the box's
+editing bindings, so they always reach the app. Word deletion is the box's: ctrl+w, alt+backspace
+(which most terminals send as ESC DEL, read as ctrl+w) and ctrl+backspace delete the previous word;
+no key that weakens protection may sit on one of them (`tui.keys.editing_keys`).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def test_the_operators_reset_forgets_the_causes() -> None:
     for _ in range(3):
         d.say("again, please")
         d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE)
-    d.b.reset_windows("A")  # ctrl+w: the person fixed the cause outside the agent's sight
+    d.b.reset_windows("A")  # the reset key: the person fixed the cause outside the agent's sight
     assert d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE) == "allow"
     assert d.call("update_reservation_flights", _update("HAT030", "HAT102"), UNAVAILABLE) == "allow"
 
