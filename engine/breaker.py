@@ -22,6 +22,9 @@ from engine.verdicts import ALLOW, ResultRewrite, StreamTrip, Verdict
 __all__ = ["ALLOW", "Breaker", "ResultRewrite", "StreamTrip", "Verdict"]
 
 
+_IDENTITY = ("exact:", "cmd:")  # the fingerprints that name a call itself, not its verb or site
+
+
 class Breaker:
     """Consumes events per agent; decides tool calls; reports stream trips and live scores."""
 
@@ -205,6 +208,15 @@ class Breaker:
             if want.intersection(seen):
                 out.append(args)
         return tuple(out)
+
+    def repeats_of(self, agent: str | None, call_id: str) -> tuple[Any, ...]:
+        """The arguments of the recent calls before `call_id` that are this very call or a re-spelling of it
+        (an `exact:` or `cmd:` fingerprint in common), oldest first: what a question the agent asks for its
+        own reasons shows beside the call (the breaker's own questions show the repeats their hits name).
+        """
+        recent = self._recent.get(agent) if agent is not None else None
+        mine = next((fps for cid, _, fps in reversed(recent) if cid == call_id), ()) if recent else ()
+        return self.earlier(agent, call_id, tuple(fp for fp in mine if fp.startswith(_IDENTITY)))
 
     def _check(self, agent: str | None, call_id: str, tool: str, args: Any) -> Verdict:
         p = None

@@ -157,6 +157,7 @@ class Permissions:
                 args=args,
                 reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
                 f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})" + no_once_note(options),
+                earlier=self.monitor.breaker.repeats_of(self.agent, call.call_id),
             )
         auto = self.monitor.auto_answer(q, v)  # only a call an allow-for-the-turn covers
         if auto is None and v.kind != "ask" and self.settings.acp.agent_asks == "allow":

@@ -237,7 +237,9 @@ class BridgeMonitor(Monitor):
             local=bool(asked and asked.local),
             from_breaker=asked is not None,
             id=msg.id,
-            earlier=self.breaker.earlier(agent, call_id, fps) if call_id else (),
+            earlier=(self.breaker.earlier(agent, call_id, fps) if asked else self.breaker.repeats_of(agent, call_id))
+            if call_id
+            else (),
             hidden=hidden_part(args),
         )
 

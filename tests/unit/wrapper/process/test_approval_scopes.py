@@ -250,3 +250,22 @@ def test_engine_allow_once_then_allow_turn_scopes() -> None:
     assert v.kind == "allow" and v.note == "approved", "covered by the allow-for-the-turn, and says so"
     remote = [b.check_tool("A", f"r{n}", "bash", poll(n, "http://10.attacker.example/x")).kind for n in range(5)]
     assert remote == ["allow"] * 4 + ["deny"], "a remote repeat is never covered"
+
+
+async def test_a_question_dsh_asks_for_its_own_reasons_shows_the_calls_it_repeats() -> None:
+    """dsh's own approval (an escalation, a tool its profile asks for) about the third copy of a command: the
+    person sees the two earlier copies, not "no earlier repeat" (a re-spelling counts; another command not).
+    """
+    person = Person("deny")
+    o = Owner(person)
+    first, respelled, other = {"command": "make  build"}, {"command": "make 'build'"}, {"command": "ls"}
+    for n, args in enumerate((first, other, respelled)):
+        await call(o, n, args)
+    o.monitor.handle(
+        P.parse_inbound(
+            {"t": "verdict_request", "id": "v3", "sessionId": "s1", "callId": "c3", "name": "bash", "args": first}
+        )
+    )
+    await approval(o, "a3", "c3", "sandbox: danger-full-access")
+    q = person.asked[0]
+    assert not q.from_breaker and q.earlier == (first, respelled)

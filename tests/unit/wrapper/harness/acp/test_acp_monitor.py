@@ -325,3 +325,19 @@ def test_codex_structured_raw_output_is_shown_and_given_to_the_engine_with_its_e
     r = m.update(upd(sessionUpdate="tool_call_update", toolCallId="x1", status="completed", rawOutput=raw))
     res = [i for i in r.items if isinstance(i, ResultItem)]
     assert res and res[0].text == "FAIL: 1 != 2\n" and res[0].is_error, res
+
+
+def test_the_agents_own_question_shows_the_calls_it_repeats() -> None:
+    """opencode asks before every command: the question about the third copy shows the two before it (the
+    person compares them), and the first copy's question has none.
+    """
+    m = fresh()
+    questions = []
+    for n, command in enumerate(("cat  notes.txt", "ls", "cat 'notes.txt'", "cat notes.txt")):
+        cid, r = asked_call(m, n, command)
+        assert r.question is not None and not r.question.from_breaker
+        questions.append(r.question)
+        m.answered({"options": OPTIONS}, r.question, "allow-once")
+        finish(m, cid)
+    assert questions[0].earlier == () and questions[1].earlier == ()
+    assert [e["command"] for e in questions[3].earlier] == ["cat  notes.txt", "cat 'notes.txt'"]
