@@ -35,7 +35,7 @@ async def collected(s: AcpSession) -> AsyncIterator[list[Item]]:
         yield items
     finally:
         await s.close()
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, 30)  # generous: a busy machine
 
 
 # An agent that reads its stdin and never answers: its `initialize` never completes.

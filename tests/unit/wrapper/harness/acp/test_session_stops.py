@@ -9,7 +9,6 @@ process (`start_agent.py`) whose start each test steers.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import wait_until
+from tests.unit.wrapper.harness.acp.test_session import collected
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.base import deny_all, recording_line
 from wrapper.items import Item, StatusItem
@@ -73,19 +73,9 @@ async def started(tmp_path: Path, mode: str) -> AsyncIterator[Started]:
     settings = Settings(acp=AcpSettings(startup_timeout_s=300), wrapper=WrapperSettings(record=False, kill_grace_s=5))
     recorder = Recorder(tmp_path / "rec.jsonl", {"test": "stops"})
     s = AcpSession([sys.executable, str(AGENT), str(folder)], settings, deny_all, cwd=str(tmp_path), recorder=recorder)
-    items: list[Item] = []
-
-    async def pump() -> None:
-        async for i in s:
-            items.append(i)
-
-    task = asyncio.create_task(pump())
-    try:
+    async with collected(s) as items:
         await s.start()
         yield Started(s, items, folder)
-    finally:
-        await s.close()
-        await asyncio.wait_for(task, 30)
 
 
 # -- the person stops it ------------------------------------------------------------------------
