@@ -130,7 +130,7 @@ class FrontEnd(Resuming, App[int]):
         denied = item.verdict.kind == "deny" and not item.ran
         title = f"{item.tool}  {short_args(item.args)}" if not is_shell(item.tool) else short_args(item.args)
         record = CallItem(
-            item.agent, item.call_id, title, kind_of_tool(item.tool), "failed" if denied else "pending",
+            item.agent, item.call_id, title, kind_of_tool(item.tool, item.args), "failed" if denied else "pending",
             output=item.verdict.message if denied else "",
         )  # fmt: skip
         self._derived.add(item.call_id)

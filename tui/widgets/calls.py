@@ -34,23 +34,24 @@ def is_shell(tool: str) -> bool:
     return tool in SHELL_TOOLS
 
 
-def kind_of_tool(tool: str) -> str:
-    """The ACP kind a tool name reads as (its icon in the steps): execute, edit, read, search, fetch, other."""
+def kind_of_tool(tool: str, args: Any) -> str:
+    """The ACP kind a call reads as (its icon in the steps): execute and edit as the engine decides them (a
+    shell tool; a call that changes the workspace), then read, search or fetch by the tool's name, else other.
+    """
+    from engine.tools.progress import mutates  # imported here, as above
+
     if is_shell(tool):
         return "execute"
+    if mutates(tool, args):
+        return "edit"
     name = tool.lower()
-    for kind, words in _KIND_WORDS:
-        if any(w in name for w in words):
-            return kind
-    return "other"
+    return next((kind for kind, words in _KIND_WORDS if any(w in name for w in words)), "other")
 
 
 _KIND_WORDS = (
-    ("edit", ("edit", "write", "patch", "replace", "create")),
     ("read", ("read", "view", "cat", "open")),
     ("search", ("search", "grep", "glob", "find", "list", "ls")),
     ("fetch", ("fetch", "http", "url", "web")),
-    ("delete", ("delete", "remove")),
 )
 
 
