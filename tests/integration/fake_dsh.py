@@ -52,12 +52,14 @@ def main() -> None:
         sys.exit(1)
     bridge = Bridge()
     signal.signal(signal.SIGINT, lambda *_: bridge.stop(130))
+    # each state is set before it is said: a SIGINT may arrive between two statements (a handler runs
+    # between any two), and the monitor acts on what was said
     if mode != "silent":
-        bridge.send({"t": "hello", "pid": os.getpid(), "runner": True, "version": "fake"})
         bridge.hello = True
+        bridge.send({"t": "hello", "pid": os.getpid(), "runner": True, "version": "fake"})
     if mode == "ready":
-        bridge.send({"t": "ready", "sessionId": "fake-1", "provider": "mock", "model": "mock-model"})
         bridge.ready = True
+        bridge.send({"t": "ready", "sessionId": "fake-1", "provider": "mock", "model": "mock-model"})
     for line in bridge.channel.makefile():
         msg = json.loads(line)
         if msg.get("t") == "ping":
