@@ -190,3 +190,21 @@ async def test_a_refused_call_the_agent_runs_anyway_is_an_alarm_and_the_agent_is
         assert "perm call_4 reject" in run.agent_log(), run.agent_log()
         assert "perm call_5 allow" not in run.agent_log(), "after the alarm nothing is allowed"
         assert run.session.acp.exit_status() != 0
+
+
+async def test_after_an_alarm_a_restarted_agent_gets_an_answer_to_each_question(tmp_path: Path) -> None:
+    """The alarm left the session closing: a restarted agent's questions got no answer and it hung."""
+    async with hostile(tmp_path, "ignore_refusal") as run:
+        assert await run.session.prompt("go")
+        assert await run.session.wait_exit(90) is not None, "the agent that ran a refused call went on"
+        before = len([line for line in run.agent_log() if line.startswith("perm ")])
+        assert await run.session.restart()
+        assert await run.session.wait_ready(90)
+        assert await run.session.prompt("go")
+        await run.until(
+            lambda: len([line for line in run.agent_log() if line.startswith("perm ")]) > before,
+            90,
+            "the restarted agent's question to be answered",
+        )
+        after = [line for line in run.agent_log() if line.startswith("perm ")][before:]
+        assert "allow" not in after[0], "after the alarm nothing is allowed, the restart included"

@@ -528,6 +528,10 @@ class AcpSession(ItemStream):
             self._prompt_task.cancel()
         self._followup = None
         self.acp.pending_followup = False
+        # an alarm (or a stop) left the session closing, which leaves the agent's questions unanswered so a
+        # stopped agent waits for its end: the new agent is watched, and each question gets its answer (after
+        # an alarm, the refusal: `acp.alarm` keeps the distrust, as dsh's ledger does)
+        self._closing = False
         can_load = bool(self.agent_caps.get("loadSession"))
         verb = "resuming session" if session_id else "restarting on session"
         self._emit(StatusItem("notice", f"{verb} {sid}" if sid and can_load else "restarting with a new session"))
