@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesse
     from wrapper.items import (
         Answer,
         ApprovalClosed,
+        ApprovalItem,
         EngineItem,
         Item,
         Question,
@@ -118,6 +119,9 @@ class BreakerApp(FrontEnd, Actions):
         self._log_mid = False  # the log's last piece ended mid-line
         self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
         self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
+        # questions the screen closed itself (the child stopped, restarted, the terminal gone), whose end the
+        # stream said with its reason: the harness's own report of that denial follows and is not said again
+        self._closed_here: deque[str] = deque(maxlen=256)
         self._tabs_added: set[str] = set()
         # a live turn's clock on the status line; scripted sources (tests, snapshots) inject their own
         self.pulse: Pulse | None = Pulse() if source.kind == "live" else None
@@ -613,6 +617,13 @@ class BreakerApp(FrontEnd, Actions):
         """The bridge stopped waiting: close the matching question, shown or queued, and say why."""
         self._close_questions(lambda q: item.id in ("", q.id, q.call_id or ""), item.reason)
 
+    def _on_approval(self, item: ApprovalItem) -> None:
+        """An approval asked or answered, on the stream; the denial of a question the screen closed was said."""
+        if item.answer is not None and item.question.id and item.question.id in self._closed_here:
+            self._closed_here.remove(item.question.id)
+            return
+        self.w_stream.approval(item)
+
     def close_questions(self, reason: str) -> None:
         """Deny every question waiting for the person, the one shown included, saying why."""
         self._close_questions(lambda q: True, reason)
@@ -630,6 +641,8 @@ class BreakerApp(FrontEnd, Actions):
         elif self._approval is not None:
             self._approval[0].set_waiting(len(self._questions))
         for q in closed:
+            if q.id:
+                self._closed_here.append(q.id)
             what = f"approval for {clip(q.tool, 40) or 'a call'} closed unanswered: {clip(reason, 120)}"
             self.w_stream.line(Text(f"  ✖ {what}", "bold"))
             self._notice(what)
@@ -692,7 +705,7 @@ def _handler(kind: type) -> Handler | None:
                 i.VerdictItem: lambda app, item, _: app._on_verdict(item),
                 i.ResultItem: lambda app, item, _: app._on_result(item),
                 i.TripItem: lambda app, item, _: app._on_trip(item),
-                i.ApprovalItem: lambda app, item, _: app.w_stream.approval(item),
+                i.ApprovalItem: lambda app, item, _: app._on_approval(item),
                 i.ApprovalClosed: lambda app, item, _: app._approval_closed(item),
                 i.OutputItem: lambda app, item, _: app._output(item.text, item.stream),
                 i.StatusItem: lambda app, item, _: app._status_item(item),

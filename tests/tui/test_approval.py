@@ -279,6 +279,27 @@ async def test_kill_over_the_modal_denies_its_question_and_a_late_answer_does_no
         assert src.answers == ["deny"]
 
 
+async def test_a_question_denied_by_a_kill_is_said_once_as_the_persons_stop() -> None:
+    """The stream said the question closed as the child stopped, then the harness's denial of it again
+    ("approval: deny (engine)", or the bridge's "closed unanswered: bridge disconnected").
+    """
+    app, src = make(scripts.local_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        asked_id = m.question.id
+        await pilot.press("ctrl+k")
+        await wait_until(lambda: src.answers == ["deny"], 5, "the question denied")
+        # what dsh sends as its channel goes with the child: the question closed, the denial it applied
+        src.feed({"t": "approval_closed", "id": asked_id, "reason": "the dsh bridge disconnected"})
+        await settle(app, src, pilot)
+        await wait_until(lambda: not src.more.qsize(), 5, "the bridge's close played")
+        await pilot.pause()
+        app.refresh_view()
+        await pilot.pause()
+        lines = [line for line in stream_text(app).splitlines() if "approval" in line and "needed" not in line]
+        assert len(lines) == 1 and "the child is being stopped" in lines[0], lines
+
+
 async def test_pause_over_the_modal_pauses_and_leaves_the_question_to_the_person() -> None:
     app, src = make(scripts.local_loop())
     async with app.run_test(size=(80, 24)) as pilot:
