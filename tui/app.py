@@ -63,6 +63,8 @@ if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesse
     )
 
 EXIT_INTERNAL = Exit.INTERNAL
+# a plain command reads what is typed as its own input (`Capabilities.input`): the box says so, not "message"
+INPUT_PLACEHOLDER = ("type a line for the command's input · enter sends it", "input for the command", "input")
 PANEL_PERIOD_S = 0.2
 # A fast stream allocates a few hundred thousand container objects a second; at Python's default
 # (700) the youngest generation is collected 250 times a second and whatever is alive then is
@@ -161,10 +163,16 @@ class BreakerApp(FrontEnd, Actions):
     # -- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         """The main screen, with the keys of this source's mode."""
-        return MainScreen(self.settings, self.mode, self.caps.prompt and self.mode == keys.LIVE, self._placeholder())
+        return MainScreen(self.settings, self.mode, self._typing() and self.mode == keys.LIVE, self._placeholder())
+
+    def _typing(self) -> bool:
+        """Whether the person can type to the child: a message to an agent, or a line to a command's input."""
+        return self.caps.prompt or self.caps.input
 
     def _placeholder(self) -> tuple[str, ...]:
         """The prompt's placeholder, full and short (the box shows the longest that fits its width)."""
+        if self.caps.input and not self.caps.prompt:
+            return INPUT_PLACEHOLDER
         return ("message the agent · F1 help", "message")
 
     def on_mount(self) -> None:
@@ -206,8 +214,10 @@ class BreakerApp(FrontEnd, Actions):
         # a quit while the session opened: the screen is being taken down, and has nothing to correct
         if not hasattr(self, "main") or not self.main.is_attached:
             return
-        if not self.caps.prompt and self.mode == keys.LIVE:
+        if not self._typing() and self.mode == keys.LIVE:
             self.main.drop_prompt()
+        elif self.caps.input and not self.caps.prompt:
+            self.main.input_only(INPUT_PLACEHOLDER)
         self.refresh_bindings()
 
     def _freeze_startup(self) -> None:
@@ -540,16 +550,20 @@ class BreakerApp(FrontEnd, Actions):
         asks_off = [(" · ASKS OFF", f"bold {pal.warning}", 1)] if self.asks_off() else []
         width = self.w_status.size.width or self.size.width
         scrub = self._scrubber_part(width, pal.tool)
-        parts = [
-            (head[0], head[1], 0),
-            *scrub,
-            *asks_off,
+        # a plain command has no session, model, mode, turns or tokens: nothing of an agent's is shown for it
+        agent = [
             (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
             (f" · {model}", "", 4),
             # the mode outlives the tokens: shift+tab's answer must be seen at 60 columns too
             (self.mode_status(), "", 2),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
+        ]
+        parts = [
+            (head[0], head[1], 0),
+            *scrub,
+            *asks_off,
+            *(agent if self.caps.agent else []),
             *(life or [(f" · {child}{bridge}", "", 1)]),
             *self._log_part(),
         ]

@@ -148,6 +148,12 @@ class MainScreen(Screen[None]):
         if attach is not None:
             attach(self)
 
+    def input_only(self, placeholder: tuple[str, ...]) -> None:
+        """The box takes lines for a plain command's input, not messages: its placeholder says so."""
+        prompt = self.query_one("#prompt", Composer)
+        prompt.placeholders = placeholder
+        prompt.on_resize()
+
     def drop_prompt(self) -> None:
         """No prompt box: the source takes no messages (a plain command, a replay)."""
         self.has_prompt = False

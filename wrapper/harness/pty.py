@@ -133,6 +133,7 @@ class PtySession(SessionControls):
             size=self.size,
             pass_fds=self._pass_fds,
             preexec=self.contain.preexec if self.contain is not None else None,
+            echo=self.capabilities.input,  # what the person types to a command's input is seen where typed
         )
 
     @property
