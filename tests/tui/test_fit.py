@@ -18,12 +18,15 @@ from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, text_of
 from tests.tui.test_modes import SCREENS, footer
+from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
 from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.sessions import SessionsScreen
+from tui.sources import ScriptedSource
 from tui.widgets.line import Line
 from wrapper.items import EngineItem
+from wrapper.settings import Settings
 
 
 async def test_denials_go_to_one_notice_line_not_a_stack_of_toasts() -> None:
@@ -215,3 +218,17 @@ async def test_at_60x20_every_screen_shows_its_key_lines_without_scrolling(
         if kind is StepsScreen:
             rows = [row for row in _on_screen(app) if "$ cat notes.txt" in row]
             assert len(rows) == 3 and all("· 15 lines" in row for row in rows), "one row a call, its tail on it"
+
+
+async def test_a_title_too_long_for_the_banner_keeps_its_start_on_the_row() -> None:
+    """A replay's title is its file's name: wrapped, the banner's one row read `breaker-tui — replay:`."""
+    s = Settings()
+    name = "20261206-144655-dev-session-65c6d8bc-3f15-4a99-bec4-125f26890c2e.jsonl"
+    src = ScriptedSource(scripts.tool_loop(), s, title=f"replay: {name}")
+    app = create_app(src, s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        app._clear_banner()
+        await pilot.pause()
+        top = _on_screen(app)[0]
+        assert "replay: 20261206-144655-dev-session" in top and top.rstrip().endswith("…"), top

@@ -127,6 +127,10 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Titles, the prompt's focus, and the layout for the current width."""
+        banner = self.query_one("#banner")
+        # the title row is one row: a title too long for it ends in `…` (wrapped, its second row was cut away,
+        # and a replay's read `breaker-tui — replay:` with the file's name gone)
+        banner.styles.text_wrap, banner.styles.text_overflow = "nowrap", "ellipsis"
         self.query_one("#window").border_title = "window"
         self.query_one("#output").border_title = "child output"
         self.query_one("#stream").border_title = "stream"
