@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Label, Static
 
+from engine.tools.messages import Hit, ask_message
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text, text_of
@@ -308,3 +309,20 @@ async def test_pause_over_the_modal_pauses_and_leaves_the_question_to_the_person
         await wait_until(lambda: "enforcing:False" in src.actions, 5, "ctrl+e to pause")
         await wait_until(lambda: "resume" in footer(m), 5, "the modal's footer offers resume")
         assert app.screen is m and not src.answers, "the question still waits for its answer"
+
+
+async def test_the_stream_says_the_breakers_question_on_one_line_without_its_list_marks() -> None:
+    """The engine's reason is written for the agent, a hit a line (`- net:… 5/5`): flattened, it read
+    `…blocked as a repeat: - net:127.0.0.1:3000/health 5/5 Allow once…`.
+    """
+    reason = ask_message([Hit("net:127.0.0.1:3000/health", 5, 5.0)], 200)
+    msgs = [{**m, "reason": reason} if m.get("t") == "approval_request" else m for m in scripts.local_loop()]
+    app, _ = make(msgs)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await modal(app)
+        app.refresh_view()
+        await pilot.pause()
+        text = " ".join(stream_text(app).split())  # the line as written, its rows joined
+        line = text[text.index("approval needed") :]
+        line = line[: line.index("Allow once")]
+        assert "repeat: net:127.0.0.1:3000/health 5/5" in line and " - " not in line, line
