@@ -780,7 +780,7 @@ def _init_profile(args: list[str]) -> int:
 def _agents(args: list[str]) -> int:
     from wrapper.harness.registry import agents_command
 
-    return agents_command(args)
+    return agents_command(args, _description("agents"))
 
 
 def _hooks(args: list[str]) -> int:
@@ -815,15 +815,20 @@ def _watch(args: list[str]) -> int:
 def _setup_agent(args: list[str]) -> int:
     from wrapper.harness.registry import setup_agent_command
 
-    return setup_agent_command(args)
+    return setup_agent_command(args, _description("setup-agent"))
 
 
 def _parser(name: str, more: str = "") -> argparse.ArgumentParser:
     """A subcommand's parser, described by its line in `SUBCOMMANDS` (and `more`)."""
+    return argparse.ArgumentParser(prog=f"breaker-tui {name}", description=_description(name, more))
+
+
+def _description(name: str, more: str = "") -> str:
+    """What `name --help` says it does: its line in `SUBCOMMANDS` as a sentence (and `more`); also handed to
+    the parsers the wrapper builds for a subcommand, so every `--help` says it the same way.
+    """
     does = SUBCOMMANDS[name].does
-    return argparse.ArgumentParser(
-        prog=f"breaker-tui {name}", description=f"{does[:1].upper()}{does[1:]}. {more}".strip()
-    )
+    return f"{does[:1].upper()}{does[1:]}. {more}".strip()
 
 
 class Sub(NamedTuple):
