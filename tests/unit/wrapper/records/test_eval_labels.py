@@ -53,7 +53,7 @@ def test_each_row_names_its_file_first(tmp_path: Path, capsys: pytest.CaptureFix
     """A row named the trace by its meta name (`loops/paging-forward/real-047-…`): an `XX` row could not be
     found by its file (`legit-063-paging-forward.jsonl`).
     """
-    meta = {"expected": "loop", "name": "loops/cd-fails/real-001-somewhere"}
+    meta: dict[str, object] = {"expected": "loop", "name": "loops/cd-fails/real-001-somewhere"}
     (tmp_path / "loop-001-cd.jsonl").write_text(_trace(meta, 8), encoding="utf-8")
     assert main([str(tmp_path), "--mode", "default"]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if "loop-001" in line]
