@@ -273,7 +273,9 @@ class Actions(Saying, App[int]):
         still starting), and the keys, esc first, must work meanwhile.
         """
         text = event.text.strip()
-        if not text:
+        if self.caps.input and not self.caps.prompt:
+            text = event.text  # a line for a command's input goes as typed: an empty one is an answer too
+        elif not text:
             return
         if self.source.ready and self.source.info.child == "exited":  # keep what was typed: nothing can take it now
             self._notify("the child has exited: ctrl+r restarts it, ctrl+q quits", "", "warning", 6)

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesse
     from wrapper.items import (
         Answer,
         ApprovalClosed,
+        ApprovalItem,
         EngineItem,
         Item,
         Question,
@@ -62,6 +63,8 @@ if TYPE_CHECKING:  # the first frame is drawn before the engine and the harnesse
     )
 
 EXIT_INTERNAL = Exit.INTERNAL
+# a plain command reads what is typed as its own input (`Capabilities.input`): the box says so, not "message"
+INPUT_PLACEHOLDER = ("type a line for the command's input · enter sends it", "input for the command", "input")
 PANEL_PERIOD_S = 0.2
 # A fast stream allocates a few hundred thousand container objects a second; at Python's default
 # (700) the youngest generation is collected 250 times a second and whatever is alive then is
@@ -118,6 +121,9 @@ class BreakerApp(FrontEnd, Actions):
         self._log_mid = False  # the log's last piece ended mid-line
         self._approval: tuple[ApprovalScreen, asyncio.Future[Answer]] | None = None  # the one shown
         self._questions: deque[tuple[Question, asyncio.Future[Answer]]] = deque()  # waiting behind it
+        # questions the screen closed itself (the child stopped, restarted, the terminal gone), whose end the
+        # stream said with its reason: the harness's own report of that denial follows and is not said again
+        self._closed_here: deque[str] = deque(maxlen=256)
         self._tabs_added: set[str] = set()
         # a live turn's clock on the status line; scripted sources (tests, snapshots) inject their own
         self.pulse: Pulse | None = Pulse() if source.kind == "live" else None
@@ -157,10 +163,16 @@ class BreakerApp(FrontEnd, Actions):
     # -- layout --------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         """The main screen, with the keys of this source's mode."""
-        return MainScreen(self.settings, self.mode, self.caps.prompt and self.mode == keys.LIVE, self._placeholder())
+        return MainScreen(self.settings, self.mode, self._typing() and self.mode == keys.LIVE, self._placeholder())
+
+    def _typing(self) -> bool:
+        """Whether the person can type to the child: a message to an agent, or a line to a command's input."""
+        return self.caps.prompt or self.caps.input
 
     def _placeholder(self) -> tuple[str, ...]:
         """The prompt's placeholder, full and short (the box shows the longest that fits its width)."""
+        if self.caps.input and not self.caps.prompt:
+            return INPUT_PLACEHOLDER
         return ("message the agent · F1 help", "message")
 
     def on_mount(self) -> None:
@@ -202,8 +214,10 @@ class BreakerApp(FrontEnd, Actions):
         # a quit while the session opened: the screen is being taken down, and has nothing to correct
         if not hasattr(self, "main") or not self.main.is_attached:
             return
-        if not self.caps.prompt and self.mode == keys.LIVE:
+        if not self._typing() and self.mode == keys.LIVE:
             self.main.drop_prompt()
+        elif self.caps.input and not self.caps.prompt:
+            self.main.input_only(INPUT_PLACEHOLDER)
         self.refresh_bindings()
 
     def _freeze_startup(self) -> None:
@@ -536,16 +550,20 @@ class BreakerApp(FrontEnd, Actions):
         asks_off = [(" · ASKS OFF", f"bold {pal.warning}", 1)] if self.asks_off() else []
         width = self.w_status.size.width or self.size.width
         scrub = self._scrubber_part(width, pal.tool)
-        parts = [
-            (head[0], head[1], 0),
-            *scrub,
-            *asks_off,
+        # a plain command has no session, model, mode, turns or tokens: nothing of an agent's is shown for it
+        agent = [
             (f" · {short_id(i.session_id)}" if i.session_id else " · no session", "bold", 5),
             (f" · {model}", "", 4),
             # the mode outlives the tokens: shift+tab's answer must be seen at 60 columns too
             (self.mode_status(), "", 2),
             (f" · turn {i.turn} step {i.step}", "", 2),
             (f" · {i.input_tokens:,}↑ {i.output_tokens:,}↓", "", 3),
+        ]
+        parts = [
+            (head[0], head[1], 0),
+            *scrub,
+            *asks_off,
+            *(agent if self.caps.agent else []),
             *(life or [(f" · {child}{bridge}", "", 1)]),
             *self._log_part(),
         ]
@@ -613,6 +631,13 @@ class BreakerApp(FrontEnd, Actions):
         """The bridge stopped waiting: close the matching question, shown or queued, and say why."""
         self._close_questions(lambda q: item.id in ("", q.id, q.call_id or ""), item.reason)
 
+    def _on_approval(self, item: ApprovalItem) -> None:
+        """An approval asked or answered, on the stream; the denial of a question the screen closed was said."""
+        if item.answer is not None and item.question.id and item.question.id in self._closed_here:
+            self._closed_here.remove(item.question.id)
+            return
+        self.w_stream.approval(item)
+
     def close_questions(self, reason: str) -> None:
         """Deny every question waiting for the person, the one shown included, saying why."""
         self._close_questions(lambda q: True, reason)
@@ -630,6 +655,8 @@ class BreakerApp(FrontEnd, Actions):
         elif self._approval is not None:
             self._approval[0].set_waiting(len(self._questions))
         for q in closed:
+            if q.id:
+                self._closed_here.append(q.id)
             what = f"approval for {clip(q.tool, 40) or 'a call'} closed unanswered: {clip(reason, 120)}"
             self.w_stream.line(Text(f"  ✖ {what}", "bold"))
             self._notice(what)
@@ -692,7 +719,7 @@ def _handler(kind: type) -> Handler | None:
                 i.VerdictItem: lambda app, item, _: app._on_verdict(item),
                 i.ResultItem: lambda app, item, _: app._on_result(item),
                 i.TripItem: lambda app, item, _: app._on_trip(item),
-                i.ApprovalItem: lambda app, item, _: app.w_stream.approval(item),
+                i.ApprovalItem: lambda app, item, _: app._on_approval(item),
                 i.ApprovalClosed: lambda app, item, _: app._approval_closed(item),
                 i.OutputItem: lambda app, item, _: app._output(item.text, item.stream),
                 i.StatusItem: lambda app, item, _: app._status_item(item),

@@ -21,6 +21,7 @@ from wrapper.paths import config_file
 
 if TYPE_CHECKING:
     from wrapper.settings import Settings
+    from wrapper.toolchain import Check
 
 EXIT_OK, EXIT_USAGE, EXIT_CANNOT_START, EXIT_INTERNAL = Exit.OK, Exit.USAGE, Exit.CANNOT_START, Exit.INTERNAL
 
@@ -555,15 +556,24 @@ def _doctor(args: list[str]) -> int:
     a = p.parse_args(args)
     from wrapper.doctor import doctor
 
-    bad = 0
-    for c in doctor(a.config):
-        mark = "ok " if c.ok else ("MISSING" if "not found" in c.detail or "missing" in c.detail else "PROBLEM")
-        print(f"{mark:8} {c.name:13} {c.detail}")
-        if not c.ok:
-            bad += 1
-            print(f"{'':8} {'':13} fix: {c.fix}")
+    checks = doctor(a.config)
+    print("\n".join(doctor_lines(checks)))
     print(f"\nnext: {next_step(os.environ)}")
-    return EXIT_OK if not bad else EXIT_CANNOT_START
+    return EXIT_OK if all(c.ok for c in checks) else EXIT_CANNOT_START
+
+
+def doctor_lines(checks: list[Check]) -> list[str]:
+    """A line per check (`ok`, `MISSING` or `PROBLEM`, its name, what was found) and the fix under a failed one;
+    the name column as wide as the longest name, so a long one (`agent opencode install`) shifts no detail.
+    """
+    width = max((len(c.name) for c in checks), default=0)
+    out: list[str] = []
+    for c in checks:
+        mark = "ok " if c.ok else ("MISSING" if "not found" in c.detail or "missing" in c.detail else "PROBLEM")
+        out.append(f"{mark:8} {c.name:{width}}  {c.detail}")
+        if not c.ok:
+            out.append(f"{'':8} {'':{width}}  fix: {c.fix}")
+    return out
 
 
 def _dsh_home(env: dict[str, str] | os._Environ[str]) -> Path:
@@ -770,7 +780,7 @@ def _init_profile(args: list[str]) -> int:
 def _agents(args: list[str]) -> int:
     from wrapper.harness.registry import agents_command
 
-    return agents_command(args)
+    return agents_command(args, _description("agents"))
 
 
 def _hooks(args: list[str]) -> int:
@@ -805,15 +815,20 @@ def _watch(args: list[str]) -> int:
 def _setup_agent(args: list[str]) -> int:
     from wrapper.harness.registry import setup_agent_command
 
-    return setup_agent_command(args)
+    return setup_agent_command(args, _description("setup-agent"))
 
 
 def _parser(name: str, more: str = "") -> argparse.ArgumentParser:
     """A subcommand's parser, described by its line in `SUBCOMMANDS` (and `more`)."""
+    return argparse.ArgumentParser(prog=f"breaker-tui {name}", description=_description(name, more))
+
+
+def _description(name: str, more: str = "") -> str:
+    """What `name --help` says it does: its line in `SUBCOMMANDS` as a sentence (and `more`); also handed to
+    the parsers the wrapper builds for a subcommand, so every `--help` says it the same way.
+    """
     does = SUBCOMMANDS[name].does
-    return argparse.ArgumentParser(
-        prog=f"breaker-tui {name}", description=f"{does[:1].upper()}{does[1:]}. {more}".strip()
-    )
+    return f"{does[:1].upper()}{does[1:]}. {more}".strip()
 
 
 class Sub(NamedTuple):

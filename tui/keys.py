@@ -109,6 +109,12 @@ PROMPT_KEYS = (
     ("up / down", "the previous / next prompt (on the box's first / last row)"),
     ("pgup / pgdn", "scroll the stream while typing (the mouse wheel scrolls what it is over)"),
 )
+# A plain command's input box (`Capabilities.input`): what is typed goes to the command, a line at a time
+INPUT_KEYS = (
+    ("enter", "send the line to the command's input (an empty line too: a `read` waits for it)"),
+    ("up / down", "the previous / next line sent"),
+    ("pgup / pgdn", "scroll the stream while typing"),
+)
 
 # The prompt box's own keys, besides Textual's TextArea editing bindings (`tui.widgets.composer`).
 PROMPT_OWN_KEYS = ("enter", "ctrl+j", "shift+enter", "alt+enter")
@@ -228,6 +234,8 @@ def help_rows(
     rows: list[tuple[str, str]] = []
     if mode == LIVE and caps.prompt:
         rows += list(PROMPT_KEYS)
+    elif mode == LIVE and caps.input:
+        rows += list(INPUT_KEYS)
     for k in KEYS:
         if k.id == "help.char" or not available(k, mode, caps) or not offered(k):
             continue

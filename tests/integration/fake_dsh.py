@@ -11,7 +11,8 @@ real inherited channel (fd 3). At start it appends its pid to `FOLDER/started`, 
 
 Stopped (SIGINT, or a `quit` message) while its runner starts, it fails the runner as dsh's bridge does
 when dsh takes its services down: `runner_error` "the agents service is not available in this profile".
-A prompt `exit` makes it exit by itself with status 7; pings are answered.
+A prompt `exit` makes it exit by itself with status 7; a prompt `work` starts turn 1, which never ends;
+pings are answered.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ class Bridge:
         os._exit(code)
 
 
+def turn_start(n: int) -> dict[str, Any]:
+    """dsh's event for a turn that starts (this stand-in never ends it)."""
+    data = {"type": "turn/start", "seq": n, "time": 0, "data": {"turn": n}}
+    return {"t": "event", "sessionId": "fake-1", "event": data}
+
+
 def main() -> None:
     folder = Path(sys.argv[1])
     with open(folder / "started", "a") as f:
@@ -66,6 +73,8 @@ def main() -> None:
             bridge.send({"t": "pong", "id": msg.get("id", "")})
         elif msg.get("t") == "prompt" and msg.get("text") == "exit":
             os._exit(7)
+        elif msg.get("t") == "prompt" and msg.get("text") == "work":
+            bridge.send(turn_start(1))
         elif msg.get("t") == "quit":
             bridge.stop(int(msg.get("code") or 0))
 

@@ -62,6 +62,10 @@ async def test_commands_listed_a_mode_switched_and_an_at_file_prompt(agent: str,
             return next(c for c in last.choices if c.category == "mode").current
 
         await run.until(lambda: mode_now() == other, 30, f"the mode {other} reported back")
+        # said once, by its name, whether the agent reports the switch itself or only answers the request
+        name = next(o.name for o in mode.options if o.value == other)
+        switched = [s.text for s in run.status("notice") if "mode:" in s.text]
+        assert len(switched) == 1 and switched[0].endswith(f"mode: {name}"), switched
         silent = [o.value for o in mode.options if o.value in last.silent]
         if silent:  # Claude Code: auto, bypassPermissions, ... never ask
             assert await run.session.set_choice(mode.id, silent[0])

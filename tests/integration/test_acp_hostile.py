@@ -21,8 +21,9 @@ import pytest
 from tests.conftest import wait_until
 from tests.integration.runs import Run, asking, running
 from wrapper.harness.acp.session import AcpSession
-from wrapper.harness.base import Policy
+from wrapper.harness.base import Policy, deny_all, recording_line
 from wrapper.items import Answer, ApprovalClosed, OutputItem, Question, StatusItem
+from wrapper.records.recorder import Recorder
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -190,3 +191,38 @@ async def test_a_refused_call_the_agent_runs_anyway_is_an_alarm_and_the_agent_is
         assert "perm call_4 reject" in run.agent_log(), run.agent_log()
         assert "perm call_5 allow" not in run.agent_log(), "after the alarm nothing is allowed"
         assert run.session.acp.exit_status() != 0
+
+
+async def test_after_an_alarm_a_restarted_agent_gets_an_answer_to_each_question(tmp_path: Path) -> None:
+    """The alarm left the session closing: a restarted agent's questions got no answer and it hung."""
+    async with hostile(tmp_path, "ignore_refusal") as run:
+        assert await run.session.prompt("go")
+        assert await run.session.wait_exit(90) is not None, "the agent that ran a refused call went on"
+        before = len([line for line in run.agent_log() if line.startswith("perm ")])
+        assert await run.session.restart()
+        assert await run.session.wait_ready(90)
+        assert await run.session.prompt("go")
+        await run.until(
+            lambda: len([line for line in run.agent_log() if line.startswith("perm ")]) > before,
+            90,
+            "the restarted agent's question to be answered",
+        )
+        after = [line for line in run.agent_log() if line.startswith("perm ")][before:]
+        assert "allow" not in after[0], "after the alarm nothing is allowed, the restart included"
+
+
+async def test_a_turn_the_quit_cuts_short_is_counted_once_on_the_end_line(tmp_path: Path) -> None:
+    """The end line counts a turn the quit cut short (dsh's: `tests/integration/test_dsh_stops.py`); an ACP
+    agent's prompt is answered as it goes, which ends the turn: counted once, as ended.
+    """
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {**os.environ, "FAKE_ACP": "hang", "FAKE_LOG": str(ws / "agent.log")}
+    settings = Settings(wrapper=WrapperSettings(record=False, kill_grace_s=1))
+    recorder = Recorder(tmp_path / "rec.jsonl", {"test": "cut short"})
+    s = AcpSession(AGENT, settings, deny_all, cwd=str(ws), env=env, recorder=recorder)
+    async with running(Hostile(s, questions=[])) as run:
+        assert await run.session.prompt("go")
+        await run.until(lambda: run.session.info.busy and run.session.turns_started == 1, 60, "turn 1 under way")
+        await run.session.quit()
+        assert " — 1 turn(s), " in recording_line(run.session), recording_line(run.session)

@@ -160,3 +160,13 @@ async def test_after_a_dsh_that_never_said_hello_a_restart_that_connects_is_moni
         # a runner's agent is started by the bridge: the first dsh, never heard, ran nothing
         assert st.s.info.run_unmonitored == ""
         assert NOT_MONITORED not in recording_line(st.s)
+
+
+async def test_a_turn_the_quit_cuts_short_is_counted_on_the_end_line(tmp_path: Path) -> None:
+    """Quitting while turn 1 ran (the approval modal open, 4 calls run) printed `0 turn(s)`."""
+    async with steered(tmp_path, "ready") as st:
+        assert await st.s.wait_ready(60)
+        assert await st.s.prompt("work")
+        await wait_until(lambda: st.s.info.turn == 1, 60, "turn 1 under way")
+        await st.s.quit()
+        assert "1 turn(s) (1 cut short), " in recording_line(st.s), recording_line(st.s)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Label, Static
 
+from engine.tools.messages import Hit, ask_message
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text, text_of
@@ -279,6 +280,27 @@ async def test_kill_over_the_modal_denies_its_question_and_a_late_answer_does_no
         assert src.answers == ["deny"]
 
 
+async def test_a_question_denied_by_a_kill_is_said_once_as_the_persons_stop() -> None:
+    """The stream said the question closed as the child stopped, then the harness's denial of it again
+    ("approval: deny (engine)", or the bridge's "closed unanswered: bridge disconnected").
+    """
+    app, src = make(scripts.local_loop())
+    async with app.run_test(size=(80, 24)) as pilot:
+        m = await modal(app)
+        asked_id = m.question.id
+        await pilot.press("ctrl+k")
+        await wait_until(lambda: src.answers == ["deny"], 5, "the question denied")
+        # what dsh sends as its channel goes with the child: the question closed, the denial it applied
+        src.feed({"t": "approval_closed", "id": asked_id, "reason": "the dsh bridge disconnected"})
+        await settle(app, src, pilot)
+        await wait_until(lambda: not src.more.qsize(), 5, "the bridge's close played")
+        await pilot.pause()
+        app.refresh_view()
+        await pilot.pause()
+        lines = [line for line in stream_text(app).splitlines() if "approval" in line and "needed" not in line]
+        assert len(lines) == 1 and "the child is being stopped" in lines[0], lines
+
+
 async def test_pause_over_the_modal_pauses_and_leaves_the_question_to_the_person() -> None:
     app, src = make(scripts.local_loop())
     async with app.run_test(size=(80, 24)) as pilot:
@@ -287,3 +309,20 @@ async def test_pause_over_the_modal_pauses_and_leaves_the_question_to_the_person
         await wait_until(lambda: "enforcing:False" in src.actions, 5, "ctrl+e to pause")
         await wait_until(lambda: "resume" in footer(m), 5, "the modal's footer offers resume")
         assert app.screen is m and not src.answers, "the question still waits for its answer"
+
+
+async def test_the_stream_says_the_breakers_question_on_one_line_without_its_list_marks() -> None:
+    """The engine's reason is written for the agent, a hit a line (`- net:… 5/5`): flattened, it read
+    `…blocked as a repeat: - net:127.0.0.1:3000/health 5/5 Allow once…`.
+    """
+    reason = ask_message([Hit("net:127.0.0.1:3000/health", 5, 5.0)], 200)
+    msgs = [{**m, "reason": reason} if m.get("t") == "approval_request" else m for m in scripts.local_loop()]
+    app, _ = make(msgs)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await modal(app)
+        app.refresh_view()
+        await pilot.pause()
+        text = " ".join(stream_text(app).split())  # the line as written, its rows joined
+        line = text[text.index("approval needed") :]
+        line = line[: line.index("Allow once")]
+        assert "repeat: net:127.0.0.1:3000/health 5/5" in line and " - " not in line, line

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
+from textual.command import CommandPalette
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.widgets import DataTable
 
 from engine import events as ev
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, text_of
-from tests.tui.test_modes import footer
+from tests.tui.test_modes import SCREENS, footer
+from tui.app import create_app
+from tui.screens.approval import ApprovalScreen
+from tui.screens.call import CallScreen, ConfirmScreen, StepsScreen
+from tui.screens.help import HelpScreen
+from tui.screens.sessions import SessionsScreen
+from tui.sources import ScriptedSource
 from tui.widgets.line import Line
 from wrapper.items import EngineItem
+from wrapper.settings import Settings
 
 
 async def test_denials_go_to_one_notice_line_not_a_stack_of_toasts() -> None:
@@ -134,3 +145,90 @@ async def test_the_scores_panel_keeps_its_labels_whole_at_100_columns(width: int
         for label in ("reasoning", "trips", "tools"):
             line = next(row for row in text.splitlines() if row.lstrip().startswith(label))
             assert line.rstrip()[-1] != "…", f"{label}'s row is cut: {line!r}"
+
+
+# -- every screen at 60x20: its key lines in view as it opens, without scrolling --------------------------------
+
+
+LONG = "cat notes.txt; echo ran >> calls.log"  # the tool-loop demo's call: its rows wrapped at 60 columns
+
+
+def _steps_of_a_dsh_loop(tmp_path: Path) -> Any:
+    """The steps of dsh calls whose rows are longer than 60 columns (an ACP script's rows are short)."""
+    msgs = [scripts.ready(), *scripts.turn(1, "Run the tests")]
+    for n in range(3):
+        msgs += scripts.call(
+            n,
+            "bash",
+            {"command": LONG + " " * n},
+            result="\n".join(f"test_{i} FAILED" for i in range(15)),
+            is_error=n == 2,
+        )
+    app, src = make(msgs)
+
+    async def open_it(pilot: Any) -> None:
+        await settle(app, src, pilot)
+        await pilot.press("ctrl+g")
+        await wait_until(lambda: isinstance(app.screen, StepsScreen), 5, "the steps on top")
+
+    return app, src, open_it
+
+
+async def _opener(kind: type[Screen[Any]], tmp_path: Path) -> Any:
+    if kind is StepsScreen:
+        return _steps_of_a_dsh_loop(tmp_path)
+    return await SCREENS[kind](tmp_path)
+
+
+# what a person opens each screen for: seen whole on the screen the moment it is up
+KEY_LINES: dict[type[Screen[Any]], list[str]] = {
+    ApprovalScreen: ["net:127.0.0.1:3000/health", "5/5", "d · deny this call"],  # why it asks, and the way out
+    HelpScreen: ["keys · live mode", "enter", "esc close"],
+    CallScreen: ["$ ./checklist.sh ✔ · 13 lines", "esc closes"],
+    StepsScreen: ["✔ · 15 lines", "✘ · 15 lines", "3 calls"],
+    SessionsScreen: ["past sessions", "esc close"],
+    ConfirmScreen: ["switch to a mode that never asks?", "Yes (y)", "No (n)"],
+    CommandPalette: ["Search for commands"],
+}
+
+
+def _on_screen(app: Any) -> list[str]:
+    """The rows the terminal shows now, as text (the screen's compositor: what is drawn, scrolled as it is)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def test_every_screen_the_app_pushes_has_its_key_lines() -> None:
+    assert set(KEY_LINES) == set(SCREENS), "a screen without its key lines at 60x20"
+
+
+@pytest.mark.parametrize("kind", list(KEY_LINES), ids=[c.__name__ for c in KEY_LINES])
+async def test_at_60x20_every_screen_shows_its_key_lines_without_scrolling(
+    tmp_path: Path, kind: type[Screen[Any]]
+) -> None:
+    app, _, open_it = await _opener(kind, tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await open_it(pilot)
+        await pilot.pause()
+        shown = KEY_LINES[kind]
+        await wait_until(lambda: all(any(k in row for row in _on_screen(app)) for k in shown), 10, f"{shown} shown")
+        screen = Region(0, 0, 60, 20)
+        for w in app.screen.children:  # each box is inside the terminal: no border or button cut off
+            if w.display and w.region.area:
+                assert screen.contains_region(w.region), (w, w.region)
+        if kind is StepsScreen:
+            rows = [row for row in _on_screen(app) if "$ cat notes.txt" in row]
+            assert len(rows) == 3 and all("· 15 lines" in row for row in rows), "one row a call, its tail on it"
+
+
+async def test_a_title_too_long_for_the_banner_keeps_its_start_on_the_row() -> None:
+    """A replay's title is its file's name: wrapped, the banner's one row read `breaker-tui — replay:`."""
+    s = Settings()
+    name = "20261206-144655-dev-session-65c6d8bc-3f15-4a99-bec4-125f26890c2e.jsonl"
+    src = ScriptedSource(scripts.tool_loop(), s, title=f"replay: {name}")
+    app = create_app(src, s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        app._clear_banner()
+        await pilot.pause()
+        top = _on_screen(app)[0]
+        assert "replay: 20261206-144655-dev-session" in top and top.rstrip().endswith("…"), top

@@ -2,9 +2,9 @@
 
 `tui.run` draws the monitor before the harnesses are imported and the command is checked. Until the
 session is open the status line says what is starting, the keys that act on a session are not
-offered, and the prompt box (a guess: dsh and the agents take prompts) keeps what is typed. A command
-that turns out not to take prompts loses the box when it opens; one that cannot start ends the
-screen at once with exit status 3, nothing recorded.
+offered, and the prompt box (a guess: dsh and the agents take prompts) keeps what is typed. A plain
+command keeps the box for its input (`test_plain_input.py`); one that cannot start ends the screen at
+once with exit status 3, nothing recorded.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ async def test_the_screen_is_up_before_the_session_opens_then_follows_it() -> No
             gate.set()
             await wait_until(lambda: src.ready and src.info.child == "running", 60, "the session to open")
             await pilot.pause()
-            assert not app.main.has_prompt and not app.w_prompt.display, "sh takes no prompts: the box goes"
+            assert app.main.has_prompt and "input" in str(app.w_prompt.placeholder), "sh reads its input from the box"
             assert app.check_action("kill", ()) is not False
         finally:
             gate.set()

@@ -10,6 +10,7 @@ is always deliberate, so an answer means the modal was seen.
 
 Each button says exactly what its answer allows. "allow turn" exists only for a local-address
 repeat, where it means repeats of these same local resources for the rest of the turn. The body
+starts with the hits that would block the call (its key lines, in view at 60x20), then the call. It
 scrolls; the buttons stay below it, always visible; the dialog is as tall as its content (at most
 the screen), so the stream that led to the question stays in view on a big terminal.
 
@@ -63,6 +64,17 @@ def answers_for(q: Question) -> list[tuple[Answer, str, str, str]]:
     return [a for a in ANSWERS if a[0] != "allow-turn" or q.local]
 
 
+def hits_table(q: Question) -> Table:
+    """The hits that would block the call, one row each: its fingerprint and its count against the cap."""
+    t = Table(box=None, show_header=True, header_style="bold", expand=True, pad_edge=False)
+    t.add_column("would be blocked by", overflow="fold")
+    t.add_column("count/cap", justify="right", no_wrap=True)
+    for h in q.hits:
+        cap = str(int(h.cap)) if float(h.cap).is_integer() else str(h.cap)
+        t.add_row(Text(inert(h.fp, keep_newlines=False)), Text(f"{h.next}/{cap}"))
+    return t
+
+
 class ApprovalScreen(ModalScreen["Answer"]):
     """Ask the operator; dismisses with the answer (None: closed unanswered)."""
 
@@ -110,6 +122,9 @@ class ApprovalScreen(ModalScreen["Answer"]):
             yield Static(self._state_text(), id="state")
             yield Label(self._queue_text(), id="queue")
             with VerticalScroll(id="body"):
+                # why it asks comes first, a row per hit: on a small terminal it is in view with the call's start
+                if q.hits:
+                    yield Static(hits_table(q), id="hits")
                 text, note = call_view(q.args, q.earlier)
                 self._call = text
                 yield Static(text, id="args")
@@ -117,14 +132,6 @@ class ApprovalScreen(ModalScreen["Answer"]):
                     Text(note or "(no earlier repeat to compare with)", "italic" if note else "dim italic"),
                     id="diff-note",
                 )
-                if q.hits:
-                    t = Table(title="would be blocked by", show_header=True, expand=True)
-                    t.add_column("fingerprint")
-                    t.add_column("count/cap", justify="right")
-                    for h in q.hits:
-                        cap = str(int(h.cap)) if float(h.cap).is_integer() else str(h.cap)
-                        t.add_row(Text(inert(h.fp, keep_newlines=False)), Text(f"{h.next}/{cap}"))
-                    yield Static(t, id="hits")
                 if q.local:
                     yield Static(Text(LOCAL_NOTE, "italic"), id="local-note")
                 elif q.reason:
@@ -237,8 +244,9 @@ class ApprovalScreen(ModalScreen["Answer"]):
         body, args = self.query_one("#body", VerticalScroll), self.query_one("#args", Static)
         width = max(1, args.content_region.width or body.size.width or self.size.width)
         rows = self._call.wrap(self.app.console, width)
-        # the call is the body's first part: its rows from the scroll offset plus the body's height are hidden
-        first_hidden = min(len(rows), int(body.scroll_y) + body.scrollable_content_region.height)
+        # the call's rows from the body's scroll offset plus its height (less what stands above the call) are hidden
+        seen = int(body.scroll_y) + body.scrollable_content_region.height - args.virtual_region.y
+        first_hidden = min(len(rows), max(0, seen))
         hidden = rows[first_hidden:]
         return len(hidden), sum(len(r.plain) for r in hidden)
 

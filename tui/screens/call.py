@@ -127,7 +127,8 @@ class ConfirmScreen(ModalScreen[bool]):
     ]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical { width: 70; height: auto; border: round $warning; background: $surface; padding: 1 2; }
+    ConfirmScreen > Vertical { width: 70; max-width: 100%; height: auto; border: round $warning;
+        background: $surface; padding: 1 2; }
     ConfirmScreen Horizontal { height: auto; margin-top: 1; }
     ConfirmScreen Button { margin-right: 2; }
     """

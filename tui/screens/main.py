@@ -127,6 +127,10 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Titles, the prompt's focus, and the layout for the current width."""
+        banner = self.query_one("#banner")
+        # the title row is one row: a title too long for it ends in `…` (wrapped, its second row was cut away,
+        # and a replay's read `breaker-tui — replay:` with the file's name gone)
+        banner.styles.text_wrap, banner.styles.text_overflow = "nowrap", "ellipsis"
         self.query_one("#window").border_title = "window"
         self.query_one("#output").border_title = "child output"
         self.query_one("#stream").border_title = "stream"
@@ -147,6 +151,12 @@ class MainScreen(Screen[None]):
         attach = getattr(self.app, "attach", None)
         if attach is not None:
             attach(self)
+
+    def input_only(self, placeholder: tuple[str, ...]) -> None:
+        """The box takes lines for a plain command's input, not messages: its placeholder says so."""
+        prompt = self.query_one("#prompt", Composer)
+        prompt.placeholders = placeholder
+        prompt.on_resize()
 
     def drop_prompt(self) -> None:
         """No prompt box: the source takes no messages (a plain command, a replay)."""

@@ -61,20 +61,26 @@ def lines_of(text: str) -> int:
 
 
 def call_summary(c: CallItem, p: Palette = DEFAULT_PALETTE, width: int = 60) -> Text:
-    """`✎ notes.txt ✔ +1 −1` / `$ make test ✘ exit 2 · 40 lines`: one call on one row."""
+    """`✎ notes.txt ✔ +1 −1` / `$ make test ✘ exit 2 · 40 lines`: one call on one row of `width` cells.
+
+    The title is what gives way: the status, the diff counts, the exit code and the line count after it are
+    what a row is read for, so they stay whole and the title is clipped to the cells they leave.
+    """
     mark = STATUS.get(c.status, "?")
     style = {"completed": p.ok, "failed": p.error}.get(c.status, p.warning)
-    t = Text(no_wrap=True, overflow="ellipsis", end="")
-    t.append(f"{ICONS.get(c.kind, '⚙')} ", f"bold {p.tool}")
-    t.append(clip(c.title or c.call_id, max(10, width)))
-    t.append(f" {mark}", style)
+    tail = Text(no_wrap=True, end="")
+    tail.append(f" {mark}", style)
     for d in c.diffs[:3]:
-        t.append(f" +{d.added}", p.ok).append(f" −{d.removed}", p.error)
+        tail.append(f" +{d.added}", p.ok).append(f" −{d.removed}", p.error)
     if c.exit_code not in (None, 0):
-        t.append(f" exit {c.exit_code}", p.error)
+        tail.append(f" exit {c.exit_code}", p.error)
     n = lines_of(c.output)
     if n:
-        t.append(f" · {n} line{'s' if n != 1 else ''}", p.muted)
+        tail.append(f" · {n} line{'s' if n != 1 else ''}", p.muted)
+    t = Text(no_wrap=True, overflow="ellipsis", end="")
+    t.append(f"{ICONS.get(c.kind, '⚙')} ", f"bold {p.tool}")
+    t.append(clip(c.title or c.call_id, max(10, width - 2 - tail.cell_len)))
+    t.append_text(tail)
     return t
 
 
@@ -87,7 +93,8 @@ class StepsList(OptionList):
     """One option per call id (its id is the call id); `show` adds or replaces it."""
 
     DEFAULT_CSS = """
-    StepsList { height: 1fr; min-height: 3; border: round $panel; border-title-color: $primary; }
+    StepsList { height: 1fr; min-height: 3; border: round $panel; border-title-color: $primary;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     class Open(Message):
@@ -102,12 +109,13 @@ class StepsList(OptionList):
         self.border_title = "steps"
         self.palette = DEFAULT_PALETTE
         self.calls: OrderedDict[str, CallItem] = OrderedDict()
+        self._width = 0  # the row width the rows were made for
 
     def show(self, c: CallItem) -> None:
         """A call changed: its row is replaced (or added at the end)."""
         new = c.call_id not in self.calls
         self.calls[c.call_id] = c
-        prompt = call_summary(c, self.palette, max(10, (self.size.width or 60) - 22))
+        prompt = call_summary(c, self.palette, self._row_width())
         if new:
             if len(self.calls) > MAX_CALLS:
                 old, _ = self.calls.popitem(last=False)
@@ -116,6 +124,20 @@ class StepsList(OptionList):
             self.border_subtitle = f"{len(self.calls)} calls"
         else:
             self.replace_option_prompt(c.call_id, prompt)
+
+    def _row_width(self) -> int:
+        """The cells a row has: the list's inside (its border and scrollbar off), or a guess before it is laid out."""
+        inside = self.scrollable_content_region.width
+        return max(10, inside - 1 if inside else (self.app.size.width * 9) // 10 - 5)
+
+    def on_resize(self) -> None:
+        """Each row is made for the width it has: made again when that changes (a modal is laid out after `load`)."""
+        width = self._row_width()
+        if width == self._width:
+            return
+        self._width = width
+        for c in self.calls.values():
+            self.replace_option_prompt(c.call_id, call_summary(c, self.palette, width))
 
     def load(self, calls: OrderedDict[str, CallItem]) -> None:
         """Show every call of `calls` (a modal copy of the panel)."""

@@ -53,6 +53,15 @@ def clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit - 1] + "…"
 
 
+def prose(text: str, limit: int) -> str:
+    """A sentence of several lines (a reason written for the agent) on one line, clipped: a line's list mark
+    (`- `, `* `, `• `) is dropped, as the line it marked is no longer one (`…a repeat: - net:…` read as a stray
+    dash).
+    """
+    lines = (line.strip() for line in text.splitlines())
+    return clip(" ".join(line[2:] if line[:2] in ("- ", "* ", "• ") else line for line in lines), limit)
+
+
 def short_args(value: Any, limit: int = 160) -> str:
     """A call's arguments on one line: a shell command as it is, anything else as compact JSON."""
     if isinstance(value, dict) and isinstance(value.get("command"), str):
@@ -396,7 +405,7 @@ class StreamView(Vertical):
         q = item.question
         p = self.palette
         if item.answer is None:
-            why = clip(q.reason, 160) if q.reason.strip() else "dsh asks"  # the whole sentence, not its first row
+            why = prose(q.reason, 160) if q.reason.strip() else "dsh asks"  # the whole sentence, not its first row
             self.line(Text(f"  ? approval needed for {clip(q.tool, 40)} ({why})", p.warning))
         else:  # a recorded answer is agent-controlled text in a replay: clipped and inert like the rest
             self.line(Text(f"  ✔ approval: {clip(str(item.answer), 40)} ({clip(item.by, 60)})", p.warning))

@@ -66,6 +66,7 @@ class HarnessSession(Protocol):
     info: Info
     recorder: Recorder | None
     turns_done: int
+    turns_started: int
 
     async def start(self) -> None:
         """Launch the agent."""
@@ -141,6 +142,7 @@ class SessionControls:
     """
 
     turns_done: int
+    turns_started: int  # a turn started and not ended (the child stopped in its middle) is one of the run's turns
     breaker: Breaker
     queue: asyncio.Queue[Item | None]  # what `_emit` puts; None ends the iteration (the session closed)
     _exited: asyncio.Event
@@ -197,7 +199,9 @@ def recording_line(session: HarnessSession) -> str:
     agents = session.breaker.snapshot().agents
     denied, trips = sum(a.denials for a in agents), sum(a.trips for a in agents)
     ran = sum(a.ran_tripped for a in agents)  # ran without asking, then tripped: not denied
-    summary = f"{session.turns_done} turn(s), {denied} denied, " + (f"{ran} ran then tripped, " if ran else "")
+    cut = max(0, session.turns_started - session.turns_done)  # stopped in their middle: they ran calls too
+    turns = f"{session.turns_done + cut} turn(s)" + (f" ({cut} cut short)" if cut else "")
+    summary = f"{turns}, {denied} denied, " + (f"{ran} ran then tripped, " if ran else "")
     summary += f"{trips} trip(s)"
     if why := session.info.run_unmonitored:  # the first thing the exit line says: the run was not vetted to its end
         summary = f"{NOT_MONITORED}: {why}; {summary}"

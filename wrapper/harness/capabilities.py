@@ -18,6 +18,8 @@ class Capabilities:
     restart: bool = True  # the child can be restarted on the same session
     kill: bool = True  # the child can be stopped
     reasoning: bool = True  # reasoning text streams (the lenses can watch it)
+    input: bool = False  # what the person types goes to the child's own input, a line at a time (a plain command)
+    agent: bool = True  # an agent: sessions, turns, steps and tokens, which the status line shows
 
 
 DSH = Capabilities()
@@ -31,6 +33,8 @@ PLAIN = Capabilities(
     restart=True,
     kill=True,
     reasoning=False,
+    input=True,
+    agent=False,
 )
 REPLAY = Capabilities(
     name="replay",

@@ -70,6 +70,7 @@ class PtySession(SessionControls):
         self._exited = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.turns_done = 0
+        self.turns_started = 0
         self._turn_end = asyncio.Event()
         self._closing = False
         self.generation = 0
@@ -133,6 +134,7 @@ class PtySession(SessionControls):
             size=self.size,
             pass_fds=self._pass_fds,
             preexec=self.contain.preexec if self.contain is not None else None,
+            echo=self.capabilities.input,  # what the person types to a command's input is seen where typed
         )
 
     @property
@@ -228,11 +230,11 @@ class PtySession(SessionControls):
         task.add_done_callback(self._tasks.discard)
 
     def _emit(self, item: Item) -> None:
-        if (
-            isinstance(item, EngineItem)
-            and isinstance(item.event, ev.TurnEnd)
-            and item.event.agent in (self.info.session_id, "")
-        ):
+        main = isinstance(item, EngineItem) and item.event.agent in (self.info.session_id, "")
+        event = item.event if main and isinstance(item, EngineItem) else None  # the main agent's turns only
+        if isinstance(event, ev.TurnStart):
+            self.turns_started += 1
+        elif isinstance(event, ev.TurnEnd):
             self.turns_done += 1
             self._turn_end.set()
         self.queue.put_nowait(item)

@@ -165,15 +165,15 @@ def agent_world(agent: str, scenario: str) -> World:
     return make_acp_world(agent, scenario)
 
 
-def agents_command(args: list[str]) -> int:
-    """`breaker-tui agents`."""
+def agents_command(args: list[str], description: str = "") -> int:
+    """`breaker-tui agents` (`description`: what its `--help` says it does)."""
     from wrapper.harness.acp.cli import agents
 
-    return agents(args)
+    return agents(args, description)
 
 
-def setup_agent_command(args: list[str]) -> int:
-    """`breaker-tui setup-agent`."""
+def setup_agent_command(args: list[str], description: str = "") -> int:
+    """`breaker-tui setup-agent` (`description`: what its `--help` says it does)."""
     from wrapper.harness.acp.cli import setup
 
-    return setup(args)
+    return setup(args, description)

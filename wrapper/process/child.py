@@ -133,8 +133,12 @@ class Child:
         size: tuple[int, int] = (40, 160),
         pass_fds: tuple[int, ...] = (),
         preexec: Callable[[], None] | None = None,
+        echo: bool = False,
     ) -> None:
         self.argv = argv
+        # the terminal echoes what is typed into it, as a terminal does: a plain command's input is seen where
+        # it is typed, and a program that turns echo off (a password prompt) hides it; dsh is typed nothing
+        self.echo = echo
         self.pass_fds = pass_fds
         self.preexec = preexec
         self.env = env
@@ -169,7 +173,7 @@ class Child:
                 encoding="utf-8",
                 codec_errors="replace",
                 dimensions=self.size,
-                echo=False,
+                echo=self.echo,
                 timeout=None,
                 pass_fds=self.pass_fds,
                 preexec=self.preexec,

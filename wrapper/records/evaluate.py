@@ -208,7 +208,9 @@ def _print(reports: dict[str, ModeReport]) -> None:
             mark = "ok " if c.agrees else "XX "
             how = "blocked" if c.blocked else ("steered" if c.steered else "clean")
             rule = f" first {c.first_rule} (line {c.first_line})" if c.first_rule else ""
-            print(f"  {mark}{c.expected:7} {how:7}{inert(rule)}  {inert(c.name)}")
+            # the file first: a row is looked up by it (`ls`, `scan FILE`); the trace's own name when it differs
+            named = f"  ({inert(c.name)})" if c.name != c.file else ""
+            print(f"  {mark}{c.expected:7} {how:7}{inert(rule)}  {inert(c.file)}{named}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -232,3 +232,24 @@ def test_demo_no_tui_takes_the_main_commands_json_and_quiet(tmp_path: Path) -> N
     assert p.returncode == 0, p.stderr
     kinds = {json.loads(line)["kind"] for line in p.stdout.splitlines()}
     assert {"status", "verdict", "end"} <= kinds, kinds
+
+
+def test_doctor_keeps_its_columns_for_a_long_check_name(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agent opencode install` is longer than the name column was: its detail started a column late."""
+    import wrapper.doctor
+    from tui.cli import main
+    from wrapper.toolchain import Check
+
+    checks = [
+        Check("python", True, "3.11.7"),
+        Check("agent opencode install", True, "every file matches the manifest setup-agent wrote"),
+        Check("dsh", False, "not found", "breaker-tui setup-dsh"),
+    ]
+    monkeypatch.setattr(wrapper.doctor, "doctor", lambda config=None: checks)
+    assert main(["doctor"]) == Exit.CANNOT_START
+    lines = capsys.readouterr().out.splitlines()
+    starts = {line.index(d) for line, d in zip(lines, ("3.11.7", "every file", "not found"), strict=False)}
+    assert len(starts) == 1, lines
+    assert lines[3].index("fix:") in starts, "the fix sits under the detail"

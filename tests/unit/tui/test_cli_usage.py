@@ -181,3 +181,19 @@ def test_a_subcommand_s_bad_path_error_is_one_line_that_names_it(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"breaker-tui {argv[0]}: ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_subcommand_help_starts_with_its_description_as_a_sentence(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agents --help` said "the ACP agents breaker-tui knows", lower-case, and `setup-agent --help` nothing."""
+    try:
+        code: object = main([name, "--help"])
+    except SystemExit as e:  # argparse's way; a command that reads its own arguments returns
+        code = e.code
+    assert code == 0
+    blocks = capsys.readouterr().out.split("\n\n")
+    assert blocks[0].startswith(f"usage: breaker-tui {name}"), blocks[0]
+    said = blocks[1]
+    assert said[:1].isupper() and not said.endswith(":"), f"{name} --help: {said[:80]!r}"

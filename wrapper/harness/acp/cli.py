@@ -13,9 +13,9 @@ from wrapper.safetext import inert
 from wrapper.toolchain import ProvisionError, node
 
 
-def agents(args: list[str]) -> int:
+def agents(args: list[str], description: str = "") -> int:
     """List the known ACP agents, whether each is installed, and how breaker-tui makes it ask."""
-    argparse.ArgumentParser(prog="breaker-tui agents", description="the ACP agents breaker-tui knows").parse_args(args)
+    argparse.ArgumentParser(prog="breaker-tui agents", description=description or None).parse_args(args)
     for p in PRESETS.values():
         v = version_of(p)
         state = (
@@ -38,9 +38,9 @@ def which_runs(name: str, path: str | None = None) -> str:
     return f"{r.launcher} ({r.why})" if r is not None else "?"
 
 
-def setup(args: list[str]) -> int:
+def setup(args: list[str], description: str = "") -> int:
     """Install a pinned agent (or every known one) into the user data directory, or list the known ones."""
-    ap = argparse.ArgumentParser(prog="breaker-tui setup-agent")
+    ap = argparse.ArgumentParser(prog="breaker-tui setup-agent", description=description or None)
     ap.add_argument("name", nargs="?", choices=list(PRESETS), help="the agent to install")
     ap.add_argument("--all", action="store_true", help="install every known agent (what `make agents` runs)")
     ap.add_argument("--list", action="store_true", help="print the known agents' names, one a line, and exit")

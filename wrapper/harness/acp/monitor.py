@@ -204,15 +204,23 @@ class AcpMonitor(Permissions):
             if call.status == "completed" and "todos" in call.raw:
                 r.items.extend(self.shown.todo_call(call.raw, call.status, self.agent))
         elif kind == "current_mode_update":
-            r.items.append(
-                StatusItem(
-                    "notice", f"{self.agent_name} mode: {inert(str(u.get('currentModeId')), keep_newlines=False)}"
-                )
-            )
-            r.items.extend(self.shown.mode_changed(str(u.get("currentModeId") or "")))
+            mode = str(u.get("currentModeId") or "")
+            changed = self.shown.mode_changed(mode)
+            if changed:  # the echo of a switch already shown (ours, as the agent accepted it) is not news
+                r.items.append(StatusItem("notice", f"{self.agent_name} mode: {self.mode_name(mode)}"))
+            r.items.extend(changed)
         else:
             r.items.extend(self.shown.update(u, self.agent))
         return r
+
+    def mode_name(self, mode: str) -> str:
+        """How the agent names `mode` in its list of modes (`Plan` for `plan`), inert; the id when it lists none."""
+        for c in self.shown.choices:
+            if c.category == "mode":
+                name = next((o.name for o in c.options if o.value == mode), "")
+                if name:
+                    return inert(name, keep_newlines=False)
+        return inert(mode, keep_newlines=False)
 
     def _raise_alarm(self, why: str, r: Reaction) -> None:
         """The ledger's rule, as on the dsh path: a refused call that produced a result ran against the

@@ -483,16 +483,18 @@ class AcpSession(ItemStream):
                 StatusItem("warning", f"{self.acp.agent_name} refused {choice.name} = {value}: {inert(str(e))[:200]}")
             )
             return False
-        self._emit_all(self.acp.shown.accepted(method, params, result))
+        switched = self.acp.shown.accepted(method, params, result)
+        self._emit_all(switched)
         if choice.category == "mode":
             self.chosen[choice_id] = value
         name = next((o.name for o in choice.options if o.value == value), value)
         kept = " (kept from before the restart)" if again else ""
-        self._emit(
-            StatusItem(
-                "notice", f"{self.acp.agent_name} {choice.name.lower()}: {inert(name, keep_newlines=False)}{kept}"
+        if switched or again:  # else the agent's own update said it first (`current_mode_update`), once
+            self._emit(
+                StatusItem(
+                    "notice", f"{self.acp.agent_name} {choice.name.lower()}: {inert(name, keep_newlines=False)}{kept}"
+                )
             )
-        )
         if choice.category == "mode" and value in self.acp.shown.silent:
             self._emit(StatusItem("warning", SILENT_NOTICE.format(mode=inert(name, keep_newlines=False))))
         return True
@@ -528,6 +530,10 @@ class AcpSession(ItemStream):
             self._prompt_task.cancel()
         self._followup = None
         self.acp.pending_followup = False
+        # an alarm (or a stop) left the session closing, which leaves the agent's questions unanswered so a
+        # stopped agent waits for its end: the new agent is watched, and each question gets its answer (after
+        # an alarm, the refusal: `acp.alarm` keeps the distrust, as dsh's ledger does)
+        self._closing = False
         can_load = bool(self.agent_caps.get("loadSession"))
         verb = "resuming session" if session_id else "restarting on session"
         self._emit(StatusItem("notice", f"{verb} {sid}" if sid and can_load else "restarting with a new session"))

@@ -27,6 +27,7 @@ class ItemStream(SessionControls):
         self.recorder = None
         self.queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self.turns_done = 0
+        self.turns_started = 0
         self.exit: ExitInfo | None = None
         self._turn_end = asyncio.Event()
         self._ready = asyncio.Event()
@@ -45,6 +46,8 @@ class ItemStream(SessionControls):
             self._record("note", {"what": "verdict", "callId": item.call_id, "kind": item.verdict.kind})
         elif isinstance(item, TripItem):
             self._record("note", {"what": "trip", "rule": item.trip.rule, "sent": item.sent})
+        if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnStart):
+            self.turns_started += 1
         if isinstance(item, EngineItem) and isinstance(item.event, ev.TurnEnd):
             self.turns_done += 1
             self._turn_end.set()

@@ -225,6 +225,7 @@ class Approvals:
                 "note",
                 {"what": "late-answer", "id": msg.id, "answer": late, "text": f"answered {late} after: {reason}"},
             )
+        if late is not None and late != "deny":  # a late deny is what was applied: recorded, not news
             s._emit(
                 StatusItem(
                     "notice", f"the answer '{late}' came after the approval closed ({reason}); it was not applied"

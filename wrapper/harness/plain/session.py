@@ -1,9 +1,9 @@
 """`PlainSession`: any command that is neither dsh nor an ACP agent, watched through its output.
 
 Its output is fed to the engine as one stream (so reasoning-like floods still trip), a trip interrupts the
-child with SIGINT, and a prompt is typed into it. Nothing is asked before a tool runs: there are no tool calls
-to see. On the screen it runs under a pty; without one (`pipes=True`, for `--no-tui`) its stdin, stdout and
-stderr stay its own (`plain.pipes`).
+child with SIGINT, and a line the person types goes to its input. Nothing is asked before a tool runs:
+there are no tool calls to see. On the screen it runs under a pty; without one (`pipes=True`, for
+`--no-tui`) its stdin, stdout and stderr stay its own (`plain.pipes`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,15 @@ class PlainSession(PtySession):
             on_exit=lambda info: self._threadsafe(self._on_exit, info, gen),
             preexec=self.contain.preexec if self.contain is not None else None,
         )
+
+    async def prompt(self, text: str, timeout: float = 60) -> bool:
+        """A line the person typed, to the command's input (its terminal): an empty one too, which a
+        `read` or a "press enter" waits for. False when no child runs to take it.
+        """
+        if self.child is None or not self.child.running:
+            return False
+        self.child.write(text + "\n")
+        return True
 
     def _on_child_output(self, text: str) -> None:
         self._on_stream(text, "terminal")

@@ -269,3 +269,23 @@ async def test_a_question_dsh_asks_for_its_own_reasons_shows_the_calls_it_repeat
     await approval(o, "a3", "c3", "sandbox: danger-full-access")
     q = person.asked[0]
     assert not q.from_breaker and q.earlier == (first, respelled)
+
+
+async def test_a_late_deny_is_recorded_and_not_said_again() -> None:
+    """A question denied because the child stopped: the person's (or the screen's) deny comes after the
+    bridge closed it, and was said as "came after the approval closed; it was not applied" though it was.
+    """
+    gate = asyncio.get_running_loop().create_future()
+
+    async def late_person(q: Question) -> Answer:
+        return await gate  # type: ignore[no-any-return]
+
+    o = Owner(late_person)
+    msg = {"t": "approval_request", "id": "a1", "sessionId": "s1", "toolName": "bash", "callId": "c1"}
+    o.approvals.received(P.parse_inbound(msg))  # type: ignore[arg-type]
+    await wait_until(lambda: any(isinstance(i, ApprovalItem) for i in o.items), 10, "the question")
+    o.approvals.close("a1", "the dsh bridge disconnected")
+    gate.set_result("deny")
+    await wait_until(lambda: any(b.get("what") == "late-answer" for _, b in o.records), 10, "the late answer")
+    said = [i.text for i in o.items if isinstance(i, StatusItem)]
+    assert not any("came after the approval closed" in t for t in said), said

@@ -47,3 +47,14 @@ def test_a_skip_trace_opens_unlabelled(tmp_path: Path) -> None:
     with open_trace(p) as t:
         assert t.skipped and t.meta is not None and t.meta.expected is None and t.meta.name == "n"
         assert len(list(t.events)) == 2
+
+
+def test_each_row_names_its_file_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row named the trace by its meta name (`loops/paging-forward/real-047-…`): an `XX` row could not be
+    found by its file (`legit-063-paging-forward.jsonl`).
+    """
+    meta: dict[str, object] = {"expected": "loop", "name": "loops/cd-fails/real-001-somewhere"}
+    (tmp_path / "loop-001-cd.jsonl").write_text(_trace(meta, 8), encoding="utf-8")
+    assert main([str(tmp_path), "--mode", "default"]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if "loop-001" in line]
+    assert row.split()[-2:] == ["loop-001-cd.jsonl", "(loops/cd-fails/real-001-somewhere)"], row

@@ -14,7 +14,7 @@ import pytest
 
 from wrapper.harness.acp.monitor import AcpMonitor
 from wrapper.harness.acp.view import choices_of, make_diff, output_of, set_request
-from wrapper.items import CallItem, ChoicesItem, CommandsItem, Item, PlanItem, ResultItem
+from wrapper.items import CallItem, ChoicesItem, CommandsItem, Item, PlanItem, ResultItem, StatusItem
 from wrapper.settings import Settings
 
 SAMPLES = Path(__file__).resolve().parents[5] / ".." / "shared" / "samples" / "acp"
@@ -193,3 +193,28 @@ def test_the_preset_mode_and_a_newer_update_beat_the_stale_session_answer() -> N
     assert isinstance(items[0], ChoicesItem) and items[0].choices[0].current == "plan"
     items = acp.shown.opened({"configOptions": [opt]}, mode="default")
     assert isinstance(items[0], ChoicesItem) and items[0].choices[0].current == "default"
+
+
+def test_a_mode_switch_is_said_once_by_its_name() -> None:
+    """Claude Code reports a switch (`current_mode_update`, its id) as it accepts the request, which the session
+    said too: `claude mode: plan` then `claude mode: Plan`. The same mode again is not news.
+    """
+    acp = AcpMonitor(Settings(), agent_name="claude")
+    opt = {
+        "id": "mode",
+        "category": "mode",
+        "type": "select",
+        "currentValue": "default",
+        "options": [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan"}],
+    }
+    acp.shown.opened({"configOptions": [opt]})
+
+    def said(mode: str) -> list[str]:
+        r = acp.update({"update": {"sessionUpdate": "current_mode_update", "currentModeId": mode}})
+        return [i.text for i in r.items if isinstance(i, StatusItem)]
+
+    assert said("plan") == ["claude mode: Plan"]
+    assert said("plan") == [], "the echo of the mode it is in"
+    assert acp.shown.accepted("session/set_config_option", {"configId": "mode", "value": "plan"}, {}) == [], (
+        "the request's answer after the agent's report changes nothing: the session says nothing more"
+    )

@@ -70,7 +70,7 @@ def test_the_exit_line_counts_it_as_ran_not_denied(tmp_path: Path) -> None:
     read_loop(m)
     rec = Recorder(tmp_path / "r.jsonl", {"harness": "acp"})
     rec.write("note", {"what": "x"})
-    line = recording_line(SimpleNamespace(recorder=rec, breaker=m.breaker, turns_done=1, info=Info()))
+    line = recording_line(SimpleNamespace(recorder=rec, breaker=m.breaker, turns_done=1, turns_started=1, info=Info()))
     rec.close()
     assert "0 denied" in line and "1 ran then tripped" in line, line
 
