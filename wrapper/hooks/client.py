@@ -25,6 +25,7 @@ if __name__ == "__main__" and not __package__:
 from wrapper.hooks.agents import AFTER, AGENTS, MAX_PAYLOAD, BadPayload, answer, check_agent
 from wrapper.hooks.rundir import LOG, RunDirError, private_dir, socket_name
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds `wrapper` and `engine`
 TYPE_CHECKING = False  # not `typing`'s: importing typing costs this process milliseconds
 if TYPE_CHECKING:
     import subprocess
@@ -244,15 +245,28 @@ def _connect(path: str) -> _socket.socket:
     return s
 
 
+SERVE = (
+    "import sys\n"
+    "if sys.argv[1] not in sys.path: sys.path.insert(0, sys.argv[1])\n"
+    "from wrapper.hooks.server import main\n"  # `wrapper.hooks.server` as a word: `live` names the process by it
+    "sys.exit(main([]))"
+)
+"""The server's start under `-I`: the package this hook's file belongs to, first on the path."""
+
+
 def spawn_server() -> subprocess.Popen[bytes]:
-    """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock)."""
+    """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock).
+
+    It runs `-I`, as the installed hook does: the agent's PYTHONPATH (a project's own `wrapper` or `engine`
+    package, say) must not stand in for breaker-tui's, or the server would not start and no call be checked.
+    """
     import subprocess  # only when a server must be started: most hooks never need it
 
     d = private_dir()
     with open(d / LOG, "ab") as log:
         try:
             return subprocess.Popen(
-                [sys.executable, "-m", "wrapper.hooks.server"],
+                [sys.executable, "-I", "-c", SERVE, ROOT],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
@@ -280,8 +294,7 @@ def main(agent: str, fail_closed: bool) -> int:
 
 def version() -> str:
     """What `--version` prints: that the hook runs, with which Python and which breaker-tui package."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return f"breaker-tui hook: runs (python {sys.executable}, package in {root})"
+    return f"breaker-tui hook: runs (python {sys.executable}, package in {ROOT})"
 
 
 def cli(args: list[str]) -> int:

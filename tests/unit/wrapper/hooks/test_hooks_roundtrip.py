@@ -286,3 +286,35 @@ def test_a_new_prompt_from_the_person_starts_a_new_window_and_scan_agrees(home: 
     p = subprocess.run([EXE, "scan", str(rec), "--json"], capture_output=True, env=home.env, timeout=90, check=False)
     found = [json.loads(line) for line in p.stdout.splitlines() if line.startswith(b"{")]
     assert [f["verdict"] for f in found if f.get("kind") == "verdict"] == got, p.stderr
+
+
+@pytest.mark.parametrize("shadowed", ["wrapper", "engine"])
+def test_the_agents_python_environment_reaches_neither_the_hook_nor_the_server_it_starts(
+    home: Home, tmp_path: Path, shadowed: str
+) -> None:
+    """A project whose own `wrapper` or `engine` package is on the agent's PYTHONPATH (names any project may use)
+    must not stand in for breaker-tui's, in the installed hook (`-I`) or in the server that hook starts: one that
+    failed to import would leave every call unchecked.
+    """
+    from wrapper.hooks.install import hook_command, launcher
+
+    shadow = tmp_path / "project"
+    (shadow / shadowed).mkdir(parents=True)
+    (shadow / shadowed / "__init__.py").write_text("raise SystemExit('the project\\'s own package was imported')\n")
+    env = {**home.env, "PYTHONPATH": str(shadow)}
+    pre = sample("claude", "pre-1.stdin.json")
+    got = []
+    for n in range(5):
+        p = subprocess.run(
+            hook_command("claude", launcher(), False),
+            shell=True,
+            input=json.dumps({**pre, "tool_use_id": f"call-{n}"}).encode(),
+            capture_output=True,
+            env=env,
+            cwd=shadow,
+            timeout=90,
+            check=False,
+        )
+        assert p.returncode == 0 and p.stderr == b"", p.stderr  # a verdict each time: the server started
+        got.append(verdict("claude", p.stdout)[0])
+    assert got == ["allow"] * 4 + ["deny"]
