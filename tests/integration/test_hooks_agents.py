@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -247,6 +248,62 @@ def test_codex_cli_trusted_by_install(world: World) -> None:
     )
     assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def codex_writes(world: World, codex: Path, key_path: str, value: object) -> None:
+    """Codex itself writes a value into its config (`codex app-server`'s `config/value/write`, as its UI does)."""
+    p = subprocess.Popen(
+        [str(codex), "app-server"],
+        env=world.env,
+        cwd=world.ws,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert p.stdin is not None and p.stdout is not None
+    write = {"keyPath": key_path, "value": value, "mergeStrategy": "upsert"}
+    for msg in (
+        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "test", "version": "1"}}},
+        {"method": "initialized"},
+        {"id": 2, "method": "config/value/write", "params": write},
+    ):
+        p.stdin.write(json.dumps(msg) + "\n")
+    p.stdin.flush()
+    try:
+        said = next(m for m in map(json.loads, p.stdout) if m.get("id") == 2)
+    finally:
+        p.kill()
+        p.wait(60)
+    assert said.get("result", {}).get("status") == "ok", said
+
+
+def test_what_codex_writes_into_its_config_after_install_survives_reinstall_and_uninstall(world: World) -> None:
+    """Codex edits its config with toml_edit, which puts new tables before the file's last comment (breaker's end
+    marker): the folder trust and the UI state it writes are the person's, and stay when breaker's hooks go.
+    """
+    codex = installed_cli("codex")
+    home = world.home / ".codex"
+    home.mkdir()
+    cfg = home / "config.toml"
+    cfg.write_text(CODEX_CONFIG.format(port=world.model.port))
+    world.env["CODEX_HOME"] = str(home)
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    assert world.breaker("hooks", "install", "codex").returncode == 0
+    codex_writes(world, codex, "tui", {"screen_reader_detection_done": True})
+    codex_writes(world, codex, "projects", {str(world.ws): {"trust_level": "trusted"}})
+    codex_said = tomllib.loads(cfg.read_text())
+    p = world.breaker("hooks", "install", "codex", "--fail-closed")  # a reinstall over Codex's writes
+    assert p.returncode == 0, p.stderr
+    s = world.breaker("hooks", "status", "codex")
+    assert "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
+    p = world.breaker("hooks", "uninstall", "codex")
+    assert p.returncode == 0, p.stderr
+    left = tomllib.loads(cfg.read_text())
+    assert "hooks" not in left
+    assert left == {k: v for k, v in codex_said.items() if k != "hooks"}
+    assert left["tui"]["screen_reader_detection_done"] is True
+    assert left["projects"][str(world.ws)]["trust_level"] == "trusted"
 
 
 def test_fail_closed_with_no_server_refuses_every_claude_call(world: World) -> None:

@@ -53,6 +53,7 @@ class Plan:
     before: bytes | None
     after: bytes | None
     note: str = ""
+    ours_before: bool = False  # `before` already held breaker's entries (install: a reinstall)
 
     @property
     def changes(self) -> bool:
@@ -206,13 +207,65 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a TOML basic string (same escapes)
 
 
-def strip_toml(text: str) -> str:
-    """The text without breaker's block (the block owns the newline before its first marker)."""
+def strip_toml(text: str, path: Path | None = None) -> str:
+    """The text without breaker's block (the block owns the newline before its first marker).
+
+    What others wrote between the markers stays, after the text before the block: Codex edits its config
+    with toml_edit, which puts a new table (`[tui]`, `[projects."…"]`, a trust it gave) before the file's
+    closing comment, and that comment is breaker's end marker. A trust entry is breaker's when it is for
+    one of this file's (at `path`) hooks.
+    """
     start = text.find("\n" + BEGIN + "\n")
     end = text.find("\n" + END + "\n", start) if start >= 0 else -1
     if end < 0:
         return text
-    return text[:start] + text[end + len(END) + 2 :]
+    theirs = _not_ours(text[start + len(BEGIN) + 2 : end + 1], path)
+    base = text[:start]
+    if theirs and base and not base.endswith("\n"):
+        base += "\n"  # the block's newline ended the person's last line: theirs starts on a line of its own
+    return base + theirs + text[end + len(END) + 2 :]
+
+
+_OURS_TABLES = frozenset(
+    f"[[hooks.{ev}{sub}]]" for ev in ("PreToolUse", "PostToolUse") for sub in ("", ".hooks")
+)  # the tables `toml_block` writes, besides its trust entries
+
+
+def _ours_header(line: str, path: Path | None) -> bool:
+    """Whether a table header is one `toml_block` writes (its hooks, or the trust of one of them)."""
+    if line in _OURS_TABLES:
+        return True
+    key = line.removeprefix("[hooks.state.").removesuffix("]")
+    if key == line or not key.startswith('"'):
+        return False
+    try:
+        name = json.loads(key)
+    except ValueError:
+        return False
+    if not isinstance(name, str) or name.rsplit(":", 3)[1:2] not in (["pre_tool_use"], ["post_tool_use"]):
+        return False
+    return path is None or name.rsplit(":", 3)[0] == os.path.abspath(path)
+
+
+def _not_ours(body: str, path: Path | None) -> str:
+    """The lines between the markers that belong to tables breaker did not write (with their comments)."""
+    kept: list[str] = []
+    waiting: list[str] = []  # blank and comment lines: they go with the table that follows them
+    ours = True  # the block starts with breaker's own tables
+    for line in body.splitlines(keepends=True):
+        bare = line.strip()
+        if not bare or bare.startswith("#"):
+            waiting.append(line)
+            continue
+        if bare.startswith("["):
+            ours = _ours_header(bare.split("#", 1)[0].strip(), path)
+        if not ours:
+            kept += waiting
+            kept.append(line)
+        waiting = []
+    if not ours:
+        kept += waiting
+    return "".join(kept)
 
 
 def trust_keys(path: Path, doc: dict[str, Any]) -> list[str]:
@@ -228,7 +281,7 @@ def trust_keys(path: Path, doc: dict[str, Any]) -> list[str]:
 def codex_keys(path: Path) -> list[str]:
     """The trust keys of breaker's hooks in the Codex config at `path` as it is now."""
     raw = _read(path) or b""
-    base = strip_toml(_decode(path, raw))
+    base = strip_toml(_decode(path, raw), path)
     return trust_keys(Path(os.path.abspath(path)), _load_toml(path, base.encode("utf-8")))
 
 
@@ -261,7 +314,7 @@ def _kept_trust(text: str, command: str) -> dict[str, str]:
 
 def _merge_toml(path: Path, raw: bytes, command: str, trusted: dict[str, str] | None) -> bytes:
     text = _decode(path, raw)
-    base = strip_toml(text)
+    base = strip_toml(text, path)
     doc = _load_toml(path, base.encode("utf-8"))
     if trusted is None:  # a re-install keeps Codex's trust while the hook is the same (same keys, same command)
         keys = set(trust_keys(Path(os.path.abspath(path)), doc))
@@ -302,12 +355,13 @@ def install_plan(
     before = _read(path)
     command = hook_command(agent, start, fail_closed)
     if agent == "codex":
-        return Plan(path, before, _merge_toml(path, before or b"", command, trusted))
+        ours = before is not None and "\n" + BEGIN + "\n" in _decode(path, before)
+        return Plan(path, before, _merge_toml(path, before or b"", command, trusted), ours_before=ours)
     doc = _load_json(path, before or b"")
     after = _dump_json(_merge_json(doc, agent, command, fail_closed))
     if before is not None and _load_json(path, before) == json.loads(after):
         after = before  # already installed as asked: not a byte changes
-    return Plan(path, before, after)
+    return Plan(path, before, after, ours_before=strip_json(doc, agent) != doc)
 
 
 def uninstall_plan(agent: str, path: Path) -> Plan:
@@ -320,7 +374,7 @@ def uninstall_plan(agent: str, path: Path) -> Plan:
     if note is not None and note.installed == _sha(before):
         return Plan(path, before, note.original, "restored byte for byte")
     if agent == "codex":
-        after_text = strip_toml(_decode(path, before))
+        after_text = strip_toml(_decode(path, before), path)
         after: bytes | None = after_text.encode("utf-8")
         if note is not None and note.original is None and not after_text.strip():
             after = None
@@ -456,18 +510,21 @@ class _Note:
     def record(cls, plan: Plan, installing: bool) -> None:
         """After install keep the person's bytes (the first install's, while its output is untouched).
 
-        After uninstall forget them.
+        After uninstall forget them, and after a reinstall over a file changed since (by the person or the
+        agent): its bytes hold breaker's older entries, so no bytes are kept and uninstall takes them out.
         """
         where = cls.where(plan.path)
+        old = cls.load(plan.path)
+        if old is not None and plan.before is not None and old.installed == _sha(plan.before):
+            original = old.original  # a second install: the person's file is still the first one's
+        elif plan.ours_before:
+            installing = False
+        else:
+            original = plan.before
         if plan.after is None or not installing:
             with contextlib.suppress(OSError):
                 where.unlink()
             return
-        old = cls.load(plan.path)
-        if old is not None and plan.before is not None and old.installed == _sha(plan.before):
-            original = old.original  # a second install: the person's file is still the first one's
-        else:
-            original = plan.before
         kept = None if original is None else base64.b64encode(original).decode()
         body = {"original": kept, "installed": _sha(plan.after)}
         where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

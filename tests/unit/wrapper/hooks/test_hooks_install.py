@@ -159,6 +159,58 @@ def test_codex_block_edited_around_uninstall_removes_only_the_block(tmp_path: Pa
     assert path.read_text() == CODEX_PERSON + '\n[profiles.fast]\nmodel = "m"\n'
 
 
+CODEX_WRITES = [
+    "\n[tui]\nscreen_reader_detection_done = true\n",  # the first start of Codex's own UI
+    '[projects."/home/p/work"]\ntrust_level = "trusted"\n',  # the person trusts a folder in Codex
+    '\n# a note\n[hooks.state."/home/p/x.toml:pre_tool_use:0:0"]\ntrusted_hash = "sha256:x"\n',  # a trust given
+]
+
+
+@pytest.mark.parametrize("written", CODEX_WRITES)
+def test_what_codex_writes_after_install_survives_uninstall_and_reinstall(tmp_path: Path, written: str) -> None:
+    """Codex edits its config with toml_edit, which puts a new table before the file's closing comment: that
+    comment is breaker's end marker, so what Codex writes lands inside breaker's block. It is the person's.
+    """
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_PERSON)
+    hashes = {k: "sha256:t" for k in I.codex_keys(path)}
+    I.apply(I.install_plan("codex", path, EXE, trusted=hashes), installing=True)
+    text = path.read_text()
+    path.write_text(text.replace(I.END + "\n", written + I.END + "\n"))
+    I.apply(I.install_plan("codex", path, EXE, fail_closed=True), installing=True)  # a reinstall keeps it
+    assert _holds(tomllib.loads(path.read_text()), tomllib.loads(written))
+    assert "--fail-closed" in path.read_text()
+    uninstall("codex", path)
+    assert path.read_text() == CODEX_PERSON + written
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_a_reinstall_after_the_agent_rewrote_its_file_is_taken_out_whole_by_uninstall(
+    tmp_path: Path, agent: str
+) -> None:
+    """Claude and Gemini rewrite their own settings: a reinstall then finds breaker's older entries in the file,
+    and those bytes are not the person's to give back.
+    """
+    path = tmp_path / "settings.json"
+    path.write_bytes(person_bytes(agent))
+    install(agent, path)
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "skipDangerousModePermissionPrompt": True}, indent=4))  # the agent's write
+    install(agent, path, fail_closed=True)
+    uninstall(agent, path)
+    assert json.loads(path.read_bytes()) == {
+        **json.loads(person_bytes(agent)),
+        "skipDangerousModePermissionPrompt": True,
+    }
+
+
+def _holds(doc: Any, part: Any) -> bool:
+    """Whether every key of `part` is in `doc` with the same value (tables compared key by key)."""
+    if isinstance(part, dict):
+        return isinstance(doc, dict) and all(k in doc and _holds(doc[k], v) for k, v in part.items())
+    return bool(doc == part)
+
+
 def test_codex_trust_keys_count_the_persons_groups_and_the_entries_parse(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CODEX_PERSON)
