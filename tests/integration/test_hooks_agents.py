@@ -250,6 +250,37 @@ def test_codex_cli_trusted_by_install(world: World) -> None:
     assert p.returncode == 0, p.stderr[-2000:]
 
 
+def test_codex_project_hooks_are_trusted_where_codex_reads_trust_and_they_refuse_the_loop(world: World) -> None:
+    """`--project` writes the hooks into the folder's `.codex/config.toml`; Codex ignores trust a project gives
+    itself, so install writes it into the person's own config, and takes it out again with the hooks.
+    """
+    codex = installed_cli("codex")
+    home = world.home / ".codex"
+    home.mkdir()
+    cfg = home / "config.toml"
+    person = CODEX_CONFIG.format(port=world.model.port)
+    cfg.write_text(person)
+    world.env["CODEX_HOME"] = str(home)
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    p = world.breaker("hooks", "install", "codex", "--project")
+    assert p.returncode == 1 and f"Trust {world.ws} in Codex" in p.stderr, p.stderr  # Codex skips the folder's config
+    assert world.breaker("hooks", "uninstall", "codex", "--project").returncode == 0
+    person += f'\n[projects."{world.ws}"]\ntrust_level = "trusted"\n'  # the person trusts the folder in Codex
+    cfg.write_text(person)
+    p = world.breaker("hooks", "install", "codex", "--project")
+    assert p.returncode == 0, p.stderr
+    s = world.breaker("hooks", "status", "codex", "--project")
+    assert "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
+    p = world.agent(
+        [str(codex), "exec", "--skip-git-repo-check", "--json", "Read notes.txt."],
+        {**world.env, "MOCK_API_KEY": "mock-key"},
+    )
+    assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
+    p = world.breaker("hooks", "uninstall", "codex", "--project")
+    assert p.returncode == 0, p.stderr
+    assert cfg.read_text() == person and not (world.ws / ".codex" / "config.toml").exists()
+
+
 def codex_writes(world: World, codex: Path, key_path: str, value: object) -> None:
     """Codex itself writes a value into its config (`codex app-server`'s `config/value/write`, as its UI does)."""
     p = subprocess.Popen(

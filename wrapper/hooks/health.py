@@ -72,14 +72,14 @@ def check(agent: str, project: Path | None = None) -> Health:
 def codex_trust(path: Path, project: Path | None) -> str:
     """Whether Codex runs breaker's hooks: Codex's own answer when `codex` runs here, else the file's entries."""
     from wrapper.hooks.codex_trust import codex_says
-    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted
+    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted, config_path, project_trusted
 
     try:
         said = codex_says(codex_keys(path), project)
     except InstallError as e:
         return f"trust unknown: {e}"
     if said is None:
-        written = codex_trusted(path)
+        written = project_trusted(config_path("codex"), path) if project else codex_trusted(path)
         return "trust entries written (codex is not on PATH to confirm)" if written else "NOT trusted"
     return "trusted (Codex says)" if said == "trusted" else f"NOT trusted: Codex says {said} (it skips them)"
 

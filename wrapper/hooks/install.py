@@ -215,15 +215,57 @@ def strip_toml(text: str, path: Path | None = None) -> str:
     closing comment, and that comment is breaker's end marker. A trust entry is breaker's when it is for
     one of this file's (at `path`) hooks.
     """
-    start = text.find("\n" + BEGIN + "\n")
-    end = text.find("\n" + END + "\n", start) if start >= 0 else -1
+    return _strip_block(text, BEGIN, END, path)
+
+
+def _strip_block(text: str, begin: str, end_line: str, path: Path | None) -> str:
+    start = text.find("\n" + begin + "\n")
+    end = text.find("\n" + end_line + "\n", start) if start >= 0 else -1
     if end < 0:
         return text
-    theirs = _not_ours(text[start + len(BEGIN) + 2 : end + 1], path)
+    theirs = _not_ours(text[start + len(begin) + 2 : end + 1], path)
     base = text[:start]
     if theirs and base and not base.endswith("\n"):
         base += "\n"  # the block's newline ended the person's last line: theirs starts on a line of its own
-    return base + theirs + text[end + len(END) + 2 :]
+    return base + theirs + text[end + len(end_line) + 2 :]
+
+
+def trust_markers(project_config: Path) -> tuple[str, str]:
+    """The lines around the trust of one project's breaker hooks in the person's own Codex config."""
+    name = _toml_str(os.path.abspath(project_config))
+    return (
+        f"# >>> breaker-tui hooks trust for {name}: Codex takes a project's hook trust only from here",
+        f"# <<< breaker-tui hooks trust for {name}",
+    )
+
+
+def trust_plan(user: Path, project_config: Path, trusted: dict[str, str] | None) -> Plan:
+    """The person's own Codex config (`user`) holding the trust of the project's breaker hooks (None: without it).
+
+    Codex ignores trust entries in a project's `.codex/config.toml` (a project could trust its own hooks):
+    they go into the person's config, between two markers naming the project's file.
+    """
+    before = _read(user)
+    begin, end = trust_markers(project_config)
+    text = _strip_block(_decode(user, before or b""), begin, end, project_config)
+    if trusted:
+        lines = ["", begin]
+        for key, digest in trusted.items():
+            lines += [f"[hooks.state.{_toml_str(key)}]", f"trusted_hash = {_toml_str(digest)}"]
+        text += "\n".join([*lines, end]) + "\n"
+        _load_toml(user, text.encode("utf-8"))
+    if before is None and not trusted:
+        return Plan(user, None, None)
+    return Plan(user, before, text.encode("utf-8"))
+
+
+def project_trusted(user: Path, project_config: Path) -> bool:
+    """Whether the person's Codex config holds breaker's trust entries for both hooks of the project's config."""
+    raw = _read(user)
+    begin, end = trust_markers(project_config)
+    text = (raw or b"").decode("utf-8", "replace")
+    start = text.find("\n" + begin + "\n")
+    return start >= 0 and text.count("trusted_hash", start, text.find("\n" + end, start)) >= 2
 
 
 _OURS_TABLES = frozenset(
@@ -448,8 +490,12 @@ def codex_trusted(path: Path) -> bool:
 
 
 # -- writing ----------------------------------------------------------------------------------------------
-def apply(plan: Plan, installing: bool) -> None:
-    """Make the plan true on disk, atomically; a file install created and uninstall emptied is removed."""
+def apply(plan: Plan, installing: bool, note: bool = True) -> None:
+    """Make the plan true on disk, atomically; a file install created and uninstall emptied is removed.
+
+    `note`: keep the person's bytes for a byte-for-byte uninstall (not for a project's trust in the person's
+    Codex config: that file's note belongs to breaker's own block there).
+    """
     if not plan.changes:
         return
     target = plan.path.resolve() if plan.path.is_symlink() else plan.path  # a dotfile link stays a link
@@ -458,7 +504,8 @@ def apply(plan: Plan, installing: bool) -> None:
             target.unlink()
     else:
         atomic_write(target, plan.after)
-    _Note.record(plan, installing)
+    if note:
+        _Note.record(plan, installing)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -384,3 +384,22 @@ def test_the_cli_project_scope_writes_the_folders_own_config_and_uninstall_dry_r
         [exe, "hooks", "status", "codex", "--project"], cwd=proj, capture_output=True, env=env, check=False
     )
     assert b"codex: installed" in s.stdout, s.stdout + s.stderr
+
+
+def test_a_projects_trust_lives_in_the_persons_codex_config_beside_breakers_own_block(tmp_path: Path) -> None:
+    """Codex takes hook trust only from the person's own config: a project's goes there, and out with it."""
+    user, project = tmp_path / "home" / "config.toml", tmp_path / "proj" / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(CODEX_PERSON)
+    install("codex", user)
+    own = user.read_text()
+    keys = [f"{project}:pre_tool_use:0:0", f"{project}:post_tool_use:0:0"]
+    I.apply(I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")), installing=True, note=False)
+    state = tomllib.loads(user.read_text())["hooks"]["state"]
+    assert {k: state[k] for k in keys} == dict.fromkeys(keys, {"trusted_hash": "sha256:p"})
+    assert I.project_trusted(user, project) and not I.project_trusted(user, tmp_path / "other.toml")
+    assert not I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")).changes  # the same trust again
+    I.apply(I.trust_plan(user, project, None), installing=False, note=False)
+    assert user.read_text() == own  # breaker's own block and the person's file as they were
+    uninstall("codex", user)
+    assert user.read_text() == CODEX_PERSON
