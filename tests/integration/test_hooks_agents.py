@@ -281,6 +281,23 @@ def test_codex_project_hooks_are_trusted_where_codex_reads_trust_and_they_refuse
     assert cfg.read_text() == person and not (world.ws / ".codex" / "config.toml").exists()
 
 
+@pytest.mark.parametrize("agent", ["claude", "gemini"])  # Codex shows it in its own screen; `codex exec` prints none
+def test_a_call_breaker_could_not_check_is_said_in_the_agents_own_output(world: World, agent: str) -> None:
+    """No verdict (here a config the server refuses) lets the call run, and the person must see that: the
+    stderr of a hook that lets a call run reaches no one in Claude, so the hook says it as a `systemMessage`.
+    """
+    bad = world.tmp / "bad.toml"
+    bad.write_text("[engine\n")
+    world.env["BREAKER_TUI_CONFIG"] = str(bad)
+    argv, env = guarded(world, agent, "Read notes.txt.")
+    if agent == "claude":  # its stream shows what the person sees: the hooks' messages among them
+        argv = [*argv[: argv.index("--output-format")], "--output-format", "stream-json", "--verbose"]
+    p = world.agent(argv, env)
+    assert world.ran() == 6
+    said = p.stdout + p.stderr
+    assert said.count("runs unchecked") >= 6 and "bad config" in said, said[-3000:]
+
+
 def codex_writes(world: World, codex: Path, key_path: str, value: object) -> None:
     """Codex itself writes a value into its config (`codex app-server`'s `config/value/write`, as its UI does)."""
     p = subprocess.Popen(
