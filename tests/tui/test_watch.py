@@ -75,7 +75,7 @@ def rows(app: WatchApp) -> list[list[str]]:
 async def test_watch_lists_every_live_session_and_enter_opens_its_recording(env: dict[str, str]) -> None:
     claude = {"session_id": "c-1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/tmp/alpha"}
     for n in range(6):  # the same call six times: some are refused; the ones that ran report their result
-        call = {**claude, "tool_input": {"command": "make test"}, "tool_use_id": f"t{n}"}
+        call: dict[str, object] = {**claude, "tool_input": {"command": "make test"}, "tool_use_id": f"t{n}"}
         if not hook(env, "claude", call):
             hook(env, "claude", {**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}})
     gemini = {"session_id": "g-1", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}

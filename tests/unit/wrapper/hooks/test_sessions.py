@@ -16,7 +16,7 @@ def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BREAKER_TUI_STATE_DIR", str(tmp_path / "state"))
 
 
-PAYLOADS = {  # one shell call and its result, as each agent reports them
+PAYLOADS: dict[str, tuple[str, str, str, dict[str, object]]] = {  # a shell call and its result, each agent's way
     "claude": ("PreToolUse", "PostToolUse", "Bash", {"tool_response": {"stdout": "ok", "stderr": ""}}),
     "codex": ("PreToolUse", "PostToolUse", "Bash", {"tool_response": "ok"}),
     "gemini": ("BeforeTool", "AfterTool", "run_shell_command", {"tool_response": {"llmContent": "ok"}}),
