@@ -140,6 +140,10 @@ class Server:
         )  # fmt: skip
         answer = await self.asks.hold(question)
         why = f"no one answered in {self.asks.wait_s:g} s; start `breaker-tui watch` to answer asks"
+        if answer is None and not self.asks.watched:
+            why = (
+                "the `breaker-tui watch` showing it was closed before anyone answered; keep one running to answer asks"
+            )
         return self.sessions.settle(agent, session, call_id, answer, "" if answer else why)
 
     async def watch(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
