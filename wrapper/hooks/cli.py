@@ -148,9 +148,10 @@ def uninstall(agent: str, project: Path | None, dry_run: bool) -> int:
 def status(agents: list[str], project: Path | None) -> int:
     """Per agent: its config, each of breaker's hook commands and whether it runs, Codex's trust, the server.
 
-    Exits 1 when an installed hook cannot run or is not trusted: a missing command blocks every Gemini call.
+    Exits 1 when an installed hook cannot run or is not trusted (a missing command blocks every Gemini call),
+    or when no hook can start the server (every call would go unchecked).
     """
-    from wrapper.hooks.health import check, server
+    from wrapper.hooks.health import SERVER_FIX, check, server
 
     bad = False
     for agent in agents:
@@ -161,6 +162,6 @@ def status(agents: list[str], project: Path | None) -> int:
         for problem in h.problems:
             print(f"  PROBLEM: {problem}\n  fix: {h.fix}")
         bad = bad or bool(h.problems)
-    _, said = server()
-    print(f"serve: {said}")
-    return EXIT_FAILED if bad else EXIT_OK
+    ok, said = server()
+    print(f"serve: {said}" if ok else f"serve: PROBLEM: {said}\n  fix: {SERVER_FIX}")
+    return EXIT_FAILED if bad or not ok else EXIT_OK

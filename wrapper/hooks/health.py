@@ -84,8 +84,14 @@ def codex_trust(path: Path, project: Path | None) -> str:
     return "trusted (Codex says)" if said == "trusted" else f"NOT trusted: Codex says {said} (it skips them)"
 
 
+SERVER_FIX = "fix the config `breaker-tui doctor` names (`breaker-tui serve` then starts and says it listens)"
+
+
 def server() -> tuple[bool, str]:
-    """Whether `breaker-tui serve` answers on its socket (not running is fine: the first hook starts it)."""
+    """Whether the server is fine: it answers on its socket, or is not running and the first hook can start it.
+
+    A server that cannot start (a config it refuses) is not fine: every hooked call then goes unchecked.
+    """
     from wrapper.hooks.client import _connect
     from wrapper.hooks.rundir import socket_name
 
@@ -93,8 +99,26 @@ def server() -> tuple[bool, str]:
     try:
         _connect(path).close()
     except OSError as e:
-        return False, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
+        why = cannot_start()
+        if why:
+            return False, (
+                f"not running, and no hook can start it: {why}; every hooked call runs unchecked "
+                "(or is refused, installed --fail-closed)"
+            )
+        return True, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
     return True, f"running ({path}){asks_said()}"
+
+
+def cannot_start() -> str:
+    """Why a server a hook starts would exit at once (the config it would read), or "" when it would start."""
+    from engine.errors import ConfigError
+    from wrapper.hooks.server import load_settings
+
+    try:
+        load_settings(None)
+    except ConfigError as e:
+        return f"bad config: {e}"
+    return ""
 
 
 def asks_said() -> str:
@@ -137,6 +161,6 @@ def doctor_checks(project: Path | None = None) -> list[Check]:
         )
         for h in found
     ]
-    _, said = server()
-    out.append(Check("hook server", True, said))
+    ok, said = server()
+    out.append(Check("hook server", ok, said, "" if ok else SERVER_FIX))
     return out

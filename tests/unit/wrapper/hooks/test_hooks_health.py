@@ -126,3 +126,24 @@ def test_status_says_a_working_hook_runs(env: dict[str, str]) -> None:
     from wrapper.doctor import doctor
 
     assert {c.name: c.ok for c in doctor()}.get("hooks claude") is True
+
+
+@pytest.mark.parametrize("config", ["[engine\n", "[repeat]\nwindow = 'many'\n"])
+def test_status_and_doctor_say_when_no_hook_can_start_the_server(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    """A config the server refuses: it is not running and the next hook cannot start it, so no call is checked."""
+    i = cli(env, "hooks", "install", "claude")
+    assert i.returncode == 0, i.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text(config)
+    env = {**env, "BREAKER_TUI_CONFIG": str(bad)}
+    s = cli(env, "hooks", "status", "claude")
+    assert s.returncode == 1, s.stdout + s.stderr
+    assert "serve: PROBLEM: not running, and no hook can start it: bad config" in s.stdout
+    assert "the first hook starts it" not in s.stdout
+    from wrapper.doctor import doctor
+
+    monkeypatch.setenv("BREAKER_TUI_CONFIG", str(bad))
+    lines = {c.name: c for c in doctor()}
+    assert not lines["hook server"].ok and "no hook can start it" in lines["hook server"].detail
