@@ -167,12 +167,17 @@ GEMINI_PERSON = {
 }
 
 
-def test_gemini_cli(world: World) -> None:
+def test_gemini_cli_with_the_persons_comments_and_own_hook(world: World) -> None:
+    """Gemini reads its settings with comments: install keeps them (and the person's own hook, which runs)."""
     gemini = installed_cli("gemini")
     cfg = world.home / ".gemini" / "settings.json"
     cfg.parent.mkdir()
-    cfg.write_text(json.dumps(GEMINI_PERSON, indent=2) + "\n")
+    own = world.tmp / "own-hook.log"
+    mine = {"matcher": ".*", "hooks": [{"name": "mine", "type": "command", "command": f"echo mine >> {own}"}]}
+    person = json.dumps({**GEMINI_PERSON, "hooks": {"BeforeTool": [mine]}}, indent=2) + "\n"
+    cfg.write_text("// the person's own settings\n" + person.replace('\n  "hooks"', '\n  /* mine */\n  "hooks"'))
     install_twice_round(world, "gemini", cfg)
+    assert "// the person's own settings" in cfg.read_text() and "/* mine */" in cfg.read_text()
     env = {
         **world.env,
         "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.model.port}",
@@ -182,6 +187,7 @@ def test_gemini_cli(world: World) -> None:
     p = world.agent([str(gemini), "-p", "Read notes.txt.", "--yolo", "-o", "json"], env)
     assert_four_ran_and_the_model_was_told(world, "Tool execution blocked")
     assert "this result was not recorded" not in p.stderr
+    assert len(own.read_text().splitlines()) == 6, p.stderr[-2000:]  # the person's hook saw every call
 
 
 def claude_env(world: World) -> dict[str, str]:

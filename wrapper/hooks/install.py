@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wrapper.hooks import jsonc
 from wrapper.hooks.agents import AFTER, AGENTS, BEFORE, check_agent
 from wrapper.paths import state_dir
 
@@ -148,7 +149,7 @@ def _json_entry(agent: str, command: str, fail_closed: bool) -> dict[str, Any]:
 
 def _load_json(path: Path, raw: bytes) -> dict[str, Any]:
     try:
-        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        doc = jsonc.loads(raw.decode("utf-8")) if raw.strip() else {}  # Gemini reads comments: so does breaker
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise InstallError(f"{path} is not valid JSON ({e}): fix it first; breaker left it untouched") from None
     if not isinstance(doc, dict):
@@ -189,6 +190,24 @@ def _merge_json(doc: dict[str, Any], agent: str, command: str, fail_closed: bool
         group = {"matcher": matcher, "hooks": [_json_entry(agent, command, fail_closed)]}
         hooks[ev] = [*hooks.get(ev, []), group]  # after the person's own: theirs run as before
     return {**out, "hooks": hooks}
+
+
+def _write_json(path: Path, agent: str, before: bytes | None, doc: dict[str, Any]) -> bytes:
+    """`doc` as the file's new bytes: the file's own text edited where breaker's entries go (its comments and
+    layout kept), else written afresh; a file with comments that cannot be edited so is refused.
+    """
+    text = (before or b"").decode("utf-8")
+    if not text.strip():
+        return _dump_json(doc)
+    done = jsonc.splice(text, doc, lambda group: _ours_group(group, agent))
+    if done is not None:
+        return done.encode("utf-8")
+    if jsonc.blank_comments(text) != text:
+        raise InstallError(
+            f"{path}: breaker cannot change its hooks without losing the file's comments: move breaker's "
+            "entries by hand, or take the comments out; the file is untouched"
+        )
+    return _dump_json(doc)
 
 
 def _dump_json(doc: dict[str, Any]) -> bytes:
@@ -400,8 +419,8 @@ def install_plan(
         ours = before is not None and "\n" + BEGIN + "\n" in _decode(path, before)
         return Plan(path, before, _merge_toml(path, before or b"", command, trusted), ours_before=ours)
     doc = _load_json(path, before or b"")
-    after = _dump_json(_merge_json(doc, agent, command, fail_closed))
-    if before is not None and _load_json(path, before) == json.loads(after):
+    after = _write_json(path, agent, before, _merge_json(doc, agent, command, fail_closed))
+    if before is not None and _load_json(path, before) == _load_json(path, after):
         after = before  # already installed as asked: not a byte changes
     return Plan(path, before, after, ours_before=strip_json(doc, agent) != doc)
 
@@ -431,7 +450,7 @@ def uninstall_plan(agent: str, path: Path) -> Plan:
         stripped.pop("hooks", None)
     if note is not None and note.original is None and not stripped:
         return Plan(path, before, None)
-    return Plan(path, before, _dump_json(stripped))
+    return Plan(path, before, _write_json(path, agent, before, stripped))
 
 
 def _first_json(path: Path, note: _Note | None) -> dict[str, Any] | None:

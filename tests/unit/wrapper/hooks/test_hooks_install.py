@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wrapper.hooks import install as I
+from wrapper.hooks import jsonc
 
 EXE = ["/opt/bin/python3", "-I", "-S", "/opt/lib/wrapper/hooks/client.py"]
 START = " ".join(EXE)
@@ -396,10 +397,77 @@ def test_a_projects_trust_lives_in_the_persons_codex_config_beside_breakers_own_
     keys = [f"{project}:pre_tool_use:0:0", f"{project}:post_tool_use:0:0"]
     I.apply(I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")), installing=True, note=False)
     state = tomllib.loads(user.read_text())["hooks"]["state"]
-    assert {k: state[k] for k in keys} == dict.fromkeys(keys, {"trusted_hash": "sha256:p"})
+    assert {k: state[k] for k in keys} == {k: {"trusted_hash": "sha256:p"} for k in keys}
     assert I.project_trusted(user, project) and not I.project_trusted(user, tmp_path / "other.toml")
     assert not I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")).changes  # the same trust again
     I.apply(I.trust_plan(user, project, None), installing=False, note=False)
     assert user.read_text() == own  # breaker's own block and the person's file as they were
     uninstall("codex", user)
     assert user.read_text() == CODEX_PERSON
+
+
+GEMINI_COMMENTED = """{
+  // the person's own settings (Gemini reads comments and keeps them when it writes)
+  "general": {"enableAutoUpdate": false},
+  /* hooks I wrote */
+  "hooks": {
+    "BeforeTool": [{"matcher": ".*", "hooks": [{"name": "mine", "type": "command", "command": "a // b"}]}]
+  }
+}
+"""
+
+
+def person_edit(text: str) -> str:
+    """The person (or the agent) adds a key at the top of the file, by hand."""
+    at = jsonc_start(text)
+    empty = not json.loads(jsonc.blank_comments(text))
+    return text[:at] + ' "zz_person_edit": 1' + ("" if empty else ",") + text[at:]
+
+
+def jsonc_start(text: str) -> int:
+    return jsonc.blank_comments(text).index("{") + 1
+
+
+@pytest.mark.parametrize("agent", ["gemini", "claude"])
+def test_install_and_uninstall_leave_every_comment_and_line_of_the_persons_json_where_it_was(
+    tmp_path: Path, agent: str
+) -> None:
+    """Only breaker's entries change: install adds lines inside `hooks`, and uninstall after someone else's edit
+    gives back the person's text with that edit, byte for byte (no note of the bytes install found is used).
+    """
+    text = GEMINI_COMMENTED.replace("BeforeTool", "PreToolUse") if agent == "claude" else GEMINI_COMMENTED
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    install(agent, path)
+    after = path.read_text()
+    kept = [line for line in text.splitlines() if not any(w in line for w in ("BeforeTool", "PreToolUse"))]
+    assert all(line in after.splitlines() for line in kept)  # only the line of the list breaker joins changes
+    assert "// the person's own settings" in after and "/* hooks I wrote */" in after
+    assert I.hook_commands(agent, path) == [I.hook_command(agent, EXE, False)]
+    path.write_text(person_edit(after))
+    install(agent, path, fail_closed=True)  # a reinstall over the edit: the same lines change
+    uninstall(agent, path)
+    assert path.read_text() == person_edit(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_uninstall_after_an_edit_gives_back_the_persons_text_with_the_edit(
+    tmp_path: Path, data: st.DataObject, agent: str
+) -> None:
+    text = data.draw(person_json(agent)).decode()
+    if agent == "gemini" and data.draw(st.booleans()):
+        text = "// mine\n" + text[: jsonc_start(text)] + " /* c */" + text[jsonc_start(text) :]
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    install(agent, path)
+    path.write_text(person_edit(path.read_text()))
+    uninstall(agent, path)
+    assert jsonc.loads(path.read_text()) == jsonc.loads(person_edit(text))
+    assert squeezed(path.read_text()) == squeezed(person_edit(text))  # comments and order kept, not every space
+
+
+def squeezed(text: str) -> str:
+    return "".join(text.split())
