@@ -83,7 +83,9 @@ def install(agent: str, project: Path | None, dry_run: bool, fail_closed: bool, 
             print("# codex: the trust entries are asked from `codex app-server` once the hooks are written")
         return EXIT_OK
     apply(plan, installing=True)
-    print(f"installed breaker-tui's hooks for {agent} in {path}" + (" (fail-closed)" if fail_closed else ""))
+    mode = " (fail-closed)" if fail_closed else ""
+    done = "installed breaker-tui's hooks" if plan.changes else "breaker-tui's hooks were already installed, unchanged,"
+    print(f"{done} for {agent} in {path}{mode}")
     if agent == "codex":
         return trust_codex(path, start, fail_closed, codex, project)
     return EXIT_OK

@@ -120,6 +120,9 @@ def test_status_and_doctor_name_a_dangling_hook_and_uninstall_still_removes_it(
 def test_status_says_a_working_hook_runs(env: dict[str, str]) -> None:
     i = cli(env, "hooks", "install", "claude")
     assert i.returncode == 0, i.stderr
+    assert i.stdout.startswith("installed breaker-tui's hooks for claude")
+    again = cli(env, "hooks", "install", "claude")  # the second time nothing changes, and it says so
+    assert again.returncode == 0 and "already installed, unchanged," in again.stdout, again.stdout
     s = cli(env, "hooks", "status", "claude")
     assert s.returncode == 0, s.stdout
     assert "claude: installed" in s.stdout and "client.py claude: runs (breaker-tui hook: runs" in s.stdout
