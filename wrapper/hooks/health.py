@@ -106,7 +106,18 @@ def server() -> tuple[bool, str]:
                 "(or is refused, installed --fail-closed)"
             )
         return True, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
-    return True, f"running ({path}){asks_said()}"
+    return True, f"running ({path}{stopped_by(path)}){asks_said()}"
+
+
+def stopped_by(sock: str) -> str:
+    """How to stop the running server: its pid, from the file it writes beside its socket ("" when absent)."""
+    from wrapper.hooks.rundir import PID
+
+    try:
+        pid = int((Path(sock).parent / PID).read_text())
+    except (OSError, ValueError):
+        return ""
+    return f", pid {pid}: `kill {pid}` stops it, ending its recordings"
 
 
 def cannot_start() -> str:

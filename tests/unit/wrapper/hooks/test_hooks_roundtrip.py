@@ -324,3 +324,11 @@ def test_the_agents_python_environment_reaches_neither_the_hook_nor_the_server_i
         assert p.returncode == 0 and p.stderr == b"", p.stderr  # a verdict each time: the server started
         got.append(verdict("claude", p.stdout)[0])
     assert got == ["allow"] * 4 + ["deny"]
+
+
+def test_hooks_status_names_the_running_server_and_how_to_stop_it(home: Home) -> None:
+    assert home.hook("claude", sample("claude", "pre-1.stdin.json")).returncode == 0  # the hook starts it
+    pid = home.pid()
+    s = subprocess.run([EXE, "hooks", "status"], capture_output=True, text=True, env=home.env, timeout=90, check=False)
+    assert f"pid {pid}: `kill {pid}` stops it" in s.stdout, s.stdout
+    home.stop()  # that kill: the socket and the pid file go
