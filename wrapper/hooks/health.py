@@ -29,10 +29,23 @@ class Health:
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     installed: bool = False
+    project: Path | None = None  # the folder whose own config this is (None: the person's)
+    untrusted: bool = False  # Codex skips the hooks: the fix is its trust, not the command
 
     @property
     def fix(self) -> str:
-        return f"breaker-tui hooks install {self.agent} (writes a command that runs), or hooks uninstall {self.agent}"
+        scope = " --project" if self.project is not None else ""
+        if self.untrusted and self.project is not None:
+            return (
+                f"trust {self.project} in Codex (start `codex` there and answer its question), then "
+                f"breaker-tui hooks install codex --project (in that folder)"
+            )
+        if self.untrusted:
+            return "breaker-tui hooks install codex where `codex` runs (it asks Codex to trust them)"
+        return (
+            f"breaker-tui hooks install {self.agent}{scope} (writes a command that runs), "
+            f"or hooks uninstall {self.agent}{scope}"
+        )
 
 
 def probe(start: list[str]) -> tuple[bool, str]:
@@ -52,7 +65,7 @@ def probe(start: list[str]) -> tuple[bool, str]:
 
 def check(agent: str, project: Path | None = None) -> Health:
     """The health of breaker's hooks in one agent's config (user scope, or the project's)."""
-    h = Health(agent, config_path(agent, project))
+    h = Health(agent, config_path(agent, project), project=project)
     for command in hook_commands(agent, h.path):
         h.installed = True
         split = hook_words(command)
@@ -65,6 +78,7 @@ def check(agent: str, project: Path | None = None) -> Health:
         trust = codex_trust(h.path, project)
         h.lines.append(trust)
         if "NOT trusted" in trust:
+            h.untrusted = True
             h.problems.append(f"Codex does not trust the hooks, so it skips them ({trust.strip(', ')})")
     return h
 

@@ -150,3 +150,28 @@ def test_status_and_doctor_say_when_no_hook_can_start_the_server(
     monkeypatch.setenv("BREAKER_TUI_CONFIG", str(bad))
     lines = {c.name: c for c in doctor()}
     assert not lines["hook server"].ok and "no hook can start it" in lines["hook server"].detail
+
+
+def test_a_project_configs_problems_are_fixed_in_the_project_and_an_untrusted_codex_by_its_trust(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    project = tmp_path / "proj"
+    gemini_settings(project, OLD)  # a project's own config naming a hook that is gone
+    s = subprocess.run(
+        [EXE, "hooks", "status", "gemini", "--project"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert s.returncode == 1 and "fix: breaker-tui hooks install gemini --project" in s.stdout, s.stdout
+    no_codex = {**env, "PATH": str(Path(sys.executable).parent)}  # install cannot ask Codex: not trusted
+    i = subprocess.run(
+        [EXE, "hooks", "install", "codex", "--project"], cwd=project, capture_output=True, text=True, env=no_codex
+    )
+    assert i.returncode == 1 and "NOT trusted" in i.stderr, i.stderr
+    s = subprocess.run(
+        [EXE, "hooks", "status", "codex", "--project"], cwd=project, capture_output=True, text=True, env=no_codex
+    )
+    assert s.returncode == 1 and f"fix: trust {project} in Codex" in s.stdout, s.stdout
