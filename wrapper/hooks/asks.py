@@ -96,6 +96,12 @@ class Asks:
         a.answer.set_result(answer)
         return True
 
+    def withdraw(self, ask_id: str) -> None:
+        """Nobody waits for this ask's answer any more (its hook went away): it ends now, unanswered."""
+        a = self.pending.get(ask_id)
+        if a is not None and a.answer is not None and not a.answer.done():
+            a.answer.set_result(None)
+
     def shown(self) -> list[dict[str, Any]]:
         """Every pending ask, oldest first."""
         return [a.shown() for a in self.pending.values()]

@@ -221,3 +221,27 @@ async def test_an_ask_stays_while_another_watch_is_there_to_answer_it(served: Se
     assert await second.answer(ask["id"], "allow-once")
     assert (await fifth)["kind"] == "allow"
     second.close()
+
+
+@pytest.mark.parametrize("agent", ["gemini", "codex", "claude"])
+async def test_an_ask_whose_hook_is_gone_leaves_the_watch_and_is_recorded_unrun(
+    served: Served, tmp_path: Path, agent: str
+) -> None:
+    """The person interrupts the agent while its call waits (the hook process is killed): nobody waits for the
+    answer any more, so the ask is not left in the watch for its whole bound (here longer than the test waits).
+    """
+    served.asks.wait_s = 10 * WAIT
+    link, updates = await watch(served.sock)
+    for n in range(4):
+        assert (await served.hook(agent, pre(agent, n)))["kind"] == "allow"
+    _, writer = await asyncio.open_unix_connection(str(served.sock))
+    writer.write(json.dumps({"agent": agent}).encode() + b"\n" + json.dumps(pre(agent, 4)).encode())
+    writer.write_eof()
+    await next_asks(updates, 1)
+    writer.close()  # the hook is gone: its end of the connection closes
+    assert await next_asks(updates, 0) == []
+    link.close()
+    (rec,) = (tmp_path / "state").glob("**/*hook-*.jsonl")
+    said = [json.loads(line) for line in rec.read_text().splitlines()]
+    (answer,) = [r for r in said if r.get("t") == "approval_response"]
+    assert answer["by"] == "nobody" and "stopped waiting" in answer["why"], answer
