@@ -518,13 +518,18 @@ def apply(plan: Plan, installing: bool, note: bool = True) -> None:
     if not plan.changes:
         return
     target = plan.path.resolve() if plan.path.is_symlink() else plan.path  # a dotfile link stays a link
+    made = str(target.parent) if installing and not target.parent.exists() else ""
     if plan.after is None:
         with contextlib.suppress(FileNotFoundError):
             target.unlink()
+        was = _Note.load(plan.path) if note else None
+        if was is not None and was.made == str(target.parent):
+            with contextlib.suppress(OSError):  # not empty: the person's, or another tool's, things are in it
+                target.parent.rmdir()
     else:
         atomic_write(target, plan.after)
     if note:
-        _Note.record(plan, installing)
+        _Note.record(plan, installing, made)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -558,6 +563,7 @@ class _Note:
 
     original: bytes | None
     installed: str
+    made: str = ""  # the folder install created for the file ("": it was there), removed with it if left empty
 
     @staticmethod
     def where(path: Path) -> Path:
@@ -568,12 +574,12 @@ class _Note:
         try:
             d = json.loads(cls.where(path).read_text())
             orig = d["original"]
-            return cls(None if orig is None else base64.b64decode(orig), str(d["installed"]))
+            return cls(None if orig is None else base64.b64decode(orig), str(d["installed"]), str(d.get("made", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     @classmethod
-    def record(cls, plan: Plan, installing: bool) -> None:
+    def record(cls, plan: Plan, installing: bool, made: str = "") -> None:
         """After install keep the person's bytes (the first install's, while its output is untouched).
 
         After uninstall forget them, and after a reinstall over a file changed since (by the person or the
@@ -582,7 +588,7 @@ class _Note:
         where = cls.where(plan.path)
         old = cls.load(plan.path)
         if old is not None and plan.before is not None and old.installed == _sha(plan.before):
-            original = old.original  # a second install: the person's file is still the first one's
+            original, made = old.original, old.made  # a second install: the person's file is still the first one's
         elif plan.ours_before:
             installing = False
         else:
@@ -592,7 +598,7 @@ class _Note:
                 where.unlink()
             return
         kept = None if original is None else base64.b64encode(original).decode()
-        body = {"original": kept, "installed": _sha(plan.after)}
+        body = {"original": kept, "installed": _sha(plan.after), "made": made}
         where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(where, json.dumps(body).encode())
 

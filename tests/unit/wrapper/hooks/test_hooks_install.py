@@ -94,12 +94,20 @@ def test_each_event_the_agent_reports_gets_breakers_entry(tmp_path: Path, agent:
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
-def test_a_file_install_created_is_removed_by_uninstall(tmp_path: Path, agent: str) -> None:
-    path = tmp_path / "home" / name(agent)
+def test_a_file_install_created_is_removed_by_uninstall_and_so_is_the_folder_it_made(
+    tmp_path: Path, agent: str
+) -> None:
+    path = tmp_path / "proj" / f".{agent}" / name(agent)  # `--project` in a folder without the agent's own
     install(agent, path)
+    install(agent, path)  # a second install changes nothing, nor what the first one made
     assert path.exists()
     uninstall(agent, path)
-    assert not path.exists()
+    assert not path.exists() and not path.parent.exists() and path.parent.parent.exists()
+    kept = tmp_path / "home" / f".{agent}"
+    kept.mkdir(parents=True)  # the person's folder, empty: it stays
+    install(agent, kept / name(agent))
+    uninstall(agent, kept / name(agent))
+    assert kept.exists() and not list(kept.iterdir())
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
