@@ -192,8 +192,10 @@ def test_an_unknown_tool_is_judged_not_crashed_on(home: Home) -> None:
     assert home.hook("gemini", {**pre, "tool_name": "mystery_tool", "tool_input": "a string"}).returncode == 0
 
 
-def test_with_no_server_possible_fail_closed_refuses_and_the_default_lets_the_call_run(tmp_path: Path) -> None:
-    h = Home(tmp_path)
+def test_with_no_server_possible_fail_closed_refuses_and_the_default_lets_the_call_run(
+    home: Home, tmp_path: Path
+) -> None:
+    h = home  # the fixture's: its run folder is removed after
     h.env["BREAKER_TUI_RUN_DIR"] = str(tmp_path / ("x" * 120))  # too long for a socket: no server can listen
     pre = sample("codex", "pre-1.stdin.json")
     p = h.hook("codex", pre)
