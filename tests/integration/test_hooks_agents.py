@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,12 +167,17 @@ GEMINI_PERSON = {
 }
 
 
-def test_gemini_cli(world: World) -> None:
+def test_gemini_cli_with_the_persons_comments_and_own_hook(world: World) -> None:
+    """Gemini reads its settings with comments: install keeps them (and the person's own hook, which runs)."""
     gemini = installed_cli("gemini")
     cfg = world.home / ".gemini" / "settings.json"
     cfg.parent.mkdir()
-    cfg.write_text(json.dumps(GEMINI_PERSON, indent=2) + "\n")
+    own = world.tmp / "own-hook.log"
+    mine = {"matcher": ".*", "hooks": [{"name": "mine", "type": "command", "command": f"echo mine >> {own}"}]}
+    person = json.dumps({**GEMINI_PERSON, "hooks": {"BeforeTool": [mine]}}, indent=2) + "\n"
+    cfg.write_text("// the person's own settings\n" + person.replace('\n  "hooks"', '\n  /* mine */\n  "hooks"'))
     install_twice_round(world, "gemini", cfg)
+    assert "// the person's own settings" in cfg.read_text() and "/* mine */" in cfg.read_text()
     env = {
         **world.env,
         "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.model.port}",
@@ -181,6 +187,7 @@ def test_gemini_cli(world: World) -> None:
     p = world.agent([str(gemini), "-p", "Read notes.txt.", "--yolo", "-o", "json"], env)
     assert_four_ran_and_the_model_was_told(world, "Tool execution blocked")
     assert "this result was not recorded" not in p.stderr
+    assert len(own.read_text().splitlines()) == 6, p.stderr[-2000:]  # the person's hook saw every call
 
 
 def claude_env(world: World) -> dict[str, str]:
@@ -247,6 +254,110 @@ def test_codex_cli_trusted_by_install(world: World) -> None:
     )
     assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_codex_project_hooks_are_trusted_where_codex_reads_trust_and_they_refuse_the_loop(world: World) -> None:
+    """`--project` writes the hooks into the folder's `.codex/config.toml`; Codex ignores trust a project gives
+    itself, so install writes it into the person's own config, and takes it out again with the hooks.
+    """
+    codex = installed_cli("codex")
+    home = world.home / ".codex"
+    home.mkdir()
+    cfg = home / "config.toml"
+    person = CODEX_CONFIG.format(port=world.model.port)
+    cfg.write_text(person)
+    world.env["CODEX_HOME"] = str(home)
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    p = world.breaker("hooks", "install", "codex", "--project")
+    assert p.returncode == 1 and f"Trust {world.ws} in Codex" in p.stderr, p.stderr  # Codex skips the folder's config
+    assert world.breaker("hooks", "uninstall", "codex", "--project").returncode == 0
+    person += f'\n[projects."{world.ws}"]\ntrust_level = "trusted"\n'  # the person trusts the folder in Codex
+    cfg.write_text(person)
+    p = world.breaker("hooks", "install", "codex", "--project")
+    assert p.returncode == 0, p.stderr
+    s = world.breaker("hooks", "status", "codex", "--project")
+    assert "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
+    p = world.agent(
+        [str(codex), "exec", "--skip-git-repo-check", "--json", "Read notes.txt."],
+        {**world.env, "MOCK_API_KEY": "mock-key"},
+    )
+    assert_four_ran_and_the_model_was_told(world, "Command blocked by PreToolUse hook")
+    p = world.breaker("hooks", "uninstall", "codex", "--project")
+    assert p.returncode == 0, p.stderr
+    assert cfg.read_text() == person and not (world.ws / ".codex" / "config.toml").exists()
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])  # Codex shows it in its own screen; `codex exec` prints none
+def test_a_call_breaker_could_not_check_is_said_in_the_agents_own_output(world: World, agent: str) -> None:
+    """No verdict (here a config the server refuses) lets the call run, and the person must see that: the
+    stderr of a hook that lets a call run reaches no one in Claude, so the hook says it as a `systemMessage`.
+    """
+    bad = world.tmp / "bad.toml"
+    bad.write_text("[engine\n")
+    world.env["BREAKER_TUI_CONFIG"] = str(bad)
+    argv, env = guarded(world, agent, "Read notes.txt.")
+    if agent == "claude":  # its stream shows what the person sees: the hooks' messages among them
+        argv = [*argv[: argv.index("--output-format")], "--output-format", "stream-json", "--verbose"]
+    p = world.agent(argv, env)
+    assert world.ran() == 6
+    said = p.stdout + p.stderr
+    assert said.count("runs unchecked") >= 6 and "bad config" in said, said[-3000:]
+
+
+def codex_writes(world: World, codex: Path, key_path: str, value: object) -> None:
+    """Codex itself writes a value into its config (`codex app-server`'s `config/value/write`, as its UI does)."""
+    p = subprocess.Popen(
+        [str(codex), "app-server"],
+        env=world.env,
+        cwd=world.ws,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert p.stdin is not None and p.stdout is not None
+    write = {"keyPath": key_path, "value": value, "mergeStrategy": "upsert"}
+    for msg in (
+        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "test", "version": "1"}}},
+        {"method": "initialized"},
+        {"id": 2, "method": "config/value/write", "params": write},
+    ):
+        p.stdin.write(json.dumps(msg) + "\n")
+    p.stdin.flush()
+    try:
+        said = next(m for m in map(json.loads, p.stdout) if m.get("id") == 2)
+    finally:
+        p.kill()
+        p.wait(60)
+    assert said.get("result", {}).get("status") == "ok", said
+
+
+def test_what_codex_writes_into_its_config_after_install_survives_reinstall_and_uninstall(world: World) -> None:
+    """Codex edits its config with toml_edit, which puts new tables before the file's last comment (breaker's end
+    marker): the folder trust and the UI state it writes are the person's, and stay when breaker's hooks go.
+    """
+    codex = installed_cli("codex")
+    home = world.home / ".codex"
+    home.mkdir()
+    cfg = home / "config.toml"
+    cfg.write_text(CODEX_CONFIG.format(port=world.model.port))
+    world.env["CODEX_HOME"] = str(home)
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    assert world.breaker("hooks", "install", "codex").returncode == 0
+    codex_writes(world, codex, "tui", {"screen_reader_detection_done": True})
+    codex_writes(world, codex, "projects", {str(world.ws): {"trust_level": "trusted"}})
+    codex_said = tomllib.loads(cfg.read_text())
+    p = world.breaker("hooks", "install", "codex", "--fail-closed")  # a reinstall over Codex's writes
+    assert p.returncode == 0, p.stderr
+    s = world.breaker("hooks", "status", "codex")
+    assert "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
+    p = world.breaker("hooks", "uninstall", "codex")
+    assert p.returncode == 0, p.stderr
+    left = tomllib.loads(cfg.read_text())
+    assert "hooks" not in left
+    assert left == {k: v for k, v in codex_said.items() if k != "hooks"}
+    assert left["tui"]["screen_reader_detection_done"] is True
+    assert left["projects"][str(world.ws)]["trust_level"] == "trusted"
 
 
 def test_fail_closed_with_no_server_refuses_every_claude_call(world: World) -> None:

@@ -58,11 +58,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, s
         subprocess.run(["rm", "-rf", run], check=False)
 
 
-def hook(env: dict[str, str], agent: str, payload: dict[str, object]) -> None:
+def hook(env: dict[str, str], agent: str, payload: dict[str, object]) -> bytes:
+    """The installed hook run once on `payload`; what it printed (nothing: the call is allowed)."""
     p = subprocess.run(
         [*I.launcher(), agent], input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=120
     )
     assert p.returncode == 0, p.stderr
+    return p.stdout
 
 
 def rows(app: WatchApp) -> list[list[str]]:
@@ -72,8 +74,10 @@ def rows(app: WatchApp) -> list[list[str]]:
 
 async def test_watch_lists_every_live_session_and_enter_opens_its_recording(env: dict[str, str]) -> None:
     claude = {"session_id": "c-1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/tmp/alpha"}
-    for n in range(6):  # the same call six times: some are refused
-        hook(env, "claude", {**claude, "tool_input": {"command": "make test"}, "tool_use_id": f"t{n}"})
+    for n in range(6):  # the same call six times: some are refused; the ones that ran report their result
+        call: dict[str, object] = {**claude, "tool_input": {"command": "make test"}, "tool_use_id": f"t{n}"}
+        if not hook(env, "claude", call):
+            hook(env, "claude", {**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}})
     gemini = {"session_id": "g-1", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}
     hook(env, "gemini", {**gemini, "cwd": "/tmp/beta", "tool_input": {"command": "ls"}})
     app = WatchApp(refresh_s=0.2)

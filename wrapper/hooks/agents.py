@@ -46,7 +46,8 @@ def answer(agent: str, kind: Kind, reason: str) -> tuple[str, int]:
         kind = "deny"
         reason = f"{reason} (breaker-tui would ask you about this call; {agent} cannot ask, so it is refused)"
     if agent == "gemini":
-        shown = "breaker-tui: " + reason.split("\n", 1)[0][:300]  # what the person sees: the first line
+        shown = reason.split("\n", 1)[0][:300]  # what the person sees: the first line, naming breaker-tui once
+        shown = shown if shown.startswith("breaker-tui") else "breaker-tui: " + shown
         return json.dumps({"decision": "deny", "reason": reason, "systemMessage": shown}), 0
     out = {"hookEventName": "PreToolUse", "permissionDecision": kind, "permissionDecisionReason": reason}
     return json.dumps({"hookSpecificOutput": out}), 0

@@ -37,7 +37,7 @@ class Ask:
     id: str = ""
     since: float = field(default_factory=time.time)
     deadline: float = 0.0  # wall-clock time the call is refused at when no one answers
-    answer: asyncio.Future[Answer] | None = None
+    answer: asyncio.Future[Answer | None] | None = None  # None: no watch is left to answer it
 
     def shown(self) -> dict[str, Any]:
         """What a watch shows: the call, why it is asked, whose session, and until when."""
@@ -72,7 +72,9 @@ class Asks:
         return self.watches > 0
 
     async def hold(self, ask: Ask) -> Answer | None:
-        """Offer `ask` to the watches and wait for the first answer; None when none came within `wait_s`."""
+        """Offer `ask` to the watches and wait for the first answer; None when none came within `wait_s`, or
+        when the last watch went away first (`watched` then says so).
+        """
         ask.id = f"a{next(self._ids)}"
         ask.deadline = time.time() + self.wait_s
         ask.answer = asyncio.get_running_loop().create_future()
@@ -94,6 +96,12 @@ class Asks:
         a.answer.set_result(answer)
         return True
 
+    def withdraw(self, ask_id: str) -> None:
+        """Nobody waits for this ask's answer any more (its hook went away): it ends now, unanswered."""
+        a = self.pending.get(ask_id)
+        if a is not None and a.answer is not None and not a.answer.done():
+            a.answer.set_result(None)
+
     def shown(self) -> list[dict[str, Any]]:
         """Every pending ask, oldest first."""
         return [a.shown() for a in self.pending.values()]
@@ -111,9 +119,14 @@ class Asks:
 
     @contextlib.contextmanager
     def watching(self) -> Any:
-        """Counts one connected watch for the block's length."""
+        """Counts one connected watch for the block's length; when the last one goes, nobody is left to answer
+        the pending asks, so they are settled at once rather than at their bound.
+        """
         self.watches += 1
         try:
             yield
         finally:
             self.watches -= 1
+            for a in self.pending.values() if not self.watches else ():
+                if a.answer is not None and not a.answer.done():
+                    a.answer.set_result(None)

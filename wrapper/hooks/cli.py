@@ -83,51 +83,77 @@ def install(agent: str, project: Path | None, dry_run: bool, fail_closed: bool, 
             print("# codex: the trust entries are asked from `codex app-server` once the hooks are written")
         return EXIT_OK
     apply(plan, installing=True)
-    print(f"installed breaker-tui's hooks for {agent} in {path}" + (" (fail-closed)" if fail_closed else ""))
+    mode = " (fail-closed)" if fail_closed else ""
+    done = "installed breaker-tui's hooks" if plan.changes else "breaker-tui's hooks were already installed, unchanged,"
+    print(f"{done} for {agent} in {path}{mode}")
     if agent == "codex":
         return trust_codex(path, start, fail_closed, codex, project)
     return EXIT_OK
 
 
 def trust_codex(path: Path, start: list[str], fail_closed: bool, codex: str | None, project: Path | None) -> int:
-    """Write Codex's trust for the two hooks just written (it skips untrusted hooks without a word)."""
-    from wrapper.hooks.codex_trust import codex_hashes
-    from wrapper.hooks.install import InstallError, apply, codex_keys, codex_trusted, install_plan
+    """Write Codex's trust for the two hooks just written (it skips untrusted hooks without a word).
 
+    A project's hooks are trusted in the person's own Codex config: Codex ignores trust a project gives itself.
+    """
+    from wrapper.hooks.codex_trust import codex_hashes
+    from wrapper.hooks.install import (
+        InstallError,
+        apply,
+        codex_keys,
+        codex_trusted,
+        config_path,
+        install_plan,
+        project_trusted,
+        trust_plan,
+    )
+
+    user = config_path("codex")
     try:
         hashes = codex_hashes(path, codex_keys(path), codex, project)
     except InstallError as e:
-        if codex_trusted(path):  # the same hooks as before: the trust Codex gave them still holds
+        if project_trusted(user, path) if project else codex_trusted(path):  # the trust Codex gave still holds
             print(f"kept the trust Codex gave these hooks before (could not ask it again: {e})", file=sys.stderr)
             return EXIT_OK
         print(f"breaker-tui hooks install codex: the hooks are written but NOT trusted: {e}", file=sys.stderr)
         return EXIT_FAILED
-    apply(install_plan("codex", path, start, fail_closed, hashes), installing=True)
-    print(f"trusted them in {path} (Codex's own hashes)")
+    if project is None:
+        apply(install_plan("codex", path, start, fail_closed, hashes), installing=True)
+        print(f"trusted them in {path} (Codex's own hashes)")
+    else:
+        apply(trust_plan(user, path, hashes), installing=True, note=False)
+        print(f"trusted them in {user} (Codex's own hashes; Codex takes a project's hook trust only from there)")
     return EXIT_OK
 
 
 def uninstall(agent: str, project: Path | None, dry_run: bool) -> int:
     """Take breaker's entries out of the agent's config as it is now."""
-    from wrapper.hooks.install import apply, config_path, uninstall_plan
+    from wrapper.hooks.install import apply, config_path, trust_plan, uninstall_plan
 
     path = config_path(agent, project)
     plan = uninstall_plan(agent, path)
+    trust = trust_plan(config_path("codex"), path, None) if agent == "codex" and project else None
     if dry_run:
         print(plan.diff() or f"{path}: {plan.note or 'nothing to remove'}")
+        if trust is not None and trust.changes:
+            print(trust.diff())
         return EXIT_OK
     apply(plan, installing=False)
     gone = " (the file install created is removed)" if plan.before is not None and plan.after is None else ""
     print(f"removed breaker-tui's hooks for {agent} from {path}{gone}" if plan.changes else f"{path}: {plan.note}")
+    if trust is not None and trust.changes:
+        apply(trust, installing=False, note=False)
+        print(f"removed their trust from {trust.path}")
     return EXIT_OK
 
 
 def status(agents: list[str], project: Path | None) -> int:
     """Per agent: its config, each of breaker's hook commands and whether it runs, Codex's trust, the server.
 
-    Exits 1 when an installed hook cannot run or is not trusted: a missing command blocks every Gemini call.
+    Exits 1 when an installed hook cannot run or is not trusted (a missing command blocks every Gemini call),
+    or when no hook can start the server (every call would go unchecked).
     """
-    from wrapper.hooks.health import check, server
+    from wrapper.hooks.health import SERVER_FIX, check, server
 
     bad = False
     for agent in agents:
@@ -138,6 +164,6 @@ def status(agents: list[str], project: Path | None) -> int:
         for problem in h.problems:
             print(f"  PROBLEM: {problem}\n  fix: {h.fix}")
         bad = bad or bool(h.problems)
-    _, said = server()
-    print(f"serve: {said}")
-    return EXIT_FAILED if bad else EXIT_OK
+    ok, said = server()
+    print(f"serve: {said}" if ok else f"serve: PROBLEM: {said}\n  fix: {SERVER_FIX}")
+    return EXIT_FAILED if bad or not ok else EXIT_OK

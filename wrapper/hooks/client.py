@@ -6,8 +6,9 @@ the agent's config, which skips `breaker-tui`'s own command line and Python's `s
 AGENT` and `python -m wrapper.hooks.client AGENT` stay as aliases). `-I` also keeps the agent's project
 folder and its PYTHON* variables out of the hook's imports. It reads
 the payload, asks the per-user `breaker-tui serve` over its unix socket (starting it when absent), and
-prints the answer in the agent's own format. With no verdict it lets the call run and says why on stderr
-(every agent does that for a failed hook), unless the hooks were installed `--fail-closed`: then it refuses.
+prints the answer in the agent's own format. With no verdict it lets the call run (every agent does that
+for a failed hook) and says why in the agent's screen and on stderr, unless the hooks were installed
+`--fail-closed`: then it refuses.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if __name__ == "__main__" and not __package__:
 from wrapper.hooks.agents import AFTER, AGENTS, MAX_PAYLOAD, BadPayload, answer, check_agent
 from wrapper.hooks.rundir import LOG, RunDirError, private_dir, socket_name
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # holds `wrapper` and `engine`
 TYPE_CHECKING = False  # not `typing`'s: importing typing costs this process milliseconds
 if TYPE_CHECKING:
     import subprocess
@@ -90,13 +92,24 @@ def no_verdict(agent: str, fail_closed: bool, raw: bytes, why: str) -> Outcome:
         return Outcome("", f"breaker-tui hook: this result was not recorded: {why}\n", 0)
     if not fail_closed:
         note = f"breaker-tui hook: no verdict ({why}); the call runs unchecked (install --fail-closed to refuse)\n"
-        return Outcome("", note, 0)
+        return Outcome(unchecked(why) + "\n", note, 0)
     reason = (
         f"breaker-tui could not check this call ({why}) and its hooks were installed fail-closed, so it is "
         "refused. Tell the user: `breaker-tui doctor` says what is wrong; `breaker-tui serve` starts the checker"
     )
     out, code = answer(agent, "deny", reason)
     return Outcome(out + "\n", f"breaker-tui hook: {why}; refused (fail-closed)\n", code)
+
+
+def unchecked(why: str) -> str:
+    """The hook's answer that lets the call run and tells the person, in the agent's own screen, that breaker-tui
+    did not check it: the three agents show a hook's `systemMessage` to the person (not to the model), while
+    the stderr of a hook that exits 0 is shown nowhere, so a server that cannot start went unnoticed.
+    """
+    import json  # only when there is no verdict: the hook's usual path never needs it
+
+    said = f"breaker-tui did not check this call ({why}); it runs unchecked. `breaker-tui doctor` says what is wrong"
+    return json.dumps({"systemMessage": said[:600]})
 
 
 def is_after(agent: str, raw: bytes) -> bool:
@@ -244,15 +257,28 @@ def _connect(path: str) -> _socket.socket:
     return s
 
 
+SERVE = (
+    "import sys\n"
+    "if sys.argv[1] not in sys.path: sys.path.insert(0, sys.argv[1])\n"
+    "from wrapper.hooks.server import main\n"  # `wrapper.hooks.server` as a word: `live` names the process by it
+    "sys.exit(main([]))"
+)
+"""The server's start under `-I`: the package this hook's file belongs to, first on the path."""
+
+
 def spawn_server() -> subprocess.Popen[bytes]:
-    """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock)."""
+    """Start `breaker-tui serve` in its own session, detached; a second one started at once exits (its lock).
+
+    It runs `-I`, as the installed hook does: the agent's PYTHONPATH (a project's own `wrapper` or `engine`
+    package, say) must not stand in for breaker-tui's, or the server would not start and no call be checked.
+    """
     import subprocess  # only when a server must be started: most hooks never need it
 
     d = private_dir()
     with open(d / LOG, "ab") as log:
         try:
             return subprocess.Popen(
-                [sys.executable, "-m", "wrapper.hooks.server"],
+                [sys.executable, "-I", "-c", SERVE, ROOT],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
@@ -280,8 +306,7 @@ def main(agent: str, fail_closed: bool) -> int:
 
 def version() -> str:
     """What `--version` prints: that the hook runs, with which Python and which breaker-tui package."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return f"breaker-tui hook: runs (python {sys.executable}, package in {root})"
+    return f"breaker-tui hook: runs (python {sys.executable}, package in {ROOT})"
 
 
 def cli(args: list[str]) -> int:

@@ -30,6 +30,11 @@ def codex_hashes(path: Path, keys: list[str], codex: str | None = None, cwd: Pat
     hooks = _list_hooks(exe, cwd or Path.cwd())
     found = {str(h.get("key")): str(h.get("currentHash")) for h in hooks if h.get("currentHash")}
     missing = [k for k in keys if k not in found]
+    if missing and cwd is not None:  # Codex reads a project's .codex/config.toml only in a folder it trusts
+        raise InstallError(
+            f"codex does not list breaker's hook {missing[0]!r}: Codex reads {path} only in a folder it trusts. "
+            f"Trust {cwd} in Codex (start `codex` there and answer its question), then install again"
+        )
     if missing:
         raise InstallError(f"codex does not list breaker's hook {missing[0]!r} from {path}; its hooks stay untrusted")
     return {k: found[k] for k in keys}

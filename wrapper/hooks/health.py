@@ -29,10 +29,23 @@ class Health:
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     installed: bool = False
+    project: Path | None = None  # the folder whose own config this is (None: the person's)
+    untrusted: bool = False  # Codex skips the hooks: the fix is its trust, not the command
 
     @property
     def fix(self) -> str:
-        return f"breaker-tui hooks install {self.agent} (writes a command that runs), or hooks uninstall {self.agent}"
+        scope = " --project" if self.project is not None else ""
+        if self.untrusted and self.project is not None:
+            return (
+                f"trust {self.project} in Codex (start `codex` there and answer its question), then "
+                f"breaker-tui hooks install codex --project (in that folder)"
+            )
+        if self.untrusted:
+            return "breaker-tui hooks install codex where `codex` runs (it asks Codex to trust them)"
+        return (
+            f"breaker-tui hooks install {self.agent}{scope} (writes a command that runs), "
+            f"or hooks uninstall {self.agent}{scope}"
+        )
 
 
 def probe(start: list[str]) -> tuple[bool, str]:
@@ -52,7 +65,7 @@ def probe(start: list[str]) -> tuple[bool, str]:
 
 def check(agent: str, project: Path | None = None) -> Health:
     """The health of breaker's hooks in one agent's config (user scope, or the project's)."""
-    h = Health(agent, config_path(agent, project))
+    h = Health(agent, config_path(agent, project), project=project)
     for command in hook_commands(agent, h.path):
         h.installed = True
         split = hook_words(command)
@@ -65,6 +78,7 @@ def check(agent: str, project: Path | None = None) -> Health:
         trust = codex_trust(h.path, project)
         h.lines.append(trust)
         if "NOT trusted" in trust:
+            h.untrusted = True
             h.problems.append(f"Codex does not trust the hooks, so it skips them ({trust.strip(', ')})")
     return h
 
@@ -72,20 +86,26 @@ def check(agent: str, project: Path | None = None) -> Health:
 def codex_trust(path: Path, project: Path | None) -> str:
     """Whether Codex runs breaker's hooks: Codex's own answer when `codex` runs here, else the file's entries."""
     from wrapper.hooks.codex_trust import codex_says
-    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted
+    from wrapper.hooks.install import InstallError, codex_keys, codex_trusted, config_path, project_trusted
 
     try:
         said = codex_says(codex_keys(path), project)
     except InstallError as e:
         return f"trust unknown: {e}"
     if said is None:
-        written = codex_trusted(path)
+        written = project_trusted(config_path("codex"), path) if project else codex_trusted(path)
         return "trust entries written (codex is not on PATH to confirm)" if written else "NOT trusted"
     return "trusted (Codex says)" if said == "trusted" else f"NOT trusted: Codex says {said} (it skips them)"
 
 
+SERVER_FIX = "fix the config `breaker-tui doctor` names (`breaker-tui serve` then starts and says it listens)"
+
+
 def server() -> tuple[bool, str]:
-    """Whether `breaker-tui serve` answers on its socket (not running is fine: the first hook starts it)."""
+    """Whether the server is fine: it answers on its socket, or is not running and the first hook can start it.
+
+    A server that cannot start (a config it refuses) is not fine: every hooked call then goes unchecked.
+    """
     from wrapper.hooks.client import _connect
     from wrapper.hooks.rundir import socket_name
 
@@ -93,8 +113,37 @@ def server() -> tuple[bool, str]:
     try:
         _connect(path).close()
     except OSError as e:
-        return False, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
-    return True, f"running ({path}){asks_said()}"
+        why = cannot_start()
+        if why:
+            return False, (
+                f"not running, and no hook can start it: {why}; every hooked call runs unchecked "
+                "(or is refused, installed --fail-closed)"
+            )
+        return True, f"not running (no one listens on {path}: {e.strerror or e}); the first hook starts it"
+    return True, f"running ({path}{stopped_by(path)}){asks_said()}"
+
+
+def stopped_by(sock: str) -> str:
+    """How to stop the running server: its pid, from the file it writes beside its socket ("" when absent)."""
+    from wrapper.hooks.rundir import PID
+
+    try:
+        pid = int((Path(sock).parent / PID).read_text())
+    except (OSError, ValueError):
+        return ""
+    return f", pid {pid}: `kill {pid}` stops it, ending its recordings"
+
+
+def cannot_start() -> str:
+    """Why a server a hook starts would exit at once (the config it would read), or "" when it would start."""
+    from engine.errors import ConfigError
+    from wrapper.hooks.server import load_settings
+
+    try:
+        load_settings(None)
+    except ConfigError as e:
+        return f"bad config: {e}"
+    return ""
 
 
 def asks_said() -> str:
@@ -137,6 +186,6 @@ def doctor_checks(project: Path | None = None) -> list[Check]:
         )
         for h in found
     ]
-    _, said = server()
-    out.append(Check("hook server", True, said))
+    ok, said = server()
+    out.append(Check("hook server", ok, said, "" if ok else SERVER_FIX))
     return out

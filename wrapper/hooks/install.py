@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wrapper.hooks import jsonc
 from wrapper.hooks.agents import AFTER, AGENTS, BEFORE, check_agent
 from wrapper.paths import state_dir
 
@@ -53,6 +54,7 @@ class Plan:
     before: bytes | None
     after: bytes | None
     note: str = ""
+    ours_before: bool = False  # `before` already held breaker's entries (install: a reinstall)
 
     @property
     def changes(self) -> bool:
@@ -147,7 +149,7 @@ def _json_entry(agent: str, command: str, fail_closed: bool) -> dict[str, Any]:
 
 def _load_json(path: Path, raw: bytes) -> dict[str, Any]:
     try:
-        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        doc = jsonc.loads(raw.decode("utf-8")) if raw.strip() else {}  # Gemini reads comments: so does breaker
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise InstallError(f"{path} is not valid JSON ({e}): fix it first; breaker left it untouched") from None
     if not isinstance(doc, dict):
@@ -190,6 +192,24 @@ def _merge_json(doc: dict[str, Any], agent: str, command: str, fail_closed: bool
     return {**out, "hooks": hooks}
 
 
+def _write_json(path: Path, agent: str, before: bytes | None, doc: dict[str, Any]) -> bytes:
+    """`doc` as the file's new bytes: the file's own text edited where breaker's entries go (its comments and
+    layout kept), else written afresh; a file with comments that cannot be edited so is refused.
+    """
+    text = (before or b"").decode("utf-8")
+    if not text.strip():
+        return _dump_json(doc)
+    done = jsonc.splice(text, doc, lambda group: _ours_group(group, agent))
+    if done is not None:
+        return done.encode("utf-8")
+    if jsonc.blank_comments(text) != text:
+        raise InstallError(
+            f"{path}: breaker cannot change its hooks without losing the file's comments: move breaker's "
+            "entries by hand, or take the comments out; the file is untouched"
+        )
+    return _dump_json(doc)
+
+
 def _dump_json(doc: dict[str, Any]) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -206,13 +226,107 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a TOML basic string (same escapes)
 
 
-def strip_toml(text: str) -> str:
-    """The text without breaker's block (the block owns the newline before its first marker)."""
-    start = text.find("\n" + BEGIN + "\n")
-    end = text.find("\n" + END + "\n", start) if start >= 0 else -1
+def strip_toml(text: str, path: Path | None = None) -> str:
+    """The text without breaker's block (the block owns the newline before its first marker).
+
+    What others wrote between the markers stays, after the text before the block: Codex edits its config
+    with toml_edit, which puts a new table (`[tui]`, `[projects."…"]`, a trust it gave) before the file's
+    closing comment, and that comment is breaker's end marker. A trust entry is breaker's when it is for
+    one of this file's (at `path`) hooks.
+    """
+    return _strip_block(text, BEGIN, END, path)
+
+
+def _strip_block(text: str, begin: str, end_line: str, path: Path | None) -> str:
+    start = text.find("\n" + begin + "\n")
+    end = text.find("\n" + end_line + "\n", start) if start >= 0 else -1
     if end < 0:
         return text
-    return text[:start] + text[end + len(END) + 2 :]
+    theirs = _not_ours(text[start + len(begin) + 2 : end + 1], path)
+    base = text[:start]
+    if theirs and base and not base.endswith("\n"):
+        base += "\n"  # the block's newline ended the person's last line: theirs starts on a line of its own
+    return base + theirs + text[end + len(end_line) + 2 :]
+
+
+def trust_markers(project_config: Path) -> tuple[str, str]:
+    """The lines around the trust of one project's breaker hooks in the person's own Codex config."""
+    name = _toml_str(os.path.abspath(project_config))
+    return (
+        f"# >>> breaker-tui hooks trust for {name}: Codex takes a project's hook trust only from here",
+        f"# <<< breaker-tui hooks trust for {name}",
+    )
+
+
+def trust_plan(user: Path, project_config: Path, trusted: dict[str, str] | None) -> Plan:
+    """The person's own Codex config (`user`) holding the trust of the project's breaker hooks (None: without it).
+
+    Codex ignores trust entries in a project's `.codex/config.toml` (a project could trust its own hooks):
+    they go into the person's config, between two markers naming the project's file.
+    """
+    before = _read(user)
+    begin, end = trust_markers(project_config)
+    text = _strip_block(_decode(user, before or b""), begin, end, project_config)
+    if trusted:
+        lines = ["", begin]
+        for key, digest in trusted.items():
+            lines += [f"[hooks.state.{_toml_str(key)}]", f"trusted_hash = {_toml_str(digest)}"]
+        text += "\n".join([*lines, end]) + "\n"
+        _load_toml(user, text.encode("utf-8"))
+    if before is None and not trusted:
+        return Plan(user, None, None)
+    return Plan(user, before, text.encode("utf-8"))
+
+
+def project_trusted(user: Path, project_config: Path) -> bool:
+    """Whether the person's Codex config holds breaker's trust entries for both hooks of the project's config."""
+    raw = _read(user)
+    begin, end = trust_markers(project_config)
+    text = (raw or b"").decode("utf-8", "replace")
+    start = text.find("\n" + begin + "\n")
+    return start >= 0 and text.count("trusted_hash", start, text.find("\n" + end, start)) >= 2
+
+
+_OURS_TABLES = frozenset(
+    f"[[hooks.{ev}{sub}]]" for ev in ("PreToolUse", "PostToolUse") for sub in ("", ".hooks")
+)  # the tables `toml_block` writes, besides its trust entries
+
+
+def _ours_header(line: str, path: Path | None) -> bool:
+    """Whether a table header is one `toml_block` writes (its hooks, or the trust of one of them)."""
+    if line in _OURS_TABLES:
+        return True
+    key = line.removeprefix("[hooks.state.").removesuffix("]")
+    if key == line or not key.startswith('"'):
+        return False
+    try:
+        name = json.loads(key)
+    except ValueError:
+        return False
+    if not isinstance(name, str) or name.rsplit(":", 3)[1:2] not in (["pre_tool_use"], ["post_tool_use"]):
+        return False
+    return path is None or name.rsplit(":", 3)[0] == os.path.abspath(path)
+
+
+def _not_ours(body: str, path: Path | None) -> str:
+    """The lines between the markers that belong to tables breaker did not write (with their comments)."""
+    kept: list[str] = []
+    waiting: list[str] = []  # blank and comment lines: they go with the table that follows them
+    ours = True  # the block starts with breaker's own tables
+    for line in body.splitlines(keepends=True):
+        bare = line.strip()
+        if not bare or bare.startswith("#"):
+            waiting.append(line)
+            continue
+        if bare.startswith("["):
+            ours = _ours_header(bare.split("#", 1)[0].strip(), path)
+        if not ours:
+            kept += waiting
+            kept.append(line)
+        waiting = []
+    if not ours:
+        kept += waiting
+    return "".join(kept)
 
 
 def trust_keys(path: Path, doc: dict[str, Any]) -> list[str]:
@@ -228,7 +342,7 @@ def trust_keys(path: Path, doc: dict[str, Any]) -> list[str]:
 def codex_keys(path: Path) -> list[str]:
     """The trust keys of breaker's hooks in the Codex config at `path` as it is now."""
     raw = _read(path) or b""
-    base = strip_toml(_decode(path, raw))
+    base = strip_toml(_decode(path, raw), path)
     return trust_keys(Path(os.path.abspath(path)), _load_toml(path, base.encode("utf-8")))
 
 
@@ -261,7 +375,7 @@ def _kept_trust(text: str, command: str) -> dict[str, str]:
 
 def _merge_toml(path: Path, raw: bytes, command: str, trusted: dict[str, str] | None) -> bytes:
     text = _decode(path, raw)
-    base = strip_toml(text)
+    base = strip_toml(text, path)
     doc = _load_toml(path, base.encode("utf-8"))
     if trusted is None:  # a re-install keeps Codex's trust while the hook is the same (same keys, same command)
         keys = set(trust_keys(Path(os.path.abspath(path)), doc))
@@ -302,12 +416,13 @@ def install_plan(
     before = _read(path)
     command = hook_command(agent, start, fail_closed)
     if agent == "codex":
-        return Plan(path, before, _merge_toml(path, before or b"", command, trusted))
+        ours = before is not None and "\n" + BEGIN + "\n" in _decode(path, before)
+        return Plan(path, before, _merge_toml(path, before or b"", command, trusted), ours_before=ours)
     doc = _load_json(path, before or b"")
-    after = _dump_json(_merge_json(doc, agent, command, fail_closed))
-    if before is not None and _load_json(path, before) == json.loads(after):
+    after = _write_json(path, agent, before, _merge_json(doc, agent, command, fail_closed))
+    if before is not None and _load_json(path, before) == _load_json(path, after):
         after = before  # already installed as asked: not a byte changes
-    return Plan(path, before, after)
+    return Plan(path, before, after, ours_before=strip_json(doc, agent) != doc)
 
 
 def uninstall_plan(agent: str, path: Path) -> Plan:
@@ -320,7 +435,7 @@ def uninstall_plan(agent: str, path: Path) -> Plan:
     if note is not None and note.installed == _sha(before):
         return Plan(path, before, note.original, "restored byte for byte")
     if agent == "codex":
-        after_text = strip_toml(_decode(path, before))
+        after_text = strip_toml(_decode(path, before), path)
         after: bytes | None = after_text.encode("utf-8")
         if note is not None and note.original is None and not after_text.strip():
             after = None
@@ -335,7 +450,7 @@ def uninstall_plan(agent: str, path: Path) -> Plan:
         stripped.pop("hooks", None)
     if note is not None and note.original is None and not stripped:
         return Plan(path, before, None)
-    return Plan(path, before, _dump_json(stripped))
+    return Plan(path, before, _write_json(path, agent, before, stripped))
 
 
 def _first_json(path: Path, note: _Note | None) -> dict[str, Any] | None:
@@ -394,17 +509,27 @@ def codex_trusted(path: Path) -> bool:
 
 
 # -- writing ----------------------------------------------------------------------------------------------
-def apply(plan: Plan, installing: bool) -> None:
-    """Make the plan true on disk, atomically; a file install created and uninstall emptied is removed."""
+def apply(plan: Plan, installing: bool, note: bool = True) -> None:
+    """Make the plan true on disk, atomically; a file install created and uninstall emptied is removed.
+
+    `note`: keep the person's bytes for a byte-for-byte uninstall (not for a project's trust in the person's
+    Codex config: that file's note belongs to breaker's own block there).
+    """
     if not plan.changes:
         return
     target = plan.path.resolve() if plan.path.is_symlink() else plan.path  # a dotfile link stays a link
+    made = str(target.parent) if installing and not target.parent.exists() else ""
     if plan.after is None:
         with contextlib.suppress(FileNotFoundError):
             target.unlink()
+        was = _Note.load(plan.path) if note else None
+        if was is not None and was.made == str(target.parent):
+            with contextlib.suppress(OSError):  # not empty: the person's, or another tool's, things are in it
+                target.parent.rmdir()
     else:
         atomic_write(target, plan.after)
-    _Note.record(plan, installing)
+    if note:
+        _Note.record(plan, installing, made)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -438,6 +563,7 @@ class _Note:
 
     original: bytes | None
     installed: str
+    made: str = ""  # the folder install created for the file ("": it was there), removed with it if left empty
 
     @staticmethod
     def where(path: Path) -> Path:
@@ -448,28 +574,31 @@ class _Note:
         try:
             d = json.loads(cls.where(path).read_text())
             orig = d["original"]
-            return cls(None if orig is None else base64.b64decode(orig), str(d["installed"]))
+            return cls(None if orig is None else base64.b64decode(orig), str(d["installed"]), str(d.get("made", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     @classmethod
-    def record(cls, plan: Plan, installing: bool) -> None:
+    def record(cls, plan: Plan, installing: bool, made: str = "") -> None:
         """After install keep the person's bytes (the first install's, while its output is untouched).
 
-        After uninstall forget them.
+        After uninstall forget them, and after a reinstall over a file changed since (by the person or the
+        agent): its bytes hold breaker's older entries, so no bytes are kept and uninstall takes them out.
         """
         where = cls.where(plan.path)
+        old = cls.load(plan.path)
+        if old is not None and plan.before is not None and old.installed == _sha(plan.before):
+            original, made = old.original, old.made  # a second install: the person's file is still the first one's
+        elif plan.ours_before:
+            installing = False
+        else:
+            original = plan.before
         if plan.after is None or not installing:
             with contextlib.suppress(OSError):
                 where.unlink()
             return
-        old = cls.load(plan.path)
-        if old is not None and plan.before is not None and old.installed == _sha(plan.before):
-            original = old.original  # a second install: the person's file is still the first one's
-        else:
-            original = plan.before
         kept = None if original is None else base64.b64encode(original).decode()
-        body = {"original": kept, "installed": _sha(plan.after)}
+        body = {"original": kept, "installed": _sha(plan.after), "made": made}
         where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(where, json.dumps(body).encode())
 

@@ -81,6 +81,7 @@ class Replayed:
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []  # the in/out/note records, to be copied into the new recording
         self.n = 0  # payload-like records seen: new ids count on from here, never reusing one
+        self.calls = 0  # tool calls asked about (results are not calls)
         self.denied: set[str] = set()
         self.turn = ""  # the person's last prompt id
         self.turns = 1
@@ -107,6 +108,7 @@ def replay(path: Path, breaker: Breaker) -> Replayed:
             out.steps = []
         elif t == "verdict_request":
             out.n += 1
+            out.calls += 1
             v = breaker.check_tool(AGENT, str(r.get("callId")), str(r.get("name")), r.get("args"))
             out.steps.append(v.kind)
             out.last = v.kind if v.kind == "allow" else f"{v.kind} ({v.rule or 'loop'})"

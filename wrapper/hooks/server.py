@@ -14,17 +14,19 @@ import contextlib
 import fcntl
 import json
 import os
+import select
 import signal
 import socket
 import struct
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from engine.errors import ConfigError
 from wrapper.hooks.agents import AGENTS, MAX_PAYLOAD, answer
-from wrapper.hooks.asks import Ask, Asks
+from wrapper.hooks.asks import Answer, Ask, Asks
 from wrapper.hooks.metrics import Metrics, MetricsError, parse_address
 from wrapper.hooks.otlp import OtlpError, Spans
 from wrapper.hooks.rundir import LOCK, PID, SOCKET, RunDirError, private_dir
@@ -34,6 +36,7 @@ from wrapper.settings import Settings
 IDLE_EXIT_S = 3600.0
 HEADER_LIMIT = 4096
 READ_TIMEOUT_S = 30.0  # a client that sends nothing is dropped
+HANGUP_POLL_S = 0.25  # how often a waiting ask looks whether its hook is still there
 
 
 class Server:
@@ -63,7 +66,7 @@ class Server:
                 await self.watch(reader, writer)
                 return
             if reply is None:
-                reply = await self._one(reader, head)
+                reply = await self._one(reader, writer, head)
         except TimeoutError:
             reply = {"error": f"no complete payload within {READ_TIMEOUT_S:g} s"}
         except (ValueError, OSError) as e:
@@ -98,7 +101,9 @@ class Server:
             return {"error": f"unknown op {op!r}"}
         return None
 
-    async def _one(self, reader: asyncio.StreamReader, head: dict[str, object]) -> dict[str, object]:
+    async def _one(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: dict[str, object]
+    ) -> dict[str, object]:
         agent = str(head["agent"])
         try:
             raw = await asyncio.wait_for(self._payload(reader), READ_TIMEOUT_S)
@@ -108,7 +113,7 @@ class Server:
             reply = self.sessions.handle(agent, raw)
             if reply.get("kind") == "ask":
                 t0 = time.monotonic()
-                reply = await self.ask(agent, reply)
+                reply = await self.ask(agent, reply, lambda: hung_up(writer))
                 head["waited"] = time.monotonic() - t0
             return reply
         except Exception as e:  # a bug must cost one answer, never the server and its other sessions
@@ -125,10 +130,14 @@ class Server:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def ask(self, agent: str, reply: dict[str, object]) -> dict[str, object]:
+    async def ask(
+        self, agent: str, reply: dict[str, object], gone: Callable[[], Coroutine[Any, Any, None]] | None = None
+    ) -> dict[str, object]:
         """An ask goes to the connected watches; the first answer (or none within the bound) settles it.
 
         With no watch connected there is no one to wait for: Claude gets its own prompt, the others a refusal.
+        When the hook that asked is `gone` first (the person interrupted the agent's call), the ask leaves
+        the watches: the call will not run, whatever anyone answers.
         """
         session, call_id = str(reply["session"]), str(reply["callId"])
         if not self.asks.watched:
@@ -138,9 +147,29 @@ class Server:
             agent, session, call_id, str(reply.get("tool")), reply.get("args"), str(reply.get("message") or ""),
             str(reply.get("rule") or ""), str(reply.get("cwd") or ""),
         )  # fmt: skip
-        answer = await self.asks.hold(question)
+        answer, left = await self._held(question, gone)
         why = f"no one answered in {self.asks.wait_s:g} s; start `breaker-tui watch` to answer asks"
+        if left:
+            why = "the agent stopped waiting for it (its call was interrupted), so it did not run"
+        if answer is None and not self.asks.watched:
+            why = (
+                "the `breaker-tui watch` showing it was closed before anyone answered; keep one running to answer asks"
+            )
         return self.sessions.settle(agent, session, call_id, answer, "" if answer else why)
+
+    async def _held(
+        self, question: Ask, gone: Callable[[], Coroutine[Any, Any, None]] | None
+    ) -> tuple[Answer | None, bool]:
+        """The watches' answer, and whether the hook went away first (the answer is then None)."""
+        held = asyncio.ensure_future(self.asks.hold(question))
+        left = asyncio.ensure_future(gone() if gone is not None else asyncio.Event().wait())
+        try:
+            await asyncio.wait({held, left}, return_when=asyncio.FIRST_COMPLETED)
+            if left.done() and not held.done():
+                self.asks.withdraw(question.id)
+            return await held, left.done() and held.result() is None
+        finally:
+            left.cancel()
 
     async def watch(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A watch's connection: every change of the pending asks is sent to it, its answers read from it.
@@ -186,6 +215,22 @@ class Server:
             except TimeoutError:
                 if not self.asks.pending:
                     self.stop.set()
+
+
+async def hung_up(writer: asyncio.StreamWriter) -> None:
+    """Returns once the peer has closed its end of the connection (a hook killed while its call waits).
+
+    The hook shuts its sending side once its payload is sent, so the stream reads as ended long before
+    that; only a hang-up (POLLHUP: both sides shut) tells a hook gone from one still waiting. Asyncio has
+    no event for it, so it is polled while an ask waits.
+    """
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        await asyncio.Event().wait()
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLHUP)
+    while not any(ev & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, ev in poller.poll(0)):
+        await asyncio.sleep(HANGUP_POLL_S)
 
 
 def same_user(writer: asyncio.StreamWriter) -> bool:

@@ -40,7 +40,8 @@ class HookSession:
     breaker: Breaker
     recorder: Recorder
     seen: float = field(default_factory=time.monotonic)
-    n: int = 0
+    n: int = 0  # payloads seen, calls and results: the records' ids count on from it
+    calls: int = 0  # tool calls asked about (`watch`'s count): a result is not another call
     denied: set[str] = field(default_factory=set)
     pending: dict[str, deque[str]] = field(default_factory=dict)  # Gemini: call ids by content, oldest first
     turn: str = ""  # the person's prompt the last call answered
@@ -74,6 +75,7 @@ class Sessions:
         s.n += 1
         s.cwd = call.cwd or s.cwd
         if call.phase == "before":
+            s.calls += 1
             self._new_prompt(s, call)
             return self._before(s, call)
         self._after(s, call)
@@ -106,7 +108,15 @@ class Sessions:
         s.recorder.write("note", {"what": "resumed", "from": str(earlier), "records": len(r.records)})
         for record in r.records:
             s.recorder.write(str(record["k"]), {k: v for k, v in record.items() if k != "k"})
-        s.n, s.denied, s.turn, s.turns, s.steps, s.last = r.n, r.denied, r.turn, r.turns, r.steps, r.last
+        s.n, s.calls, s.denied, s.turn, s.turns, s.steps, s.last = (
+            r.n,
+            r.calls,
+            r.denied,
+            r.turn,
+            r.turns,
+            r.steps,
+            r.last,
+        )
 
     @staticmethod
     def _new_prompt(s: HookSession, call: Call) -> None:
@@ -223,7 +233,7 @@ class Sessions:
                 "agent": s.agent,
                 "session": s.session,
                 "cwd": s.cwd,
-                "calls": s.n,
+                "calls": s.calls,
                 "denials": len(s.denied),
                 "last": s.last,
                 "idle_s": round(now - s.seen, 1),

@@ -196,3 +196,52 @@ async def test_hooks_status_says_whether_a_watch_answers_the_asks(served: Served
     _, said = await asyncio.to_thread(health.server)
     assert "a `breaker-tui watch` answers asks (0 waiting)" in said
     link.close()
+
+
+@pytest.mark.parametrize(("agent", "kind"), [("gemini", "deny"), ("codex", "deny"), ("claude", "ask")])
+async def test_an_ask_left_by_the_last_watch_is_settled_then_not_at_its_bound(
+    served: Served, agent: str, kind: str
+) -> None:
+    """No one can answer once the last watch quits: the call gets its answer then, saying so (the bound is 60 s)."""
+    link, updates = await watch(served.sock)
+    fifth = await served.four_then_ask(agent)
+    await next_asks(updates, 1)
+    link.close()
+    got = await asyncio.wait_for(fifth, WAIT)
+    assert got["kind"] == kind and "closed before anyone answered" in got["reason"], got
+
+
+async def test_an_ask_stays_while_another_watch_is_there_to_answer_it(served: Served) -> None:
+    first, updates = await watch(served.sock)
+    second, more = await watch(served.sock)
+    fifth = await served.four_then_ask("codex")
+    await next_asks(updates, 1)
+    (ask,) = await next_asks(more, 1)
+    first.close()  # the second watch is still there: the ask waits for it
+    assert await second.answer(ask["id"], "allow-once")
+    assert (await fifth)["kind"] == "allow"
+    second.close()
+
+
+@pytest.mark.parametrize("agent", ["gemini", "codex", "claude"])
+async def test_an_ask_whose_hook_is_gone_leaves_the_watch_and_is_recorded_unrun(
+    served: Served, tmp_path: Path, agent: str
+) -> None:
+    """The person interrupts the agent while its call waits (the hook process is killed): nobody waits for the
+    answer any more, so the ask is not left in the watch for its whole bound (here longer than the test waits).
+    """
+    served.asks.wait_s = 10 * WAIT
+    link, updates = await watch(served.sock)
+    for n in range(4):
+        assert (await served.hook(agent, pre(agent, n)))["kind"] == "allow"
+    _, writer = await asyncio.open_unix_connection(str(served.sock))
+    writer.write(json.dumps({"agent": agent}).encode() + b"\n" + json.dumps(pre(agent, 4)).encode())
+    writer.write_eof()
+    await next_asks(updates, 1)
+    writer.close()  # the hook is gone: its end of the connection closes
+    assert await next_asks(updates, 0) == []
+    link.close()
+    (rec,) = (tmp_path / "state").glob("**/*hook-*.jsonl")
+    said = [json.loads(line) for line in rec.read_text().splitlines()]
+    (answer,) = [r for r in said if r.get("t") == "approval_response"]
+    assert answer["by"] == "nobody" and "stopped waiting" in answer["why"], answer

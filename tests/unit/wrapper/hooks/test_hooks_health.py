@@ -120,9 +120,58 @@ def test_status_and_doctor_name_a_dangling_hook_and_uninstall_still_removes_it(
 def test_status_says_a_working_hook_runs(env: dict[str, str]) -> None:
     i = cli(env, "hooks", "install", "claude")
     assert i.returncode == 0, i.stderr
+    assert i.stdout.startswith("installed breaker-tui's hooks for claude")
+    again = cli(env, "hooks", "install", "claude")  # the second time nothing changes, and it says so
+    assert again.returncode == 0 and "already installed, unchanged," in again.stdout, again.stdout
     s = cli(env, "hooks", "status", "claude")
     assert s.returncode == 0, s.stdout
     assert "claude: installed" in s.stdout and "client.py claude: runs (breaker-tui hook: runs" in s.stdout
     from wrapper.doctor import doctor
 
     assert {c.name: c.ok for c in doctor()}.get("hooks claude") is True
+
+
+@pytest.mark.parametrize("config", ["[engine\n", "[repeat]\nwindow = 'many'\n"])
+def test_status_and_doctor_say_when_no_hook_can_start_the_server(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    """A config the server refuses: it is not running and the next hook cannot start it, so no call is checked."""
+    i = cli(env, "hooks", "install", "claude")
+    assert i.returncode == 0, i.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text(config)
+    env = {**env, "BREAKER_TUI_CONFIG": str(bad)}
+    s = cli(env, "hooks", "status", "claude")
+    assert s.returncode == 1, s.stdout + s.stderr
+    assert "serve: PROBLEM: not running, and no hook can start it: bad config" in s.stdout
+    assert "the first hook starts it" not in s.stdout
+    from wrapper.doctor import doctor
+
+    monkeypatch.setenv("BREAKER_TUI_CONFIG", str(bad))
+    lines = {c.name: c for c in doctor()}
+    assert not lines["hook server"].ok and "no hook can start it" in lines["hook server"].detail
+
+
+def test_a_project_configs_problems_are_fixed_in_the_project_and_an_untrusted_codex_by_its_trust(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    project = tmp_path / "proj"
+    gemini_settings(project, OLD)  # a project's own config naming a hook that is gone
+    s = subprocess.run(
+        [EXE, "hooks", "status", "gemini", "--project"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert s.returncode == 1 and "fix: breaker-tui hooks install gemini --project" in s.stdout, s.stdout
+    no_codex = {**env, "PATH": str(Path(sys.executable).parent)}  # install cannot ask Codex: not trusted
+    i = subprocess.run(
+        [EXE, "hooks", "install", "codex", "--project"], cwd=project, capture_output=True, text=True, env=no_codex
+    )
+    assert i.returncode == 1 and "NOT trusted" in i.stderr, i.stderr
+    s = subprocess.run(
+        [EXE, "hooks", "status", "codex", "--project"], cwd=project, capture_output=True, text=True, env=no_codex
+    )
+    assert s.returncode == 1 and f"fix: trust {project} in Codex" in s.stdout, s.stdout

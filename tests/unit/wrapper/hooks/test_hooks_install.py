@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wrapper.hooks import install as I
+from wrapper.hooks import jsonc
 
 EXE = ["/opt/bin/python3", "-I", "-S", "/opt/lib/wrapper/hooks/client.py"]
 START = " ".join(EXE)
@@ -93,12 +94,20 @@ def test_each_event_the_agent_reports_gets_breakers_entry(tmp_path: Path, agent:
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
-def test_a_file_install_created_is_removed_by_uninstall(tmp_path: Path, agent: str) -> None:
-    path = tmp_path / "home" / name(agent)
+def test_a_file_install_created_is_removed_by_uninstall_and_so_is_the_folder_it_made(
+    tmp_path: Path, agent: str
+) -> None:
+    path = tmp_path / "proj" / f".{agent}" / name(agent)  # `--project` in a folder without the agent's own
     install(agent, path)
+    install(agent, path)  # a second install changes nothing, nor what the first one made
     assert path.exists()
     uninstall(agent, path)
-    assert not path.exists()
+    assert not path.exists() and not path.parent.exists() and path.parent.parent.exists()
+    kept = tmp_path / "home" / f".{agent}"
+    kept.mkdir(parents=True)  # the person's folder, empty: it stays
+    install(agent, kept / name(agent))
+    uninstall(agent, kept / name(agent))
+    assert kept.exists() and not list(kept.iterdir())
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
@@ -157,6 +166,58 @@ def test_codex_block_edited_around_uninstall_removes_only_the_block(tmp_path: Pa
     path.write_text(path.read_text() + '\n[profiles.fast]\nmodel = "m"\n')  # the person adds a table after ours
     uninstall("codex", path)
     assert path.read_text() == CODEX_PERSON + '\n[profiles.fast]\nmodel = "m"\n'
+
+
+CODEX_WRITES = [
+    "\n[tui]\nscreen_reader_detection_done = true\n",  # the first start of Codex's own UI
+    '[projects."/home/p/work"]\ntrust_level = "trusted"\n',  # the person trusts a folder in Codex
+    '\n# a note\n[hooks.state."/home/p/x.toml:pre_tool_use:0:0"]\ntrusted_hash = "sha256:x"\n',  # a trust given
+]
+
+
+@pytest.mark.parametrize("written", CODEX_WRITES)
+def test_what_codex_writes_after_install_survives_uninstall_and_reinstall(tmp_path: Path, written: str) -> None:
+    """Codex edits its config with toml_edit, which puts a new table before the file's closing comment: that
+    comment is breaker's end marker, so what Codex writes lands inside breaker's block. It is the person's.
+    """
+    path = tmp_path / "config.toml"
+    path.write_text(CODEX_PERSON)
+    hashes = {k: "sha256:t" for k in I.codex_keys(path)}
+    I.apply(I.install_plan("codex", path, EXE, trusted=hashes), installing=True)
+    text = path.read_text()
+    path.write_text(text.replace(I.END + "\n", written + I.END + "\n"))
+    I.apply(I.install_plan("codex", path, EXE, fail_closed=True), installing=True)  # a reinstall keeps it
+    assert _holds(tomllib.loads(path.read_text()), tomllib.loads(written))
+    assert "--fail-closed" in path.read_text()
+    uninstall("codex", path)
+    assert path.read_text() == CODEX_PERSON + written
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_a_reinstall_after_the_agent_rewrote_its_file_is_taken_out_whole_by_uninstall(
+    tmp_path: Path, agent: str
+) -> None:
+    """Claude and Gemini rewrite their own settings: a reinstall then finds breaker's older entries in the file,
+    and those bytes are not the person's to give back.
+    """
+    path = tmp_path / "settings.json"
+    path.write_bytes(person_bytes(agent))
+    install(agent, path)
+    doc = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**doc, "skipDangerousModePermissionPrompt": True}, indent=4))  # the agent's write
+    install(agent, path, fail_closed=True)
+    uninstall(agent, path)
+    assert json.loads(path.read_bytes()) == {
+        **json.loads(person_bytes(agent)),
+        "skipDangerousModePermissionPrompt": True,
+    }
+
+
+def _holds(doc: Any, part: Any) -> bool:
+    """Whether every key of `part` is in `doc` with the same value (tables compared key by key)."""
+    if isinstance(part, dict):
+        return isinstance(doc, dict) and all(k in doc and _holds(doc[k], v) for k, v in part.items())
+    return bool(doc == part)
 
 
 def test_codex_trust_keys_count_the_persons_groups_and_the_entries_parse(tmp_path: Path) -> None:
@@ -332,3 +393,89 @@ def test_the_cli_project_scope_writes_the_folders_own_config_and_uninstall_dry_r
         [exe, "hooks", "status", "codex", "--project"], cwd=proj, capture_output=True, env=env, check=False
     )
     assert b"codex: installed" in s.stdout, s.stdout + s.stderr
+
+
+def test_a_projects_trust_lives_in_the_persons_codex_config_beside_breakers_own_block(tmp_path: Path) -> None:
+    """Codex takes hook trust only from the person's own config: a project's goes there, and out with it."""
+    user, project = tmp_path / "home" / "config.toml", tmp_path / "proj" / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(CODEX_PERSON)
+    install("codex", user)
+    own = user.read_text()
+    keys = [f"{project}:pre_tool_use:0:0", f"{project}:post_tool_use:0:0"]
+    I.apply(I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")), installing=True, note=False)
+    state = tomllib.loads(user.read_text())["hooks"]["state"]
+    assert {k: state[k] for k in keys} == {k: {"trusted_hash": "sha256:p"} for k in keys}
+    assert I.project_trusted(user, project) and not I.project_trusted(user, tmp_path / "other.toml")
+    assert not I.trust_plan(user, project, dict.fromkeys(keys, "sha256:p")).changes  # the same trust again
+    I.apply(I.trust_plan(user, project, None), installing=False, note=False)
+    assert user.read_text() == own  # breaker's own block and the person's file as they were
+    uninstall("codex", user)
+    assert user.read_text() == CODEX_PERSON
+
+
+GEMINI_COMMENTED = """{
+  // the person's own settings (Gemini reads comments and keeps them when it writes)
+  "general": {"enableAutoUpdate": false},
+  /* hooks I wrote */
+  "hooks": {
+    "BeforeTool": [{"matcher": ".*", "hooks": [{"name": "mine", "type": "command", "command": "a // b"}]}]
+  }
+}
+"""
+
+
+def person_edit(text: str) -> str:
+    """The person (or the agent) adds a key at the top of the file, by hand."""
+    at = jsonc_start(text)
+    empty = not json.loads(jsonc.blank_comments(text))
+    return text[:at] + ' "zz_person_edit": 1' + ("" if empty else ",") + text[at:]
+
+
+def jsonc_start(text: str) -> int:
+    return jsonc.blank_comments(text).index("{") + 1
+
+
+@pytest.mark.parametrize("agent", ["gemini", "claude"])
+def test_install_and_uninstall_leave_every_comment_and_line_of_the_persons_json_where_it_was(
+    tmp_path: Path, agent: str
+) -> None:
+    """Only breaker's entries change: install adds lines inside `hooks`, and uninstall after someone else's edit
+    gives back the person's text with that edit, byte for byte (no note of the bytes install found is used).
+    """
+    text = GEMINI_COMMENTED.replace("BeforeTool", "PreToolUse") if agent == "claude" else GEMINI_COMMENTED
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    install(agent, path)
+    after = path.read_text()
+    kept = [line for line in text.splitlines() if not any(w in line for w in ("BeforeTool", "PreToolUse"))]
+    assert all(line in after.splitlines() for line in kept)  # only the line of the list breaker joins changes
+    assert "// the person's own settings" in after and "/* hooks I wrote */" in after
+    assert I.hook_commands(agent, path) == [I.hook_command(agent, EXE, False)]
+    path.write_text(person_edit(after))
+    install(agent, path, fail_closed=True)  # a reinstall over the edit: the same lines change
+    uninstall(agent, path)
+    assert path.read_text() == person_edit(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_uninstall_after_an_edit_gives_back_the_persons_text_with_the_edit(
+    tmp_path: Path, data: st.DataObject, agent: str
+) -> None:
+    text = data.draw(person_json(agent)).decode()
+    if agent == "gemini" and data.draw(st.booleans()):
+        text = "// mine\n" + text[: jsonc_start(text)] + " /* c */" + text[jsonc_start(text) :]
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    install(agent, path)
+    path.write_text(person_edit(path.read_text()))
+    uninstall(agent, path)
+    assert jsonc.loads(path.read_text()) == jsonc.loads(person_edit(text))
+    assert squeezed(path.read_text()) == squeezed(person_edit(text))  # comments and order kept, not every space
+
+
+def squeezed(text: str) -> str:
+    return "".join(text.split())

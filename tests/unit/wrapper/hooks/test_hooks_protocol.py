@@ -88,3 +88,16 @@ def test_gemini_is_never_answered_ask_it_would_hang() -> None:
 def test_codex_cannot_ask_so_an_ask_is_a_refusal_and_claude_gets_its_own_prompt() -> None:
     assert json.loads(answer("codex", "ask", "r")[0])["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert json.loads(answer("claude", "ask", "r")[0])["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "breaker-tui refused this call (rule repeat:cmd): REPEAT_TOOL_BLOCKED: …\nmore",  # the engine's refusal
+        "breaker-tui could not check this call (no server) and its hooks were installed fail-closed",
+        "a reason of another wording",
+    ],
+)
+def test_what_gemini_shows_the_person_names_breaker_tui_once(reason: str) -> None:
+    shown = json.loads(answer("gemini", "deny", reason)[0])["systemMessage"]
+    assert shown.count("breaker-tui") == 1 and shown.startswith("breaker-tui") and "\n" not in shown

@@ -97,6 +97,12 @@ def verdict(agent: str, out: bytes) -> tuple[str, str]:
     return h["permissionDecision"], h["permissionDecisionReason"]
 
 
+def runs_unchecked(out: bytes) -> bool:
+    """Whether the hook let the call run and told the person why it was not checked (what each agent shows)."""
+    a = json.loads(out)
+    return set(a) == {"systemMessage"} and "runs unchecked" in a["systemMessage"]
+
+
 def six_calls(home: Home, agent: str) -> list[tuple[str, str]]:
     pre, post = sample(agent, "pre-1.stdin.json"), sample(agent, "post-1.stdin.json")
     got = []
@@ -159,7 +165,7 @@ def test_a_failed_command_feeds_its_exit_code_to_the_recording(home: Home) -> No
 
 def test_a_malformed_payload_gets_a_clear_answer_and_the_call_runs(home: Home) -> None:
     p = home.hook("claude", b"{not json")
-    assert p.returncode == 0 and p.stdout == b""
+    assert p.returncode == 0 and runs_unchecked(p.stdout)
     assert b"not JSON" in p.stderr and b"runs unchecked" in p.stderr
 
 
@@ -186,12 +192,14 @@ def test_an_unknown_tool_is_judged_not_crashed_on(home: Home) -> None:
     assert home.hook("gemini", {**pre, "tool_name": "mystery_tool", "tool_input": "a string"}).returncode == 0
 
 
-def test_with_no_server_possible_fail_closed_refuses_and_the_default_lets_the_call_run(tmp_path: Path) -> None:
-    h = Home(tmp_path)
+def test_with_no_server_possible_fail_closed_refuses_and_the_default_lets_the_call_run(
+    home: Home, tmp_path: Path
+) -> None:
+    h = home  # the fixture's: its run folder is removed after
     h.env["BREAKER_TUI_RUN_DIR"] = str(tmp_path / ("x" * 120))  # too long for a socket: no server can listen
     pre = sample("codex", "pre-1.stdin.json")
     p = h.hook("codex", pre)
-    assert p.returncode == 0 and p.stdout == b"" and b"runs unchecked" in p.stderr
+    assert p.returncode == 0 and runs_unchecked(p.stdout) and b"runs unchecked" in p.stderr
     p = h.hook("codex", pre, "--fail-closed")
     kind, reason = verdict("codex", p.stdout)
     assert kind == "deny" and "fail-closed" in reason
@@ -269,7 +277,7 @@ def test_a_server_that_cannot_start_is_named_at_once_with_its_reason(home: Home,
     bad.write_text("[engine\n")
     home.env["BREAKER_TUI_CONFIG"] = str(bad)
     p = home.hook("claude", sample("claude", "pre-1.stdin.json"))
-    assert p.returncode == 0 and p.stdout == b""
+    assert p.returncode == 0 and runs_unchecked(p.stdout)
     assert b"exited with status 2" in p.stderr and b"bad config" in p.stderr and b"runs unchecked" in p.stderr
 
 
@@ -286,3 +294,43 @@ def test_a_new_prompt_from_the_person_starts_a_new_window_and_scan_agrees(home: 
     p = subprocess.run([EXE, "scan", str(rec), "--json"], capture_output=True, env=home.env, timeout=90, check=False)
     found = [json.loads(line) for line in p.stdout.splitlines() if line.startswith(b"{")]
     assert [f["verdict"] for f in found if f.get("kind") == "verdict"] == got, p.stderr
+
+
+@pytest.mark.parametrize("shadowed", ["wrapper", "engine"])
+def test_the_agents_python_environment_reaches_neither_the_hook_nor_the_server_it_starts(
+    home: Home, tmp_path: Path, shadowed: str
+) -> None:
+    """A project whose own `wrapper` or `engine` package is on the agent's PYTHONPATH (names any project may use)
+    must not stand in for breaker-tui's, in the installed hook (`-I`) or in the server that hook starts: one that
+    failed to import would leave every call unchecked.
+    """
+    from wrapper.hooks.install import hook_command, launcher
+
+    shadow = tmp_path / "project"
+    (shadow / shadowed).mkdir(parents=True)
+    (shadow / shadowed / "__init__.py").write_text("raise SystemExit('the project\\'s own package was imported')\n")
+    env = {**home.env, "PYTHONPATH": str(shadow)}
+    pre = sample("claude", "pre-1.stdin.json")
+    got = []
+    for n in range(5):
+        p = subprocess.run(
+            hook_command("claude", launcher(), False),
+            shell=True,
+            input=json.dumps({**pre, "tool_use_id": f"call-{n}"}).encode(),
+            capture_output=True,
+            env=env,
+            cwd=shadow,
+            timeout=90,
+            check=False,
+        )
+        assert p.returncode == 0 and p.stderr == b"", p.stderr  # a verdict each time: the server started
+        got.append(verdict("claude", p.stdout)[0])
+    assert got == ["allow"] * 4 + ["deny"]
+
+
+def test_hooks_status_names_the_running_server_and_how_to_stop_it(home: Home) -> None:
+    assert home.hook("claude", sample("claude", "pre-1.stdin.json")).returncode == 0  # the hook starts it
+    pid = home.pid()
+    s = subprocess.run([EXE, "hooks", "status"], capture_output=True, text=True, env=home.env, timeout=90, check=False)
+    assert f"pid {pid}: `kill {pid}` stops it" in s.stdout, s.stdout
+    home.stop()  # that kill: the socket and the pid file go
