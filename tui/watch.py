@@ -76,6 +76,15 @@ def clip_head(text: str, cells: int) -> str:
     return text if len(text) <= cells else text[: cells - 1] + "…"
 
 
+def session_label(session: str) -> str:
+    """A session id in `SESSION_CELLS` characters: its start, or its end for a time-ordered UUID (version 7,
+    Codex's), whose first characters are the same for every session started within a minute or so.
+    """
+    if len(session) == 36 and session.count("-") == 4 and session[14] == "7":
+        return clip_tail(session, SESSION_CELLS)
+    return clip_head(session, SESSION_CELLS)
+
+
 def clip_tail(text: str, cells: int) -> str:
     """`text` in at most `cells` characters, its end kept (`…` marks the cut)."""
     return text if len(text) <= cells else "…" + text[len(text) - cells + 1 :]
@@ -114,7 +123,7 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
     left = max(0, round(float(a.get("deadline") or now) - now))
     more = f" (+{len(asks) - 1} more waiting)" if len(asks) > 1 else ""
     project = clip_tail(project_label(str(a.get("cwd") or "")), PROJECT_CELLS)
-    where = f"{a.get('agent')} · {project} · session {clip_head(str(a.get('session')), SESSION_CELLS)}"
+    where = f"{a.get('agent')} · {project} · session {session_label(str(a.get('session')))}"
     t = Text()
     t.append("ASK ", "bold reverse #d7af5f")
     for key, what in (("a", "allow once"), ("t", "allow for the turn"), ("d", "deny")):
@@ -269,7 +278,7 @@ class WatchApp(App[str]):
             key = f"{r.get('agent')}/{r.get('session')}"
             self.recordings[key] = str(r.get("recording") or "")
             project = clip_tail(project_label(str(r.get("cwd") or "")), PROJECT_CELLS)
-            cells = (r.get("agent"), project, clip_head(str(r.get("session")), SESSION_CELLS))
+            cells = (r.get("agent"), project, session_label(str(r.get("session"))))
             counts = (r.get("calls"), r.get("denials"), r.get("last"))
             table.add_row(*(inert(str(c), keep_newlines=False) for c in (*cells, *counts)), key=key)
         if rows:  # the same session stays selected when a new one comes in above it
