@@ -255,20 +255,6 @@ class DemoWorld:
                 self._owner = -1
 
 
-def demo_settings(settings: Settings, agent: str | None) -> Settings:
-    """The run's settings for a demo: an ACP agent's own permission asks answered "allow".
-
-    breaker-tui makes an agent ask before its commands and edits so that it can refuse a repeat before it
-    runs; a person's own agent would run these (the scenarios are harmless: they read and write in the
-    demo's own folder) and the breaker's check still runs on every call. So a demo answers those asks as
-    the agents' defaults do, and only the breaker's own asks (a local-only repeat) reach the person, as
-    the docs describe the demos. An `[acp] agent_asks` the person set in their config is kept.
-    """
-    if agent is None or "acp.agent_asks" in settings.origins:
-        return settings
-    return settings.model_copy(update={"acp": settings.acp.model_copy(update={"agent_asks": "allow"})})
-
-
 def run_demo(
     scenario: str,
     settings: Settings,
@@ -280,7 +266,6 @@ def run_demo(
     """Run one scenario with dsh, or with an installed ACP agent (`agent`); returns the exit status."""
     world = DemoWorld(scenario, agent)
     prompt = SCENARIOS[scenario][1]
-    settings = demo_settings(settings, agent)
     if headless:
         return _run_plain(world, settings, prompt, plain)
     from tui.run import run_app

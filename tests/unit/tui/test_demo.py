@@ -177,13 +177,3 @@ def test_the_demo_opens_the_screen_before_its_world_and_the_harnesses(tmp_path: 
     )
     seen = json.loads(p.stdout.splitlines()[-1])
     assert seen == {"harness": [], "folders": [], "setup": True}
-
-
-def test_a_demo_with_an_agent_answers_its_own_asks_unless_the_config_says_who_does() -> None:
-    from tui.demo import demo_settings
-    from wrapper.settings import Settings, from_mapping
-
-    assert demo_settings(Settings(), "opencode").acp.agent_asks == "allow"
-    assert demo_settings(Settings(), None) == Settings()  # dsh asks only for the breaker
-    mine = from_mapping({"acp": {"agent_asks": "person"}}, "mine.toml")
-    assert demo_settings(mine, "opencode").acp.agent_asks == "person"
