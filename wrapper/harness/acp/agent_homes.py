@@ -200,6 +200,16 @@ def claude_defaults(home: Path) -> None:
     f.write_text(json.dumps(settings))
 
 
+def gemini_defaults(home: Path) -> None:
+    """Gemini CLI's settings with its shell on pipes, so its commands' output reaches ACP and the rules that
+    read results; its approval mode stays its default, which asks (so the person answers its asks).
+    """
+    f = home / ".gemini" / "settings.json"
+    settings = json.loads(f.read_text())
+    settings.setdefault("tools", {})["shell"] = {"enableInteractiveShell": False}
+    f.write_text(json.dumps(settings))
+
+
 def codex_defaults(home: Path) -> None:
     """Codex's config with its default approval policy (`on-request`: it runs what its sandbox allows)."""
     f = home / ".codex" / "config.toml"

@@ -20,6 +20,7 @@ from wrapper.harness.acp.agent_homes import (
     claude_home,
     codex_defaults,
     codex_home,
+    gemini_defaults,
     gemini_home,
     kilo_ask,
     kilo_home,
@@ -66,7 +67,7 @@ class Preset:
     own: OwnReader | None = None  # reads the person's own settings that answer its asks (own.py)
     mock_setup: MockSetup | None = None  # points it at a model endpoint, in a private home (agent_homes.py)
     # a demo's private home given the agent's own default settings, which answer its asks as a person's own
-    # agent would (agent_homes.py); None: its default asks (or breaker-tui cannot read it), so the person does
+    # agent would, and what makes it show its work over ACP (agent_homes.py); None: the mock home as it is
     demo_defaults: Callable[[Path], None] | None = None
     drops_cancelled_prompt: bool = False  # a cancelled turn's prompt leaves its history: a follow-up quotes it
 
@@ -171,6 +172,7 @@ PRESETS: dict[str, Preset] = {
             " its shell output reaches ACP only with `tools.shell.enableInteractiveShell: false` in your settings",
             own=gemini_settings,
             mock_setup=gemini_home,
+            demo_defaults=gemini_defaults,
             drops_cancelled_prompt=True,
         ),
         Preset(

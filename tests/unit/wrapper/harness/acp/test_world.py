@@ -15,11 +15,7 @@ from wrapper.harness.acp.presets import PRESETS, own_settings
 from wrapper.harness.acp.world import make_acp_world
 from wrapper.harness.registry import agent_world
 
-ANSWERING = [name for name, p in PRESETS.items() if p.demo_defaults is not None]
-
-
-def test_the_agents_whose_defaults_run_calls_answer_in_the_demo() -> None:
-    assert {"opencode", "claude", "codex"} <= set(ANSWERING)
+ANSWERING = ["opencode", "claude", "codex"]  # their defaults run commands and edits (Gemini CLI's default asks)
 
 
 @pytest.mark.parametrize("agent", ANSWERING)
