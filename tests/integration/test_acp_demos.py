@@ -128,7 +128,19 @@ OUTCOMES: dict[str, Outcome] = {
 }
 WAITS = {"hang", "sleeper", "http-500"}  # the scenario may wait for the person's cancel (see `_play`)
 
-PAIRS = [(s, a) for s in SCENARIOS for a in (None, *known_agents())]
+# Claude Code sends its todo call as a `plan` update, not a tool call, and the ACP monitor starts a new step
+# (a new thinking block) only after a tool call: the thoughts before and after the plan run together on the
+# screen ("first.Now"). The fix is the monitor's (a plan update ends the step; asked on the board): strict,
+# so the mark goes once it is fixed.
+GLUED_BY_THE_MONITOR = {("plan-and-edit", "claude")}
+PAIRS = [
+    pytest.param(s, a, marks=pytest.mark.xfail(strict=True, reason="plan update ends no step"))
+    if (s, a) in GLUED_BY_THE_MONITOR
+    else (s, a)
+    for s in SCENARIOS
+    for a in (None, *known_agents())
+]
+IDS = [f"{s}-{a or 'dsh'}" for s in SCENARIOS for a in (None, *known_agents())]
 
 
 def test_every_scenario_has_an_outcome() -> None:
@@ -152,7 +164,7 @@ async def _play(run: Run[Any], scenario: str) -> None:
         assert await s.wait_turn_end(before, 120), "the cancel did not end the turn"
 
 
-@pytest.mark.parametrize(("scenario", "agent"), PAIRS, ids=[f"{s}-{a or 'dsh'}" for s, a in PAIRS])
+@pytest.mark.parametrize(("scenario", "agent"), PAIRS, ids=IDS)
 async def test_each_offered_pair_reaches_its_outcome_or_is_refused(
     scenario: str, agent: str | None, tmp_path: Path
 ) -> None:
