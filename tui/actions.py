@@ -277,6 +277,10 @@ class Actions(Saying, App[int]):
             text = event.text  # a line for a command's input goes as typed: an empty one is an answer too
         elif not text:
             return
+        if self.source.first_pending:  # a demo's own prompt goes first: enter adds a line until it has gone
+            event.composer.insert("\n")
+            self._notify("the demo's prompt goes first: enter sends once it has", "", "information", 4)
+            return
         if self.source.ready and self.source.info.child == "exited":  # keep what was typed: nothing can take it now
             self._notify("the child has exited: ctrl+r restarts it, ctrl+q quits", "", "warning", 6)
             return

@@ -68,11 +68,13 @@ def installed_agents() -> list[str]:
 
 def scenario_list() -> str:
     """`demo --list`: each scenario, what it shows, its prompt, and which kind of agent it needs."""
-    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH
+    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH, NOT_WITH
 
     rows = []
     for name, (_, prompt, desc) in SCENARIOS.items():
         mark = " [needs --agent]" if name in NEEDS_ACP else " [dsh only]" if name in NEEDS_DSH else ""
+        if name in NOT_WITH:
+            mark += f" [not with {', '.join(NOT_WITH[name])}]"
         rows.append(f"{name:22} {desc}{mark}   (prompt: {prompt!r})")
     ready = installed_agents()
     if ready:
@@ -85,7 +87,7 @@ def scenario_list() -> str:
 
 def demo_problem(scenario: str, agent: str | None) -> str:
     """Why `scenario` cannot run as asked (with what to run instead), or ""."""
-    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH
+    from wrapper.mock.scenarios import NEEDS_ACP, NEEDS_DSH, NOT_WITH
 
     if agent is not None:
         from wrapper.harness.registry import known_agents
@@ -102,6 +104,10 @@ def demo_problem(scenario: str, agent: str | None) -> str:
         return f"{scenario} needs {NEEDS_ACP[scenario]}; {how}"
     if agent is not None and scenario in NEEDS_DSH:
         return f"{scenario} needs {NEEDS_DSH[scenario]}; run it without --agent"
+    if agent is not None and agent in NOT_WITH.get(scenario, {}):
+        others = [a for a in installed_agents() if a not in NOT_WITH[scenario]]
+        how = f"breaker-tui demo {scenario} --agent {others[0]}" if others else f"breaker-tui demo {scenario}"
+        return f"{scenario} cannot play with {agent}: {NOT_WITH[scenario][agent]}; run it with another: {how}"
     return ""
 
 

@@ -75,6 +75,9 @@ class Source:
     """Whether `monitor` and `info` can be read (a live session still opening cannot)."""
     stage = ""
     """What a source still opening is doing (the status line shows it after `starting …`)."""
+    first_pending = False
+    """A prompt of the source's own (a demo's) has not gone to the agent yet: until it has, the person's
+    enter adds a line, so nothing they type jumps ahead of it."""
 
     def __init__(self, settings: Settings, title: str = "") -> None:
         self.settings = settings
@@ -198,6 +201,7 @@ class LiveSource(Source):
         super().__init__(settings, title or " ".join(argv))
         self.argv, self.env, self.cwd, self.acp, self.resume_id = list(argv), env, cwd, acp, resume
         self.first_prompt = first_prompt
+        self._first_done = not first_prompt
         self.start_error = ""
         self.who = ""
         self.capabilities = DSH
@@ -273,6 +277,7 @@ class LiveSource(Source):
             raise
         if why:
             early()
+            self._first_done = True  # nothing will take the first prompt
             from wrapper.items import StatusItem
 
             self.start_error = why
@@ -322,9 +327,17 @@ class LiveSource(Source):
         if self.on_signal is not None:
             self.on_signal(sig)
 
+    @property
+    def first_pending(self) -> bool:  # type: ignore[override]
+        """The first prompt (a demo's) is still to be sent: see `Source.first_pending`."""
+        return not self._first_done
+
     async def _first_prompt(self) -> None:
-        if self.session.info.runner and await self.session.wait_ready(90):
-            await self.session.prompt(self.first_prompt or "")
+        try:
+            if self.session.info.runner and await self.session.wait_ready(90):
+                await self.session.prompt(self.first_prompt or "")
+        finally:
+            self._first_done = True  # sent, or never will be: the person's enter sends again
 
     async def prompt(self, text: str) -> bool:
         await self._opened.wait()  # sent before the session opened: it goes once it has

@@ -161,3 +161,26 @@ async def test_a_session_that_opens_after_the_quit_touches_no_widget() -> None:
     assert not src.capabilities.prompt, "sh takes no prompts: the callback would drop the box"
     app._source_opened()  # as the source calls it when its opening ends after the quit
     assert app.exit_status() == 0
+
+
+async def test_an_enter_before_the_demos_own_prompt_has_gone_adds_a_line_and_sends_nothing() -> None:
+    """A demo sends its scenario's prompt once the agent is ready; an enter pressed in its first second sent
+    the person's text first (their text became turn 1). Until the demo's prompt has gone, enter adds a line,
+    as for keys typed before the screen was up; a run without a prompt of its own sends at once.
+    """
+    assert LiveSource(["sh"], Settings(), opened=False).first_pending is False
+    gate = threading.Event()
+    src = LiveSource([], Settings(), title="demo: normal", opened=False, setup=_World(gate), first_prompt="Say hello.")
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_until(lambda: app.w_prompt.has_focus, 30, "the prompt box")
+            assert src.first_pending
+            await pilot.press(*"early text", "enter", *"more")
+            await wait_until(lambda: app.w_prompt.text == "early text\nmore", 30, "the enter as a new line")
+            assert app.prompts_pending == 0, "nothing was sent ahead of the demo's prompt"
+            gate.set()
+            # sh takes no prompts: the demo's prompt never goes, and the person's enter is theirs again
+            await wait_until(lambda: not src.first_pending, 60, "the first prompt settled")
+        finally:
+            gate.set()

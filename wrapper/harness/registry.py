@@ -162,7 +162,7 @@ def agent_world(agent: str, scenario: str) -> World:
     """The mock model serving `scenario`, with the declared agent `agent` pointed at it (the demo's world)."""
     from wrapper.harness.acp.world import make_acp_world
 
-    return make_acp_world(agent, scenario)
+    return make_acp_world(agent, scenario, defaults=True)
 
 
 def agents_command(args: list[str], description: str = "") -> int:

@@ -8,10 +8,13 @@ model's answer, where a newcomer reads it as the model's words.
 
 `model_catalog_json` in the mock's `$CODEX_HOME/config.toml` names a catalog file that Codex then uses
 instead of its own; the entry written here carries the fallback's own values (`model_info_from_slug` in
-the Codex that codex-acp 0.16.0 is built on), so Codex declares the same tools, truncates output the same
-way and asks the same way as before. Two things differ, both only for the mock: the model's system text
-is the one line below (a catalog entry must carry one, and Codex's own prompt is not ours to copy; the
-scripted mock never reads it), and Codex's model list offers the mock model alone (it serves no other).
+the Codex that codex-acp 0.16.0 is built on), so Codex truncates output and asks the same way as before.
+Three things differ, all only for the mock: the model's system text is the one line below (a catalog
+entry must carry one, and Codex's own prompt is not ours to copy; the scripted mock never reads it);
+Codex's model list offers the mock model alone (it serves no other); and Codex declares its
+`apply_patch` tool (freeform, as for its own models; the fallback declares none, and a patch is Codex's
+only way to edit or write a file, so a scenario's edit reached Codex as an unsupported call and the
+answer claimed an edit that never happened).
 A person's own Codex config is never touched: only the private home the demo and the tests build gets it.
 """
 
@@ -45,7 +48,7 @@ def fallback_entry(model: str) -> dict[str, object]:
         "default_reasoning_summary": "auto",
         "support_verbosity": False,
         "default_verbosity": None,
-        "apply_patch_tool_type": None,
+        "apply_patch_tool_type": "freeform",
         "web_search_tool_type": "text",
         "truncation_policy": {"mode": "bytes", "limit": 10_000},
         "supports_parallel_tool_calls": False,

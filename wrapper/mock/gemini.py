@@ -53,8 +53,10 @@ def sample(schema: Any) -> Any:
     if t == "array":
         return []
     if t in ("number", "integer"):
+        # 1, not 0: Gemini CLI's router asks for a score "from 1-100" in the description alone and
+        # rejects 0 (a ZodError stack trace on its stderr at every prompt)
         low = schema.get("minimum")
-        return low if isinstance(low, (int, float)) else 0
+        return low if isinstance(low, (int, float)) else 1
     if t == "boolean":
         return False
     return "mock"
@@ -99,8 +101,8 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
 
     try:
         if describe(body).thinking or reply.force_reasoning:
-            for piece in reply.reasoning:
-                send([{"text": piece, "thought": True}])
+            for thought in thoughts(reply.reasoning):
+                send([{"text": thought, "thought": True}])
         for i in range(0, len(reply.content), 24):
             send([{"text": reply.content[i : i + 24]}])
         for call in reply.tool_calls:
@@ -108,6 +110,29 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
         send([{"text": ""}] if not reply.tool_calls else [], "STOP", usage=True)
     except (BrokenPipeError, ConnectionResetError):
         return
+
+
+THOUGHT_SUBJECT = "Thinking it over"
+THOUGHT_CHARS = 160  # a thought part ends at a sentence's end, or at this length (a flood has no sentences)
+
+
+def thoughts(reasoning: list[str]) -> list[str]:
+    """The reasoning as Gemini streams it: whole thoughts, each a bold subject and then its text.
+
+    Gemini CLI reads each thought part on its own (`**subject**` then the description, trimmed) and sends
+    ACP `**subject**` + newline + description, so a 40-character piece cut mid-word showed as `****`
+    (no subject) and lost the spaces at its ends. The pieces are joined up to a sentence's end.
+    """
+    out: list[str] = []
+    part = ""
+    for piece in reasoning:
+        part += piece
+        if part.rstrip().endswith((".", "!", "?", ":")) or "\n" in piece or len(part) >= THOUGHT_CHARS:
+            out.append(f"**{THOUGHT_SUBJECT}**\n\n{part.strip()}")
+            part = ""
+    if part.strip():
+        out.append(f"**{THOUGHT_SUBJECT}**\n\n{part.strip()}")
+    return out
 
 
 def _candidate(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:

@@ -9,18 +9,22 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from wrapper.mock.api import ModelCore, start_stream
 from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
-from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
+from wrapper.mock.tools import CUSTOM, FOLLOWUP_MARKER, declared, fit_reply
 
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(str(c.get("text", "")) for c in content or [] if isinstance(c, dict))
+
+
+CALLS = ("function_call", "custom_tool_call")  # a tool call with JSON arguments, and one with raw text (a patch)
 
 
 def describe(body: dict[str, Any]) -> Turn:
@@ -30,18 +34,18 @@ def describe(body: dict[str, Any]) -> Turn:
     users: list[str] = []
     for n, it in enumerate(items):
         kind = it.get("type", "message")
-        if kind == "function_call":
+        if kind in CALLS:
             steps += 1
         elif kind == "message" and it.get("role") == "assistant":
             following = items[n + 1] if n + 1 < len(items) else {}
-            steps += 0 if following.get("type") == "function_call" else 1
+            steps += 0 if following.get("type") in CALLS else 1
         elif kind == "message" and it.get("role") == "user":
             text = _text(it.get("content"))
             if text.strip() and not text.lstrip().startswith("<"):  # skip environment/instructions blocks
                 users.append(text)
     tool_texts: list[str] = []
     for it in reversed(items):
-        if it.get("type") != "function_call_output":
+        if it.get("type") not in ("function_call_output", "custom_tool_call_output"):
             break
         out = it.get("output")
         tool_texts.append(out if isinstance(out, str) else json.dumps(out))
@@ -80,6 +84,10 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
                 "response.output_item.added",
                 {"output_index": idx, "item": {"type": "reasoning", "id": iid, "summary": []}},
             )
+            send(
+                "response.reasoning_summary_part.added",
+                {"item_id": iid, "output_index": idx, "summary_index": 0, "part": {"type": "summary_text", "text": ""}},
+            )
             # each piece once, as the summary the API streams (Codex forwards `reasoning_text` and
             # `reasoning_summary_text` deltas alike, so sending both showed and judged every piece twice)
             for piece in reply.reasoning:
@@ -114,7 +122,12 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
             }
             send("response.output_item.done", {"output_index": idx, "item": done})
             idx += 1
+        freeform = {n for n, schema in declared(body).items() if schema.get(CUSTOM)}
         for call in reply.tool_calls:
+            if call.name in freeform:
+                _custom_call(send, idx, call.name, str(call.args.get("input", "")))
+                idx += 1
+                continue
             iid = f"fc_{uuid.uuid4().hex[:16]}"
             cid = f"call_{uuid.uuid4().hex[:16]}"
             args = json.dumps(call.args)
@@ -145,3 +158,12 @@ def handle(model: ModelCore, h: BaseHTTPRequestHandler, body: dict[str, Any]) ->
         send("response.completed", {"response": {**base, "status": "completed", "usage": usage}})
     except (BrokenPipeError, ConnectionResetError):
         return
+
+
+def _custom_call(send: Callable[[str, dict[str, Any]], None], idx: int, name: str, text: str) -> None:
+    """A call of a freeform tool (Codex's `apply_patch`): its raw text input streamed, as the API does."""
+    iid = f"ctc_{uuid.uuid4().hex[:16]}"
+    item = {"type": "custom_tool_call", "id": iid, "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": name}
+    send("response.output_item.added", {"output_index": idx, "item": {**item, "input": "", "status": "in_progress"}})
+    send("response.custom_tool_call_input.delta", {"item_id": iid, "output_index": idx, "delta": text})
+    send("response.output_item.done", {"output_index": idx, "item": {**item, "input": text, "status": "completed"}})

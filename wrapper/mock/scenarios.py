@@ -486,6 +486,25 @@ SCENARIOS: dict[str, tuple[Script, str, str]] = {
 # `demo` refuses the other kind with the reason rather than play a script the agent cannot follow.
 NEEDS_ACP: dict[str, str] = {"plan-and-edit": "an ACP agent's todo tool (todowrite), which dsh does not have"}
 NEEDS_DSH: dict[str, str] = {"code-mode-loop": "dsh's Code Mode (run_code), which ACP agents do not have"}
+# The same for one ACP agent: scenario -> {agent: why it cannot play it}. An agent missing here plays the
+# scenario to its outcome (tests/integration/test_acp_demos.py runs every pair).
+_LOOP_GUARD = "ends the turn itself at the fifth identical call (its own loop guard), so breaker-tui's check never acts"
+NOT_WITH: dict[str, dict[str, str]] = {
+    "read-loop": {"gemini": f"Gemini CLI {_LOOP_GUARD}"},
+    "same-check-six": {"gemini": f"Gemini CLI {_LOOP_GUARD}"},
+    "growing-log-read": {
+        "gemini": f"Gemini CLI {_LOOP_GUARD}",
+        "qwen": "Qwen Code's shell does not keep the background writer running, so the log never appears",
+    },
+    "plan-and-edit": {
+        "gemini": "Gemini CLI declares no todo tool, so there is no plan to show",
+        "qwen": "Qwen Code offers its todo tool only through its tool search, so there is no plan to show",
+    },
+    "http-500": {
+        agent: f"{name} retries a failing provider quietly for minutes before it says so"
+        for agent, name in (("claude", "Claude Code"), ("gemini", "Gemini CLI"))
+    },
+}
 
 # What a scenario needs from dsh's environment to mean what it says.
 SCENARIO_ENV: dict[str, dict[str, str]] = {"code-mode-loop": {"DSH_TOOLS_MODE": "code"}}

@@ -147,6 +147,23 @@ def test_demo_list_marks_what_needs_an_acp_agent_and_demo_refuses_it_without_one
     assert "unknown agent 'nosuch'" in capsys.readouterr().err
 
 
+def test_a_scenario_an_agent_cannot_play_is_marked_and_refused_for_it_with_the_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tui.cli import main
+    from wrapper.harness.registry import known_agents
+    from wrapper.mock.scenarios import NOT_WITH, SCENARIOS
+
+    assert main(["demo", "--list"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "[not with gemini]" in listed["read-loop"] and "[not with" not in listed["tool-loop"]
+    assert main(["demo", "read-loop", "--agent", "gemini"]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert "read-loop cannot play with gemini: Gemini CLI ends the turn itself" in err, err
+    for scenario, agents in NOT_WITH.items():
+        assert scenario in SCENARIOS and set(agents) <= set(known_agents()), (scenario, agents)
+
+
 def test_doctor_finds_a_recordings_folder_that_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

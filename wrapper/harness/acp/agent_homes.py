@@ -179,3 +179,38 @@ def gemini_home(base_url: str, home: Path, model: str) -> dict[str, str]:
     }
     (gdir / "settings.json").write_text(json.dumps(settings))
     return {"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "mock-key"}
+
+
+# A demo's home holds the agent's own defaults, not the asking settings above (which the tests use to
+# stand for a careful person): breaker-tui still makes the agent ask, so that it can refuse a repeat before
+# it runs, and the person's settings, here the agent's defaults, answer those asks "allow". Only the
+# breaker's own asks then reach the person, as a person's own agent would run.
+
+
+def opencode_defaults(home: Path) -> None:
+    """opencode's own settings without a `permission`: its default runs tools without asking."""
+    (home / ".config" / "opencode" / "opencode.json").write_text("{}")
+
+
+def claude_defaults(home: Path) -> None:
+    """Claude Code's settings without a permission mode: the adapter's default does not ask."""
+    f = home / ".claude" / "settings.json"
+    settings = json.loads(f.read_text())
+    settings.pop("permissions", None)
+    f.write_text(json.dumps(settings))
+
+
+def gemini_defaults(home: Path) -> None:
+    """Gemini CLI's settings with its shell on pipes, so its commands' output reaches ACP and the rules that
+    read results; its approval mode stays its default, which asks (so the person answers its asks).
+    """
+    f = home / ".gemini" / "settings.json"
+    settings = json.loads(f.read_text())
+    settings.setdefault("tools", {})["shell"] = {"enableInteractiveShell": False}
+    f.write_text(json.dumps(settings))
+
+
+def codex_defaults(home: Path) -> None:
+    """Codex's config with its default approval policy (`on-request`: it runs what its sandbox allows)."""
+    f = home / ".codex" / "config.toml"
+    f.write_text(f.read_text().replace('approval_policy = "untrusted"', 'approval_policy = "on-request"'))

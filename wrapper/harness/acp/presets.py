@@ -16,12 +16,16 @@ from pathlib import Path
 
 from wrapper.harness.acp.agent_homes import (
     claude_ask,
+    claude_defaults,
     claude_home,
+    codex_defaults,
     codex_home,
+    gemini_defaults,
     gemini_home,
     kilo_ask,
     kilo_home,
     opencode_ask,
+    opencode_defaults,
     opencode_home,
     qwen_home,
 )
@@ -62,6 +66,9 @@ class Preset:
     ask_setup: AskSetup | None = None  # what makes it ask, in its environment (agent_homes.py)
     own: OwnReader | None = None  # reads the person's own settings that answer its asks (own.py)
     mock_setup: MockSetup | None = None  # points it at a model endpoint, in a private home (agent_homes.py)
+    # a demo's private home given the agent's own default settings, which answer its asks as a person's own
+    # agent would, and what makes it show its work over ACP (agent_homes.py); None: the mock home as it is
+    demo_defaults: Callable[[Path], None] | None = None
     drops_cancelled_prompt: bool = False  # a cancelled turn's prompt leaves its history: a follow-up quotes it
 
     @property
@@ -112,6 +119,7 @@ PRESETS: dict[str, Preset] = {
             ask_setup=opencode_ask,
             own=lambda env, cwd, argv: opencode_settings(env, cwd),
             mock_setup=opencode_home,
+            demo_defaults=opencode_defaults,
         ),
         Preset(
             name="claude",
@@ -130,6 +138,7 @@ PRESETS: dict[str, Preset] = {
             ask_setup=claude_ask,
             own=lambda env, cwd, argv: claude_settings(env, cwd),
             mock_setup=claude_home,
+            demo_defaults=claude_defaults,
         ),
         Preset(
             name="codex",
@@ -144,6 +153,7 @@ PRESETS: dict[str, Preset] = {
             ask_args=("-c", 'approval_policy="untrusted"'),
             own=lambda env, cwd, argv: codex_settings(env, argv),
             mock_setup=codex_mock_home,
+            demo_defaults=codex_defaults,
         ),
         Preset(
             name="gemini",
@@ -162,6 +172,7 @@ PRESETS: dict[str, Preset] = {
             " its shell output reaches ACP only with `tools.shell.enableInteractiveShell: false` in your settings",
             own=gemini_settings,
             mock_setup=gemini_home,
+            demo_defaults=gemini_defaults,
             drops_cancelled_prompt=True,
         ),
         Preset(

@@ -37,7 +37,7 @@ def test_the_responses_api_sends_each_reasoning_piece_once() -> None:
     finally:
         mock.stop()
     events = [json.loads(line[5:]) for line in raw.splitlines() if line.startswith("data:") and "{" in line]
-    deltas = [e["delta"] for e in events if str(e.get("type", "")).startswith("response.reasoning")]
+    deltas = [e["delta"] for e in events if str(e.get("type", "")).startswith("response.reasoning") and "delta" in e]
     assert deltas, "no reasoning streamed"
     reasoning = SCENARIOS["normal"][0](Turn(0, True, [], ["hi"])).reasoning
     assert "".join(deltas) == "".join(reasoning), "a reasoning piece was sent more than once"

@@ -34,11 +34,11 @@ def test_the_mock_codex_home_names_a_catalog_holding_the_mock_model(tmp_path: Pa
 
 
 def test_the_catalog_entry_keeps_the_tools_codex_gives_an_unknown_model(tmp_path: Path) -> None:
-    """The fallback's values: the default shell tool, no apply_patch tool, no parallel calls, text search."""
+    """The fallback's values (the default shell tool, no parallel calls, text search), and Codex's patch tool."""
     env = mock_env(PRESETS["codex"], "http://127.0.0.1:9", tmp_path / "h", "mock-model")
     config = tomllib.loads((Path(env["CODEX_HOME"]) / "config.toml").read_text())
     (entry,) = json.loads(Path(config["model_catalog_json"]).read_text())["models"]
-    assert entry["shell_type"] == "default" and entry["apply_patch_tool_type"] is None
+    assert entry["shell_type"] == "default" and entry["apply_patch_tool_type"] == "freeform"
     assert entry["supports_parallel_tool_calls"] is False and entry["experimental_supported_tools"] == []
     assert entry["web_search_tool_type"] == "text" and entry["supports_search_tool"] is False
     assert entry["truncation_policy"] == {"mode": "bytes", "limit": 10_000}
