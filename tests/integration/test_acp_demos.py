@@ -128,18 +128,7 @@ OUTCOMES: dict[str, Outcome] = {
 }
 WAITS = {"hang", "sleeper", "http-500"}  # the scenario may wait for the person's cancel (see `_play`)
 
-# Claude Code sends its todo call as a `plan` update, not a tool call, and the ACP monitor starts a new step
-# (a new thinking block) only after a tool call: the thoughts before and after the plan run together on the
-# screen ("first.Now"). The fix is the monitor's (a plan update ends the step; asked on the board): strict,
-# so the mark goes once it is fixed.
-GLUED_BY_THE_MONITOR = {("plan-and-edit", "claude")}
-PAIRS = [
-    pytest.param(s, a, marks=pytest.mark.xfail(strict=True, reason="plan update ends no step"))
-    if (s, a) in GLUED_BY_THE_MONITOR
-    else (s, a)
-    for s in SCENARIOS
-    for a in (None, *known_agents())
-]
+PAIRS = [(s, a) for s in SCENARIOS for a in (None, *known_agents())]
 IDS = [f"{s}-{a or 'dsh'}" for s in SCENARIOS for a in (None, *known_agents())]
 
 

@@ -9,6 +9,7 @@ looks the same whichever agent runs it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ from wrapper.items import FileDiff
 _PATH_KEYS = ("file_path", "filePath", "filepath", "path", "absolute_path")
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 _SHELL_NAMES = {"bash", "shell", "run_shell_command", "terminal", "exec", "execute"}
+# numbers an agent gives each call or turn (Codex's `rawInput`): they say which call it is, not what it does,
+# and would make every repeat a new call
+_CALL_NUMBERS = frozenset({"call_id", "callId", "turn_id", "turnId", "toolCallId", "tool_call_id"})
 
 
 def obj(d: Any, key: str) -> dict[str, Any]:
@@ -48,6 +52,7 @@ class CallState:
     output: str = ""
     exit_code: int | None = None  # the shell status, where the agent reports it (Codex, opencode)
     diffs: list[FileDiff] = field(default_factory=list)  # the edit, from the update or the permission request
+    changes: tuple[tuple[str, str], ...] = ()  # each file the edit changes and a digest of its old and new text
 
     def __post_init__(self) -> None:
         self.acp_id = self.acp_id or self.call_id
@@ -71,6 +76,7 @@ class CallState:
         diffs = diffs_of(u)
         if diffs:
             self.diffs = diffs
+            self.changes = changes_of(u)
         # the whole output, from wherever this agent puts it (`view.output_of`); an update without any keeps
         # what an earlier one said, and a status alone never erases it; `content` text before the call
         # finished is its description, not its output
@@ -106,13 +112,45 @@ class CallState:
                     args[k] = raw[k]
             return "read", args
         if self.kind in ("edit", "delete", "move"):
-            body = {k: v for k, v in raw.items() if k not in _PATH_KEYS}
-            return "write", {"path": path if path is not None else self.title, **body}
+            return "write", self._edit(path)
         if self.kind == "fetch" or isinstance(raw.get("url"), str):
             return "web_fetch", {"url": raw.get("url", self.title)}
         if self.kind == "search":
-            return "search", dict(raw) or {"query": self.title}
-        return (self.name or self.title or "tool"), dict(raw)
+            return "search", self._what() or {"query": self.title}
+        return (self.name or self.title or "tool"), self._what()
+
+    def _what(self) -> dict[str, Any]:
+        """The raw arguments without the agent's numbering of calls and turns."""
+        return {k: v for k, v in self.raw.items() if k not in _CALL_NUMBERS}
+
+    def _edit(self, path: str | None) -> dict[str, Any]:
+        """An edit as what it changes: its file and its change. Where the arguments do not say (Gemini sends a
+        title, Codex its call's numbers), the diff the agent shows for it does: a title such as "Writing to
+        a.txt" is the same for every edit of that file.
+        """
+        body = {k: v for k, v in self._what().items() if k not in _PATH_KEYS}
+        if path is None and self.changes:
+            path = self.changes[0][0]
+        if not body and self.changes:
+            body = {"changes": [list(c) for c in self.changes]}
+        return {"path": path if path is not None else self.title, **body}
+
+
+def changes_of(u: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Each `diff` content of a call as (its path, a digest of its old and new text): what the edit does,
+    however large (the diff shown of a large file is only its size).
+    """
+    out = []
+    content = u.get("content")
+    for c in content if isinstance(content, list) else []:
+        if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("newText"), str):
+            old, path = c.get("oldText"), c.get("path")
+            digest = hashlib.blake2b(digest_size=12)
+            digest.update(old.encode("utf-8", "replace") if isinstance(old, str) else b"\x00(new)")
+            digest.update(b"\x00")
+            digest.update(c["newText"].encode("utf-8", "replace"))
+            out.append((path[:1000] if isinstance(path, str) else "?", digest.hexdigest()))
+    return tuple(out)
 
 
 def raw_output_text(raw: dict[str, Any]) -> str:

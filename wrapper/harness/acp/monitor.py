@@ -210,6 +210,10 @@ class AcpMonitor(Permissions):
                 r.items.append(StatusItem("notice", f"{self.agent_name} mode: {self.mode_name(mode)}"))
             r.items.extend(changed)
         else:
+            if kind in ("plan", "plan_update"):
+                # a plan comes from the agent's todo tool (Claude Code reports its TodoWrite so, not as a
+                # call): what is said after it comes from the model's next request, as after any call
+                self.after_tool = True
             r.items.extend(self.shown.update(u, self.agent))
         return r
 

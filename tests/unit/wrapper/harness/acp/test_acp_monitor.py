@@ -252,6 +252,47 @@ def test_each_agents_call_shape_becomes_the_engines_call(u: dict[str, Any], expe
     assert c.engine_call() == expected
 
 
+def test_a_plan_update_ends_the_models_request_as_a_call_does() -> None:
+    m = fresh()
+    thought = {"type": "text", "text": "I will plan this first."}
+    steps = []
+    for u in (
+        upd(sessionUpdate="agent_thought_chunk", content=thought),
+        upd(sessionUpdate="plan", entries=[{"content": "edit", "status": "pending", "priority": "medium"}]),
+        upd(sessionUpdate="agent_thought_chunk", content={"type": "text", "text": "Now the edit."}),
+    ):
+        steps += [i.event for i in m.update(u).items if isinstance(i, EngineItem) and isinstance(i.event, ev.StepStart)]
+    assert len(steps) == 1, "the thought after the plan starts a step of its own"
+
+
+def _edit(title: str, new: str, raw: dict[str, Any] | None = None, path: str = "/w/notes.txt") -> tuple[str, Any]:
+    """An edit as Gemini (a title and its diff) or Codex (its call's numbers and its diff) reports it."""
+    c = CallState("x")
+    diff = {"type": "diff", "path": path, "oldText": "a\n", "newText": new}
+    c.merge({"kind": "edit", "title": title, "content": [diff], **({"rawInput": raw} if raw else {})})
+    return c.engine_call()
+
+
+def test_an_edit_reported_by_a_title_and_a_diff_is_judged_by_what_it_changes() -> None:
+    # Gemini's title is the same for every edit of a file: two different edits are two calls
+    first, second = _edit("Writing to notes.txt", "b\n"), _edit("Writing to notes.txt", "c\n")
+    assert first != second
+    assert first == _edit("Writing to notes.txt", "b\n")
+    assert first[1]["path"] == "/w/notes.txt"
+    assert _edit("Writing to notes.txt", "b\n", path="/w/other.txt") != first
+
+
+def test_the_agents_numbering_of_calls_is_not_part_of_what_a_call_does() -> None:
+    # Codex numbers each call and turn in its arguments: the same patch twice is one call made twice
+    a = _edit("Edit /w/notes.txt", "b\n", {"call_id": "call_1", "turn_id": "7"})
+    b = _edit("Edit /w/notes.txt", "b\n", {"call_id": "call_2", "turn_id": "8"})
+    assert a == b and "call_id" not in a[1]
+    assert a != _edit("Edit /w/notes.txt", "c\n", {"call_id": "call_3", "turn_id": "8"})
+    c = CallState("y")
+    c.merge({"kind": "other", "name": "lookup", "rawInput": {"q": "x", "call_id": "call_4"}})
+    assert c.engine_call() == ("lookup", {"q": "x"})
+
+
 @pytest.mark.parametrize("agent", ["opencode", "claude", "codex", "gemini"])
 def test_captured_sessions_feed_without_errors(agent: str) -> None:
     path = SAMPLES / f"{agent}.frames.jsonl"
