@@ -52,7 +52,7 @@ class CallState:
     output: str = ""
     exit_code: int | None = None  # the shell status, where the agent reports it (Codex, opencode)
     diffs: list[FileDiff] = field(default_factory=list)  # the edit, from the update or the permission request
-    changes: tuple[tuple[str, str], ...] = ()  # each file the edit changes and a digest of its old and new text
+    change: tuple[str, str] | None = None  # the first file the edit changes, a digest of all it changes
 
     def __post_init__(self) -> None:
         self.acp_id = self.acp_id or self.call_id
@@ -76,7 +76,7 @@ class CallState:
         diffs = diffs_of(u)
         if diffs:
             self.diffs = diffs
-            self.changes = changes_of(u)
+            self.change = change_of(u)
         # the whole output, from wherever this agent puts it (`view.output_of`); an update without any keeps
         # what an earlier one said, and a status alone never erases it; `content` text before the call
         # finished is its description, not its output
@@ -129,28 +129,28 @@ class CallState:
         a.txt" is the same for every edit of that file.
         """
         body = {k: v for k, v in self._what().items() if k not in _PATH_KEYS}
-        if path is None and self.changes:
-            path = self.changes[0][0]
-        if not body and self.changes:
-            body = {"changes": [list(c) for c in self.changes]}
+        if path is None and self.change is not None:
+            path = self.change[0]
+        if not body and self.change is not None:
+            body = {"change": self.change[1]}
         return {"path": path if path is not None else self.title, **body}
 
 
-def changes_of(u: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """Each `diff` content of a call as (its path, a digest of its old and new text): what the edit does,
-    however large (the diff shown of a large file is only its size).
+def change_of(u: dict[str, Any]) -> tuple[str, str] | None:
+    """The first file the `diff` contents of a call change, and a short digest of every file, old and new
+    text: what the edit does, however large (the diff shown of a large file is only its size).
     """
-    out = []
+    digest = hashlib.blake2b(digest_size=6)
+    first = None
     content = u.get("content")
     for c in content if isinstance(content, list) else []:
         if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("newText"), str):
             old, path = c.get("oldText"), c.get("path")
-            digest = hashlib.blake2b(digest_size=12)
-            digest.update(old.encode("utf-8", "replace") if isinstance(old, str) else b"\x00(new)")
-            digest.update(b"\x00")
-            digest.update(c["newText"].encode("utf-8", "replace"))
-            out.append((path[:1000] if isinstance(path, str) else "?", digest.hexdigest()))
-    return tuple(out)
+            path = path[:1000] if isinstance(path, str) else "?"
+            first = first or path
+            for part in (path, old if isinstance(old, str) else "\x00(new file)", c["newText"]):
+                digest.update(part.encode("utf-8", "replace") + b"\x00")
+    return (first, digest.hexdigest()) if first is not None else None
 
 
 def raw_output_text(raw: dict[str, Any]) -> str:
