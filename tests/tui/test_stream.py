@@ -127,6 +127,19 @@ async def test_folding_hides_reasoning_already_shown_and_the_open_line() -> None
         assert "│ second thought" in _rows(app), "unfolded: shown again"
 
 
+async def test_a_block_that_starts_with_a_section_break_draws_no_blank_rows_under_its_header() -> None:
+    app, src = make([scripts.ready(), *scripts.turn(1, "go")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        stream = await _started(pilot, app, src)
+        for piece in ("\n", "\n", "**Planning**\n", "\nfirst step\n"):
+            stream.delta("reasoning", scripts.SID, piece)
+        stream.flush()
+        rows = _rows(app)
+        header = max(i for i, r in enumerate(rows) if r.startswith("┌ thinking"))
+        assert rows[header + 1] == "│ **Planning**", rows[header:]
+        assert rows[header + 2 : header + 4] == ["│", "│ first step"], "a break inside the block stays"
+
+
 async def test_a_delta_is_timed_when_a_frame_draws_it_not_when_it_is_written() -> None:
     app, src = make([scripts.ready(), *scripts.turn(1, "go")])
     async with app.run_test(size=(80, 24)) as pilot:

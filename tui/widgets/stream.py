@@ -156,6 +156,12 @@ class StreamView(Vertical):
             self._kind, self._agent = kind, agent
             label = "thinking" if kind == "reasoning" else "answer"
             self._add(Text(f"┌ {label} · {short_id(agent)}", self.palette.muted))
+        if not self._block_chars:
+            # a section break before a block's first words (Codex starts each part of its reasoning so) would
+            # draw blank rows under the block's header
+            text = text.lstrip("\r\n")
+            if not text:
+                return
         text = inert(text)
         self._buf.append(text)
         self._buf_chars += len(text)
