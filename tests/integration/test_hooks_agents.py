@@ -237,14 +237,22 @@ enabled = false
 """
 
 
-def test_codex_cli_trusted_by_install(world: World) -> None:
+def codex_world(world: World) -> tuple[Path, Path]:
+    """The pinned Codex first on PATH (install asks it for its trust hashes) and its home holding the person's
+    config, in `world`: the Codex binary and that config file.
+    """
     codex = installed_cli("codex")
     home = world.home / ".codex"
     home.mkdir()
     cfg = home / "config.toml"
     cfg.write_text(CODEX_CONFIG.format(port=world.model.port))
     world.env["CODEX_HOME"] = str(home)
-    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"  # install asks this codex for its trust hashes
+    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    return codex, cfg
+
+
+def test_codex_cli_trusted_by_install(world: World) -> None:
+    codex, cfg = codex_world(world)
     install_twice_round(world, "codex", cfg)
     s = world.breaker("hooks", "status", "codex")
     assert "codex: installed" in s.stdout and "\n  trusted (Codex says)" in s.stdout, s.stdout + s.stderr
@@ -260,14 +268,8 @@ def test_codex_project_hooks_are_trusted_where_codex_reads_trust_and_they_refuse
     """`--project` writes the hooks into the folder's `.codex/config.toml`; Codex ignores trust a project gives
     itself, so install writes it into the person's own config, and takes it out again with the hooks.
     """
-    codex = installed_cli("codex")
-    home = world.home / ".codex"
-    home.mkdir()
-    cfg = home / "config.toml"
-    person = CODEX_CONFIG.format(port=world.model.port)
-    cfg.write_text(person)
-    world.env["CODEX_HOME"] = str(home)
-    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    codex, cfg = codex_world(world)
+    person = cfg.read_text()
     p = world.breaker("hooks", "install", "codex", "--project")
     assert p.returncode == 1 and f"Trust {world.ws} in Codex" in p.stderr, p.stderr  # Codex skips the folder's config
     assert world.breaker("hooks", "uninstall", "codex", "--project").returncode == 0
@@ -336,13 +338,7 @@ def test_what_codex_writes_into_its_config_after_install_survives_reinstall_and_
     """Codex edits its config with toml_edit, which puts new tables before the file's last comment (breaker's end
     marker): the folder trust and the UI state it writes are the person's, and stay when breaker's hooks go.
     """
-    codex = installed_cli("codex")
-    home = world.home / ".codex"
-    home.mkdir()
-    cfg = home / "config.toml"
-    cfg.write_text(CODEX_CONFIG.format(port=world.model.port))
-    world.env["CODEX_HOME"] = str(home)
-    world.env["PATH"] = f"{codex.parent}:{world.env['PATH']}"
+    codex, cfg = codex_world(world)
     assert world.breaker("hooks", "install", "codex").returncode == 0
     codex_writes(world, codex, "tui", {"screen_reader_detection_done": True})
     codex_writes(world, codex, "projects", {str(world.ws): {"trust_level": "trusted"}})
