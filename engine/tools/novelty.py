@@ -225,8 +225,8 @@ def spaced(command: str) -> str:
     """The command with its operators (`&&`, `||`, `;`, `|`) spaced outside quotes, in one pass:
     `a&&b` and `a && b` are one command (cached: loops repeat commands).
     """
-    if "&" not in command and "|" not in command and ";" not in command:
-        return command
+    if "&&" not in command and "|" not in command and ";" not in command:
+        return command  # a lone `&` (a background job, `2>&1`, a URL's query) is never re-spaced
     if "'" not in command and '"' not in command and "\\" not in command:
         return _SPACED_OP.sub(_spaced_op, command)
     return spaced_walk(command)
