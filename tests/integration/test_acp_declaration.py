@@ -27,6 +27,7 @@ from wrapper.harness.acp.own import OwnReader, OwnSettings
 from wrapper.harness.acp.presets import PRESETS, Preset, mock_env
 from wrapper.harness.acp.session import AcpSession
 from wrapper.harness.acp.shown import silent_modes
+from wrapper.items import StatusItem
 from wrapper.settings import Settings, WrapperSettings
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -99,6 +100,13 @@ async def test_the_declaration_alone_runs_the_agent_against_the_mock_and_its_loo
         session = run.session
         assert isinstance(session, AcpSession) and session.preset is preset
         assert session.argv[-1] == "--acp" and session.argv[0].endswith("dummy-acp")
+        # the stream names the agent as the person gave it and which copy runs, not the resolved paths
+        started = [i.text for i in run.of(StatusItem) if i.kind == "started"]
+        assert (
+            started
+            and started[0].startswith("started dummy-agent (")
+            and str(on_path.split(os.pathsep)[0]) not in started[0]
+        ), started
         await run.turn("Read notes.txt.")
         kinds = [v.verdict.kind for v in run.verdicts()]
         # the same read re-run with cosmetic changes: four run, the 5th is refused by the monitor

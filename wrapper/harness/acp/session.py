@@ -161,8 +161,11 @@ class AcpSession(ItemStream):
             raise
         self.info.child = "running"
         self.info.bridge = "waiting"
-        shown = " ".join(self.argv) + (f" ({self.origin})" if self.origin else "")
-        self._emit(StatusItem("started", f"started {inert(shown, keep_newlines=False)}", {"pid": self.proc.pid}))
+        # the command as the person gave it, and which copy runs it (the interpreter and script paths a known
+        # agent resolves to fill several lines; `breaker-tui agents` prints them)
+        shown = " ".join(self.display_argv) + (f" ({self.origin})" if self.origin else "")
+        data = {"pid": self.proc.pid, "argv": list(self.argv)}
+        self._emit(StatusItem("started", f"started {inert(shown, keep_newlines=False)}", data))
         self._spawn(self._watch_exit(self.proc, gen))
         self._spawn(self._handshake(resume, gen))
 
