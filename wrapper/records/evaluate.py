@@ -209,7 +209,7 @@ def _print(reports: dict[str, ModeReport]) -> None:
             how = "blocked" if c.blocked else ("steered" if c.steered else "clean")
             rule = f" first {c.first_rule} (line {c.first_line})" if c.first_rule else ""
             # the file first: a row is looked up by it (`ls`, `scan FILE`); the trace's own name when it differs
-            named = f"  ({inert(c.name)})" if c.name != c.file else ""
+            named = f"  ({inert(c.name)})" if c.name not in (c.file, c.file.removesuffix(".jsonl")) else ""
             print(f"  {mark}{c.expected:7} {how:7}{inert(rule)}  {inert(c.file)}{named}")
 
 

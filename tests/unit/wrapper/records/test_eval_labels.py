@@ -58,3 +58,12 @@ def test_each_row_names_its_file_first(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([str(tmp_path), "--mode", "default"]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if "loop-001" in line]
     assert row.split()[-2:] == ["loop-001-cd.jsonl", "(loops/cd-fails/real-001-somewhere)"], row
+
+
+def test_a_row_whose_meta_name_is_its_file_name_says_it_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "loop-002-cd.jsonl").write_text(_trace({"expected": "loop", "name": "loop-002-cd"}, 8), "utf-8")
+    assert main([str(tmp_path), "--mode", "default"]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if "loop-002" in line]
+    assert row.count("loop-002-cd") == 1, row
