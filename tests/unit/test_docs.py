@@ -133,3 +133,15 @@ def test_every_page_in_the_nav_exists_and_every_page_is_in_the_nav() -> None:
 def test_no_report_tags_in_the_docs(name: str) -> None:
     tags = re.findall(r"\b(?:issue \d+|M\d{1,2}\b|NOTES-\S+|report turn \d+)", (DOCS / name).read_text())
     assert not tags, f"{name} carries report tags {tags}: keep the reason, drop the tag"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DOCS.glob("*.md")))
+def test_no_page_says_a_loosened_config_file_observes(name: str) -> None:
+    """A loosened file is held back until accepted, then LOOSENED: only settings made in code say OBSERVING."""
+    from wrapper.settings import from_mapping
+    from wrapper.weakening import hold_back, status_word
+
+    assert status_word(hold_back(from_mapping({"repeat": {"local_hosts": "allow"}}, "loose.toml"))) == ""
+    text = " ".join((DOCS / name).read_text().split())
+    for at in (m.start() for m in re.finditer(re.escape("OBSERVING (config loosened)"), text)):
+        assert "in code" in text[max(0, at - 80) : at], f"{name} says a loosened config file makes the status OBSERVING"

@@ -37,6 +37,15 @@ def test_the_command_line_in_brief_names_every_subcommand() -> None:
         assert re.search(rf"\b{re.escape(name)}\b", brief), f"`breaker-tui {name}` is not in the README"
 
 
+def test_the_command_line_in_brief_names_every_run_option() -> None:
+    """CONTRIBUTING says a run option (before `--`) is named in the brief; `--digest-to` once was not."""
+    from tui.cli import _run_option_arity
+
+    brief = README[README.index("## The command line in brief") : README.index("## Read more")]
+    for option in _run_option_arity():
+        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", brief), f"{option} is not in the README's brief"
+
+
 def test_every_relative_link_resolves() -> None:
     for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", README):
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
