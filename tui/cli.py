@@ -380,10 +380,10 @@ def _run_without_screen(a: argparse.Namespace, command: list[str], settings: Set
     if a.no_tui and (why := _prompt_problem(command, a.acp, bool(a.prompt))):
         print(f"breaker-tui: {why}", file=sys.stderr)
         return EXIT_USAGE
+    if missing := cannot_start(command):  # nothing could start: that is the news, with or without a screen
+        print(f"breaker-tui: {missing}", file=sys.stderr)
+        return EXIT_CANNOT_START
     if no_screen is not None:
-        if missing := cannot_start(command):  # nothing could start: that is the news, with or without a screen
-            print(f"breaker-tui: {missing}", file=sys.stderr)
-            return EXIT_CANNOT_START
         return refuse_screen(no_screen)
     for line in _banner(a, command, settings):
         print(f"breaker-tui: {line}", file=sys.stderr)
@@ -854,7 +854,7 @@ SUBCOMMANDS: dict[str, Sub] = {
         _demo,
     ),
     "mock-llm": Sub("[--scenario S]", "serve the mock model on 127.0.0.1", _mock),
-    "setup-dsh": Sub("[--force]", "install Node 24, pnpm and the pinned dsh", _setup),
+    "setup-dsh": Sub("[--force]", "install pnpm and the pinned dsh (Node 24 comes with breaker-tui)", _setup),
     "agents": Sub("", "the known ACP agents, which copy runs, how each is made to ask", _agents),
     "setup-agent": Sub("NAME|--all [--force]", "install a pinned ACP agent (or every one) beside dsh", _setup_agent),
     "doctor": Sub("", "say what is missing and how to fix it", _doctor),

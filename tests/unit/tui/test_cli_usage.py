@@ -197,3 +197,12 @@ def test_every_subcommand_help_starts_with_its_description_as_a_sentence(
     assert blocks[0].startswith(f"usage: breaker-tui {name}"), blocks[0]
     said = blocks[1]
     assert said[:1].isupper() and not said.endswith(":"), f"{name} --help: {said[:80]!r}"
+
+
+@pytest.mark.parametrize("argv", [["--no-tui"], ["--no-tui", "--json"], []])
+def test_a_missing_command_is_named_as_such_with_or_without_a_screen(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a screen the run's own start said `[Errno 2] No such file or directory: 'x'`."""
+    assert main([*argv, "--", "no-such-command-anywhere"]) == 3
+    assert capsys.readouterr().err.strip() == "breaker-tui: no-such-command-anywhere: command not found on PATH"
