@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +18,19 @@ from wrapper.mock.scenarios import SCENARIOS, Reply, Turn
 from wrapper.mock.tools import FOLLOWUP_MARKER, fit_reply
 
 TITLE_PREFIX = "Generate the session title"
+
+
+class _Server(ThreadingHTTPServer):
+    """The mock's HTTP server: a client that hangs up is no error of the mock's."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # an agent cancels a stream, retries or is stopped at any byte, the headers included: its reset or
+        # closed pipe is how a client ends a request, not a fault to print a traceback for
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def _text_of(content: Any) -> str:
@@ -77,8 +91,7 @@ class MockModel:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer((host, 0), Handler)
-        self.server.daemon_threads = True
+        self.server = _Server((host, 0), Handler)
         self.port = int(self.server.server_address[1])
         self._thread: threading.Thread | None = None
 
