@@ -2,7 +2,8 @@
 
 Every file is replayed through a fresh engine, as `scan FILE` does, in parallel worker processes
 (`wrapper.records.parallel`), and summed up in one row: its format, how many tool calls it made, how
-many the engine denied (or would have asked about, refused under `--approvals deny`), how many
+many the engine denied (in a trace, also those it would have asked about, refused under
+`--approvals deny`; in a recording, those whose question was not answered "allow"), how many
 stream trips it had, and a verdict:
 
 * `loop`: the engine blocked something (a denial, a refused ask, a stream abort, a cancelled turn);
@@ -145,18 +146,29 @@ def _judge_session(job: Job, path: Path) -> FileResult:
     r = job.replayer_for(loaded, job.settings)
     calls = denied = trips = 0
     first = ""
+    asked: dict[Any, str] = {}  # a call the engine asked about -> how it is named, until the answer says
     for step in r.steps():
         f = finding(step.item)
         if f is None:
             continue
         if f["kind"] == "verdict":
             calls += 1
-            if f["verdict"] != "allow":
+            named = f"{f.get('source') or 'repeat'} ({f.get('tool')})"
+            if f["verdict"] == "ask":
+                asked[f.get("callId")] = named  # the recording holds the answer: a call allowed was no block
+            elif f["verdict"] != "allow":
                 denied += 1
-                first = first or f"{f.get('source') or 'repeat'} ({f.get('tool')})"
+                first = first or named
+        elif f["kind"] == "approval" and f.get("callId") in asked:
+            named = asked.pop(f.get("callId"))
+            if not str(f.get("answer")).startswith("allow"):
+                denied += 1
+                first = first or named
         elif f["kind"] == "trip":
             trips += 1
             first = first or f"{f.get('rule')} (trip)"
+    denied += len(asked)  # never answered: it did not run
+    first = first or next(iter(asked.values()), "")
     damage = [p for p in (loaded.incomplete, *loaded.problems) if p]
     if damage:
         return FileResult(

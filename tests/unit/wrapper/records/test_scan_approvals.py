@@ -66,3 +66,16 @@ def test_an_older_recording_without_who_says_so_never_operator(
     main(["scan", str(path)])
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.endswith("APPROVAL c10: allow-once (unknown: recorded before answers named who gave them)"), last
+
+
+@pytest.mark.parametrize(("answer", "denied"), [("allow-once", 2), ("deny", 3)])
+def test_the_table_counts_an_ask_as_denied_only_when_its_answer_refused_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: str, denied: int
+) -> None:
+    """A recording holds the person's answer: the table counted every ask as denied, allowed ones too."""
+    _recording(tmp_path, {"answer": answer, "by": "person"})
+    main(["scan", "--json", str(tmp_path)])
+    (row,) = [
+        r for r in map(json.loads, capsys.readouterr().out.splitlines()) if r.get("file", "").endswith("rec.jsonl")
+    ]
+    assert row["denied"] == denied, row
