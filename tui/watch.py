@@ -15,6 +15,7 @@ without a server (its snapshots); the command line and the Pilot tests use the r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -225,6 +226,7 @@ class WatchApp(App[str]):
         self.meaning_max, self.failure_limit = thinking_limits()
         self.recordings: dict[str, str] = {}  # row key -> recording path
         self.asks: list[dict[str, Any]] = []  # the waiting asks, oldest first, as the server last sent them
+        self.asking: str | None = None  # the oldest ask's session, until the list shows it and it is selected
         self.link: AskLink | None = None
 
     def compose(self) -> ComposeResult:
@@ -285,6 +287,8 @@ class WatchApp(App[str]):
             table.move_cursor(row=min(row, len(rows) - 1))
             if keep is not None:
                 self.select(keep)
+            if self.asking is not None and self.select(self.asking):  # the ask came before its session's row
+                self.asking = None
         self.refresh_bindings()
 
     def selected(self) -> str | None:
@@ -295,14 +299,17 @@ class WatchApp(App[str]):
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return str(key) if key else None
 
-    def select(self, key: str) -> None:
-        """The cursor on session `key` (`agent/session`) when it is listed: its panes then show the ask's context."""
+    def select(self, key: str) -> bool:
+        """The cursor on session `key` (`agent/session`) when it is listed (whether it is): its panes then show
+        the ask's context.
+        """
         table = self.query_one("#sessions", DataTable)
         try:
             row = table.get_row_index(key)
         except RowDoesNotExist:  # not listed yet (the list refreshes every second): the cursor stays
-            return
+            return False
         table.move_cursor(row=row)
+        return True
 
     def _detail(self) -> None:
         key = self.selected()
@@ -330,8 +337,9 @@ class WatchApp(App[str]):
             window.border_title = title
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "sessions":
-            self._detail()
+        if event.data_table.id == "sessions" and event.data_table.is_attached:
+            with contextlib.suppress(NoMatches):  # a move's news that arrives as the screen is taken down
+                self._detail()
 
     def action_open(self) -> None:
         key = self.selected()
@@ -373,7 +381,11 @@ class WatchApp(App[str]):
         if fresh:
             self.bell()
         if head:
-            self.select(f"{asks[0].get('agent')}/{asks[0].get('session')}")
+            key = f"{asks[0].get('agent')}/{asks[0].get('session')}"
+            # a session's first call may ask before the list has shown it: selected when its row comes
+            self.asking = None if self.select(key) else key
+        elif not asks:
+            self.asking = None
 
     def _show_ask(self) -> None:
         try:

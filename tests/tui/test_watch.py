@@ -291,6 +291,19 @@ async def test_the_session_of_the_ask_the_keys_answer_is_the_one_selected() -> N
         assert app.selected() == "claude/c-1"
 
 
+async def test_an_ask_from_a_session_not_listed_yet_selects_it_once_it_is() -> None:
+    sessions = list(SESSIONS[:1])
+    app = fixed(sessions)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 1, 30, "the first session")
+        app.took([ASK])  # its session's first call asks before the list has its row
+        await pilot.pause()
+        sessions.append(SESSIONS[1])
+        app.action_refresh()
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the asking session listed")
+        assert app.selected() == f"gemini/{UUID}"
+
+
 async def test_on_a_40x10_terminal_the_ask_still_shows_its_keys() -> None:
     app = fixed(SESSIONS)
     async with app.run_test(size=(40, 10)) as pilot:
