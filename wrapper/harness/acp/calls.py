@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.breaker import Verdict
-from wrapper.harness.acp.view import diffs_of, output_of
+from wrapper.harness.acp.view import diff_contents, diffs_of, output_of
 from wrapper.items import FileDiff
 
 _PATH_KEYS = ("file_path", "filePath", "filepath", "path", "absolute_path")
@@ -140,17 +140,14 @@ def change_of(u: dict[str, Any]) -> tuple[str, str] | None:
     """The first file the `diff` contents of a call change, and a short digest of every file, old and new
     text: what the edit does, however large (the diff shown of a large file is only its size).
     """
+    contents = diff_contents(u)
+    if not contents:
+        return None
     digest = hashlib.blake2b(digest_size=6)
-    first = None
-    content = u.get("content")
-    for c in content if isinstance(content, list) else []:
-        if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("newText"), str):
-            old, path = c.get("oldText"), c.get("path")
-            path = path[:1000] if isinstance(path, str) else "?"
-            first = first or path
-            for part in (path, old if isinstance(old, str) else "\x00(new file)", c["newText"]):
-                digest.update(part.encode("utf-8", "replace") + b"\x00")
-    return (first, digest.hexdigest()) if first is not None else None
+    for path, old, new in contents:
+        for part in (path, old if old is not None else "\x00(new file)", new):
+            digest.update(part.encode("utf-8", "replace") + b"\x00")
+    return contents[0][0], digest.hexdigest()
 
 
 def raw_output_text(raw: dict[str, Any]) -> str:

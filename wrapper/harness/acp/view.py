@@ -106,15 +106,22 @@ def make_diff(path: str, old: str | None, new: str) -> FileDiff:
     return FileDiff(path, old is None, added, removed, "\n".join(lines))
 
 
-def diffs_of(u: dict[str, Any]) -> list[FileDiff]:
-    """Every `{"type":"diff","path","oldText","newText"}` of a tool call, an update or a permission `toolCall`."""
+def diff_contents(u: dict[str, Any]) -> list[tuple[str, str | None, str]]:
+    """Every `{"type":"diff","path","oldText","newText"}` of a tool call, an update or a permission `toolCall`,
+    as (its path, bounded; its old text, None for a new file; its new text).
+    """
     out = []
     content = u.get("content")
     for c in content if isinstance(content, list) else []:
         if isinstance(c, dict) and c.get("type") == "diff" and isinstance(c.get("newText"), str):
             old = c.get("oldText")
-            out.append(make_diff(_str(c.get("path"), 1000) or "?", old if isinstance(old, str) else None, c["newText"]))
-    return out[:MAX_ENTRIES]
+            out.append((_str(c.get("path"), 1000) or "?", old if isinstance(old, str) else None, c["newText"]))
+    return out
+
+
+def diffs_of(u: dict[str, Any]) -> list[FileDiff]:
+    """The diffs of `diff_contents`, as shown."""
+    return [make_diff(path, old, new) for path, old, new in diff_contents(u)[:MAX_ENTRIES]]
 
 
 # -- plan ----------------------------------------------------------------------------------------
