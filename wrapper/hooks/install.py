@@ -420,7 +420,7 @@ def install_plan(
         return Plan(path, before, _merge_toml(path, before or b"", command, trusted), ours_before=ours)
     doc = _load_json(path, before or b"")
     after = _write_json(path, agent, before, _merge_json(doc, agent, command, fail_closed))
-    if before is not None and _load_json(path, before) == _load_json(path, after):
+    if before is not None and doc == _load_json(path, after):  # (`doc` is `before` read)
         after = before  # already installed as asked: not a byte changes
     return Plan(path, before, after, ours_before=strip_json(doc, agent) != doc)
 
