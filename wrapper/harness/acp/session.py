@@ -162,7 +162,7 @@ class AcpSession(ItemStream):
         self.info.child = "running"
         self.info.bridge = "waiting"
         # the command as the person gave it, and which copy runs it (the interpreter and script paths a known
-        # agent resolves to fill several lines; `breaker-tui agents` prints them)
+        # agent resolves to fill several lines: `breaker-tui agents` prints them, `--json` carries them)
         shown = " ".join(self.display_argv) + (f" ({self.origin})" if self.origin else "")
         data = {"pid": self.proc.pid, "argv": list(self.argv)}
         self._emit(StatusItem("started", f"started {inert(shown, keep_newlines=False)}", data))
