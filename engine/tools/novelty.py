@@ -32,6 +32,9 @@ from collections import OrderedDict, deque
 from functools import lru_cache
 from typing import Any
 
+from engine.tools import shell
+from engine.tools.urls import norm_url
+
 SHELL_TOOLS = frozenset(
     {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
      "exec_command", "execute_bash", "cmd_run", "local_shell"}
@@ -297,8 +300,6 @@ def _same_command(command: str) -> str:
             return " ".join(command.split())  # plain words: the tokenizer would split them the same way
         if _PLAIN.fullmatch(_OPERATOR.sub(" ", command)):
             return " ".join(_OPERATOR.sub(_spaced_operator, command).split())  # plain words and operators
-    from engine.tools import shell  # imported here: the shell parser's module imports this one's neighbours
-
     text = _URL_IN_TEXT.sub(lambda m: _url_key(m.group()), command) if "://" in command else command
     while (m := _CD_PREFIX.match(text)) is not None:  # also where the rest would not parse (an open quote)
         text = text[m.end() :]
@@ -327,8 +328,6 @@ def _url_key(raw: str) -> str:
     """A URL as the call's identity: host case, `www.`, tracking parameters and the fragment aside (the
     seeds' `net:` form); anything that does not parse as a URL stays as it is.
     """
-    from engine.tools.urls import norm_url  # imported here, as the shell parser above
-
     u = norm_url(raw, _NO_ALIASES) if "://" in raw else None
     return u.href if u is not None else raw
 

@@ -18,7 +18,7 @@ from engine.monologue import Monologue
 from engine.peragent import state_of
 from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
-from engine.tools.fingerprints import exact_body
+from engine.tools.fingerprints import exact_body, ignored_keys
 from engine.tools.messages import cause_message, failure_denial
 from engine.tools.novelty import NEW_LINES, Seen, news_text, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
@@ -55,9 +55,23 @@ class Pending:
     # a read show? in which directory does it run?) is read from them after the call, off the check's path;
     # the result reuses `norm` when it comes with the same object
     args: Any
-    norm: Any  # `novelty.shell_args` of them
+    norm: Any  # `novelty.shell_args` of them, or `_UNSET` until a rule needs it (`normed`)
     found: tuple[str, str] | None = None  # (rule, message) when a rule blocks the call
     entry: tuple[str, ...] | None = None  # the fingerprints the repeat window counted for it
+
+    def normed(self) -> Any:
+        """The arguments as the rules compare them (`novelty.shell_args`), worked out once."""
+        norm = self.norm
+        if norm is _UNSET:
+            norm = self.norm = shell_args(self.tool, self.args)
+        return norm
+
+
+_UNSET: Any = object()
+_FORMS_CAP = 1024  # calls whose compared form is remembered, per rules object
+# the arguments `novelty.shell_args` may re-spell: a call's compared form follows from its canonical
+# arguments only where none of them is dropped before they are written
+_RESPELLED = frozenset({"command", "url", "href", "uri"})
 
 
 @dataclass(slots=True)
@@ -167,6 +181,8 @@ class DefaultRules:
         self.monologue = Monologue(eng.monologue_steps)
         self.same = SameResults(eng.same_error_limit if capped else 0)
         self.agents: dict[str, _Agent] = {}
+        # (tool, canonical arguments) -> the call as compared: its body, `call` key and whether it only waits
+        self._forms: dict[tuple[str, str], tuple[str, str, bool]] = {}
 
     def _a(self, agent: str) -> _Agent:
         return state_of(self.agents, agent, _Agent)
@@ -182,14 +198,16 @@ class DefaultRules:
         streak or a loop blocks it (`args` bounded). Kept until its result; the repeat window's count of it is
         written to its `entry`.
         """
-        norm = shell_args(tool, args)  # quoting, a `cd DIR &&` prefix and operator spacing aside
         ignore = self.cfg.repeat.ignore_args
         exact = exact_body(tool, args, ignore)
-        body = exact if norm is args else exact_body(tool, norm, ignore)
+        form = self._forms.get((tool, exact))
+        norm = _UNSET
+        if form is None:
+            form, norm = self._form(tool, args, exact, ignore)
+        body, call, wait = form
         a = self.agents.get(agent) or self._a(agent)
         epoch = self.failures.epoch(agent)
-        call = f"{tool}\x00{body}"
-        p = Pending(body, exact, call, epoch, pure_wait(tool, norm), tool, args, norm)
+        p = Pending(body, exact, call, epoch, wait, tool, args, norm)
         pending = a.pending
         pending.pop(call_id, None)  # an id used again is the newest call
         pending[call_id] = p
@@ -199,16 +217,34 @@ class DefaultRules:
         p.found = self._judge(agent, p)
         return p
 
+    def _form(self, tool: str, args: Any, exact: str, ignore: Any) -> tuple[tuple[str, str, bool], Any]:
+        """The call as compared (`novelty.shell_args`: quoting, a `cd DIR &&` prefix and operator spacing aside):
+        its canonical body, its `call` key and whether it only waits, with the compared arguments.
+
+        The form follows from the tool and the canonical arguments as given (`exact`) wherever no argument
+        that `shell_args` re-spells is dropped, so it is remembered under them (loops repeat calls).
+        """
+        norm = shell_args(tool, args)
+        body = exact if norm is args else exact_body(tool, norm, ignore)
+        form = (body, f"{tool}\x00{body}", pure_wait(tool, norm))
+        if _RESPELLED.isdisjoint(ignored_keys(tool, ignore)):
+            forms = self._forms
+            if len(forms) >= _FORMS_CAP:
+                forms.clear()
+            forms[(tool, exact)] = form
+        return form, norm
+
     def _judge(self, agent: str, p: Pending) -> tuple[str, str] | None:
         """`(rule, message)` when a failure streak, a run of one result or a loop blocks the call."""
-        tool, norm, body, epoch = p.tool, p.norm, p.body, p.epoch
-        o = self.failures.gate(agent, tool, norm, body)
-        if o is not None:
-            return o.rule, failure_message(tool, o)
+        tool, body, epoch = p.tool, p.body, p.epoch
+        if self.failures.armed(agent):
+            o = self.failures.gate(agent, tool, p.normed(), body)
+            if o is not None:
+                return o.rule, failure_message(tool, o)
         if p.wait:
             return None  # waiting is how polling backs off: the poll after it is what repeats or not
         if self.same.hot(agent):  # the shape costs a few regex passes: only when some run is full
-            same = self.same.check(agent, result_shape(tool, norm, body), epoch)
+            same = self.same.check(agent, result_shape(tool, p.normed(), body), epoch)
             if same is not None:
                 return "same-result", same_result_message(tool, same)
         path = span = None
@@ -242,7 +278,7 @@ class DefaultRules:
         a = self._a(agent)
         p = a.pending.pop(call_id, None)
         # as `gate` compared it (the same arguments: its answer); the echo is judged on `args`
-        norm = p.norm if p is not None and p.args is args else shell_args(tool, args)
+        norm = p.normed() if p is not None and p.args is args else shell_args(tool, args)
         if cancelled(text):
             # the harness cancelled it with its batch: it never ran, so it is no failure, result or repeat
             if p is not None and p.entry and window is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.breaker import Breaker
@@ -360,3 +360,87 @@ def test_a_url_normalised_under_another_alias_table_first_is_the_same(raw: str, 
     urls._norm(raw, {"other.host": "x.y"})
     assert urls._norm(raw, aliases) == alone
     assert urls._norm("https://" + raw, aliases) == urls._norm("https://" + raw, dict(aliases))
+
+
+_shell_calls = st.lists(
+    st.sampled_from(
+        ["cd /r && ", "cd /r&&", "sleep 5", "sleep 5 && ", "ls", "ls -a", "curl ", "https://A.b/c?x=1&utm_source=y#f",
+         "https://a.b/c?x=1", "'a b'", " | tail", "; ", "😀", "\ud83d\ude00"]
+    ),
+    max_size=6,
+).map("".join)  # fmt: skip
+_bash_args = st.fixed_dictionaries({"command": _shell_calls}, optional={"description": st.text(max_size=3)})
+_calls = st.one_of(
+    st.tuples(st.just("bash"), _bash_args),
+    st.tuples(
+        st.sampled_from(["web_fetch", "read"]),
+        st.fixed_dictionaries(
+            {"url": st.sampled_from(["https://A.b/c#x", "https://a.b/c", "a.b", ""])},
+            optional={"n": st.sampled_from([1, 1.0, True]), "prompt": st.text(max_size=3)},
+        ),
+    ),
+)  # fmt: skip
+_ignore_tables = st.sampled_from(
+    [{}, {"bash": ["command"]}, {"*": ["url", "description"]}, {"bash": ["description"], "web_fetch": ["uri"]}]
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_calls, max_size=12), _ignore_tables)
+def test_a_remembered_compared_form_agrees_with_the_call_worked_out_afresh(
+    calls: list[tuple[str, dict[str, Any]]], ignore: dict[str, list[str]]
+) -> None:
+    """The rules remember a call's compared form under its canonical arguments (loops repeat calls): what
+    they remember is what the call itself gives, calls that differ only in dropped arguments, in JSON-equal
+    numbers or in how an astral character is written included.
+    """
+    from engine.config import BreakerConfig
+    from engine.tools.fingerprints import exact_body
+    from engine.tools.novelty import shell_args
+    from engine.tools.progress import pure_wait
+    from engine.tools.rules import DefaultRules
+
+    rules = DefaultRules(BreakerConfig.from_mapping({"repeat": {"ignoreArgs": ignore}}))
+    for i, (tool, args) in enumerate(calls * 2):  # each call again: from memory the second time
+        p = rules.gate("a", f"c{i}", tool, args)
+        norm = shell_args(tool, args)
+        body = exact_body(tool, norm, rules.cfg.repeat.ignore_args)
+        assert (p.body, p.call, p.wait) == (body, f"{tool}\x00{body}", pure_wait(tool, norm))
+        assert p.normed() == norm
+
+
+_NO_NOTES = "cat: notes.txt: No such file or directory"
+_outcomes = st.lists(
+    st.tuples(
+        st.sampled_from(["bash", "read", "edit", "turn"]),
+        st.sampled_from(["pytest -x", "cat a", "curl http://x/y", "a.py", "b.py", "cat notes.txt"]),
+        st.sampled_from(
+            ["ok", "Error: boom", "FAILED test_a", "x" * 300, "Traceback (most recent call last)", _NO_NOTES]
+        ),
+        st.booleans(),  # failed
+        st.booleans(),  # changed the workspace
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(_outcomes, st.sampled_from(["pytest -x", "cat a", "curl http://x/y", "a.py", "zz", "cat notes.txt"]))
+@example([("bash", "cat a", "x" * 300, False, False)] * 5, "cat a")  # the same long answer: no failure counted
+@example([("bash", "pytest -x", "FAILED test_a", True, False)] * 11, "pytest -x")
+@example([*[("bash", "cat notes.txt", _NO_NOTES, True, False)] * 4, ("turn", "", "", False, False)], "cat notes.txt")
+def test_the_failure_gate_denies_nothing_until_it_is_armed(history: list[Any], nxt: str) -> None:
+    """The rules read a call for the failure arm only once it is armed: until then no call is denied by it."""
+    from engine.tools.outcomes import ProgressFailures
+
+    pf = ProgressFailures(2, 3, 64, 4, 10, 4)
+    for tool, what, text, failed, changed in history:
+        if tool == "turn":  # causes are kept across turns; the counts of this turn are not
+            pf.new_turn("a")
+        else:
+            args = {"command": what} if tool == "bash" else {"path": what}
+            pf.record("a", tool, args, text, failed, changed and not failed)
+        for t in ("bash", "read", "edit"):
+            a = {"command": nxt} if t == "bash" else {"path": nxt}
+            if not pf.armed("a"):
+                assert pf.gate("a", t, a) is None
