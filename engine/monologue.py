@@ -138,7 +138,9 @@ class Monologue:
 
     def call(self, agent: str) -> None:
         """The current request called a tool."""
-        self._a(agent).called = True
+        a = self.agents.get(agent) or self._a(agent)
+        if not a.called:  # most calls follow another in the same request: nothing to write
+            a.called = True
 
     def reset(self, agent: str) -> None:
         """A new turn: forget the agent."""

@@ -232,7 +232,7 @@ class Cycles:
         self, agent: str, call: str, epoch: int, path: str | None, span: tuple[int, int] | None = None
     ) -> CycleHit | None:
         """Before dispatch: the loop this call would continue, if any (and count it for the backstop)."""
-        a = self._a(agent)
+        a = self.agents.get(agent) or self._a(agent)
         if epoch != a.epoch:
             a.epoch = epoch
             a.pages.clear()

@@ -199,16 +199,21 @@ class ProgressFailures:
         st = self.agents.get(agent)
         return st.epoch if st else 0
 
-    def armed(self, agent: str | None) -> bool:
-        """Whether `gate` could deny any call of this agent now: only a failure or a repeated answer counted
-        this turn (or a cause counted across turns) can block, so until one is, the call need not be read.
+    def standing(self, agent: str | None) -> tuple[int, bool]:
+        """`epoch`, and whether `gate` could deny any call of this agent now (armed): only a failure or a
+        repeated answer counted this turn (or a cause counted across turns) can block, so until one is, the
+        call need not be read. One lookup for both: the rules ask them before every call.
         """
-        if not self.active:
-            return False
         st = self.agents.get(agent)
-        if st is not None and (st.sigs or st.errors or (self.tool_limit and st.streak >= self.tool_limit)):
-            return True
-        return self.causes.warm(agent)
+        if st is None:
+            return 0, self.active and self.causes.warm(agent)
+        if st.sigs or st.errors or (self.tool_limit and st.streak >= self.tool_limit):
+            return st.epoch, self.active
+        return st.epoch, self.active and self.causes.warm(agent)
+
+    def armed(self, agent: str | None) -> bool:
+        """Whether `gate` could deny any call of this agent now (see `standing`)."""
+        return self.standing(agent)[1]
 
     def gate(self, agent: str | None, tool: str, args: Any, body: str | None = None) -> Outcome | None:
         """Before dispatch: deny a call whose failure streak (or a backstop) is full."""

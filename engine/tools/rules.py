@@ -206,7 +206,7 @@ class DefaultRules:
             form, norm = self._form(tool, args, exact, ignore)
         body, call, wait = form
         a = self.agents.get(agent) or self._a(agent)
-        epoch = self.failures.epoch(agent)
+        epoch, armed = self.failures.standing(agent)
         p = Pending(body, exact, call, epoch, wait, tool, args, norm)
         pending = a.pending
         pending.pop(call_id, None)  # an id used again is the newest call
@@ -214,7 +214,7 @@ class DefaultRules:
         if len(pending) > _PENDING_CAP:
             del pending[next(iter(pending))]
         self.monologue.call(agent)
-        p.found = self._judge(agent, p)
+        p.found = self._judge(agent, p, armed)
         return p
 
     def _form(self, tool: str, args: Any, exact: str, ignore: Any) -> tuple[tuple[str, str, bool], Any]:
@@ -234,10 +234,12 @@ class DefaultRules:
             forms[(tool, exact)] = form
         return form, norm
 
-    def _judge(self, agent: str, p: Pending) -> tuple[str, str] | None:
-        """`(rule, message)` when a failure streak, a run of one result or a loop blocks the call."""
+    def _judge(self, agent: str, p: Pending, armed: bool) -> tuple[str, str] | None:
+        """`(rule, message)` when a failure streak, a run of one result or a loop blocks the call (`armed`: the
+        failure arm could block one, `ProgressFailures.standing`).
+        """
         tool, body, epoch = p.tool, p.body, p.epoch
-        if self.failures.armed(agent):
+        if armed:
             o = self.failures.gate(agent, tool, p.normed(), body)
             if o is not None:
                 return o.rule, failure_message(tool, o)
