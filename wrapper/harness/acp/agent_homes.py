@@ -46,12 +46,13 @@ def _kilo_config(env: dict[str, str]) -> dict[str, object]:
 def kilo_ask(env: dict[str, str]) -> dict[str, str]:
     """Kilo Code (an opencode fork): bash, edit and webfetch ask, as the opencode preset does.
 
-    A `permission` the person set in `KILO_CONFIG_CONTENT` is kept; their own kilo.json still applies
-    underneath, since the inline config only adds to it.
+    A `permission` the person set in `KILO_CONFIG_CONTENT` is replaced there (it would let a repeat run
+    unasked), after `own.kilo_settings` has read it: it answers these asks as Kilo would have. The rest of
+    the inline config is kept, and their own kilo.json applies underneath.
     """
     out = dict(env)
     cfg = _kilo_config(out)
-    cfg.setdefault("permission", dict(_ASK))
+    cfg["permission"] = dict(_ASK)
     out["KILO_CONFIG_CONTENT"] = json.dumps(cfg)
     for k in ("KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE"):
         out.setdefault(k, "1")
