@@ -46,12 +46,13 @@ def _kilo_config(env: dict[str, str]) -> dict[str, object]:
 def kilo_ask(env: dict[str, str]) -> dict[str, str]:
     """Kilo Code (an opencode fork): bash, edit and webfetch ask, as the opencode preset does.
 
-    A `permission` the person set in `KILO_CONFIG_CONTENT` is kept; their own kilo.json still applies
-    underneath, since the inline config only adds to it.
+    A `permission` the person set in `KILO_CONFIG_CONTENT` is replaced there (it would let a repeat run
+    unasked), after `own.kilo_settings` has read it: it answers these asks as Kilo would have. The rest of
+    the inline config is kept, and their own kilo.json applies underneath.
     """
     out = dict(env)
     cfg = _kilo_config(out)
-    cfg.setdefault("permission", dict(_ASK))
+    cfg["permission"] = dict(_ASK)
     out["KILO_CONFIG_CONTENT"] = json.dumps(cfg)
     for k in ("KILO_DISABLE_AUTOUPDATE", "KILO_DISABLE_SHARE"):
         out.setdefault(k, "1")
@@ -76,8 +77,13 @@ def opencode_style_config(base_url: str, model: str) -> dict[str, object]:
 
 
 def kilo_home(base_url: str, home: Path, model: str) -> dict[str, str]:
-    """Kilo Code: the mock as an `@ai-sdk/openai-compatible` provider (bundled), no model list fetch."""
+    """Kilo Code: the mock as an `@ai-sdk/openai-compatible` provider (bundled), no model list fetch, and the
+    offline person's own settings asking before commands, edits and fetches (as opencode's home has them).
+    """
     env = {"KILO_CONFIG_CONTENT": json.dumps(opencode_style_config(base_url, model))}
+    own = home / ".config" / "kilo"
+    own.mkdir(parents=True, exist_ok=True)
+    (own / "kilo.json").write_text(json.dumps({"permission": _ASK}))
     for k in (
         "KILO_DISABLE_MODELS_FETCH",
         "KILO_DISABLE_AUTOUPDATE",
@@ -214,3 +220,26 @@ def codex_defaults(home: Path) -> None:
     """Codex's config with its default approval policy (`on-request`: it runs what its sandbox allows)."""
     f = home / ".codex" / "config.toml"
     f.write_text(f.read_text().replace('approval_policy = "untrusted"', 'approval_policy = "on-request"'))
+
+
+def kilo_defaults(home: Path) -> None:
+    """Kilo's settings for an unattended demo: its shell runs without asking (`permission.bash = "allow"`).
+
+    Kilo's own default asks before every shell command not on its read-only list (a `curl` asks), which a
+    person who wants Kilo to work alone turns off this way; edits and fetches are Kilo's default, allowed.
+    """
+    (home / ".config" / "kilo" / "kilo.json").write_text(json.dumps({"permission": {"bash": "allow"}}))
+
+
+def qwen_defaults(home: Path) -> None:
+    """Qwen Code's settings for an unattended demo: `tools.approvalMode = "yolo"`.
+
+    Qwen's default mode, `auto`, has a model classifier approve or refuse each call; breaker-tui cannot
+    repeat it, so under it every ask of Qwen's would reach the person. `yolo` is what Qwen itself runs
+    unattended with (`qwen review` starts its child so); breaker-tui still sets its session to `default`,
+    so Qwen still asks and the repeat check still runs before each call.
+    """
+    f = home / ".qwen" / "settings.json"
+    settings = json.loads(f.read_text())
+    settings.setdefault("tools", {})["approvalMode"] = "yolo"
+    f.write_text(json.dumps(settings))

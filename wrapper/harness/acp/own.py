@@ -1,6 +1,6 @@
 """What the person's own agent settings say about a permission: breaker-tui answers for them with it.
 
-breaker-tui makes opencode, Claude Code, Codex and Gemini CLI ask before commands and edits (so it can refuse a repeat
+breaker-tui makes every agent it knows ask before commands and edits (so it can refuse a repeat
 before it runs), which is more than the person's own settings may ask. So it reads those settings
 once at launch, and answers each ask the engine has no objection to the way the person's own agent
 would have decided it: "allow" runs without a question, "deny" is refused, and only "ask" reaches the
@@ -20,6 +20,13 @@ person (or the `--approvals` policy). Answers made so are recorded as `policy (y
   else `general.defaultApprovalMode` (system settings, then the project's `.gemini/settings.json`, then
   `~/.gemini/settings.json`, then the system defaults; `yolo` there is ignored, as Gemini ignores it):
   `yolo` allows, `auto_edit` allows edits, `default` asks, `plan` (read-only) refuses edits and asks the rest.
+- Qwen Code: the approval mode, as Qwen picks it: `--approval-mode X`, `--yolo`, else `tools.approvalMode`
+  (system settings, the project's `.qwen/settings.json`, `$QWEN_HOME` or `~/.qwen/settings.json`, the
+  system defaults), else `auto`, whose model classifier breaker-tui cannot repeat (so the person is asked).
+- Kilo: opencode's `permission` table (a rule list where the last match wins), read after Kilo's own
+  defaults, which ask before a shell command that is not on its read-only list; from
+  `~/.config/kilo/{config,kilo,opencode}.json[c]`, `$KILO_CONFIG`, `~/.kilo[code]/`, the project's
+  `kilo.json[c]` / `opencode.json[c]` and `.kilo[code]/`, `KILO_CONFIG_CONTENT`, then `/etc/kilo/`.
 
 Each agent's `Preset.own` names its reader here (an `OwnReader`); an agent without one sends every ask to
 the person. A reader returns an `OwnSettings` whose `decide` reads its agent's own kind of setting.
@@ -56,8 +63,8 @@ class OwnSettings:
         return self.default
 
 
-class _GeminiSettings(OwnSettings):
-    """Gemini CLI's approval mode: `auto_edit` allows edits, `plan` refuses them."""
+class _ModeSettings(OwnSettings):
+    """Gemini CLI's and Qwen Code's approval mode: `auto_edit` allows edits, `plan` refuses them."""
 
     def decide(self, kind: str, name: str, command: str) -> Own | None:
         mode = self.per_tool.get("mode")
@@ -65,7 +72,7 @@ class _GeminiSettings(OwnSettings):
         if mode == "auto_edit" and edit:
             return "allow"
         if mode == "plan" and edit:
-            return "deny"  # read-only: Gemini itself would not have written
+            return "deny"  # read-only: the agent itself would not have written
         return self.default
 
 
@@ -239,7 +246,163 @@ def gemini_settings(env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettin
     default: Own | None = "allow" if mode == "yolo" else "ask"
     if mode not in ("yolo", "auto_edit", "plan", "default"):
         default = None  # not a mode Gemini knows: the person decides
-    return _GeminiSettings("gemini", default, {"mode": mode}, {}, f"{source} = {mode}")
+    return _ModeSettings("gemini", default, {"mode": mode}, {}, f"{source} = {mode}")
+
+
+# Kilo's defaults for the code agent (`@kilocode/cli` 7.7.7), as its rules list holds them: opencode's base
+# (everything allowed; its loop guard and paths outside the project ask), then Kilo's shell table (ask, but
+# for read-only and file-handling commands). The person's `permission` comes after them and so wins.
+_KILO_SAFE_SHELL = (
+    *("cat", "head", "tail", "less", "ls", "tree", "pwd", "echo", "wc", "which", "type", "file", "diff", "du"),
+    *("df", "date", "uname", "whoami", "printenv", "man", "grep", "rg", "ag", "sort", "uniq", "cut", "tr", "jq"),
+    *("touch", "mkdir", "cp", "mv", "tsc", "tsgo", "tar", "unzip", "gzip", "gunzip"),
+)
+KILO_DEFAULTS: dict[str, Any] = {
+    "*": "allow",
+    "doom_loop": "ask",
+    "external_directory": {"*": "ask"},
+    "bash": {"*": "ask", **{f"{c} *": "allow" for c in _KILO_SAFE_SHELL}},
+}
+_KILO_FILES = ("config.json", "kilo.json", "kilo.jsonc", "opencode.json", "opencode.jsonc")
+
+
+def wildcard(text: str, pattern: str) -> bool:
+    """opencode's and Kilo's `Wildcard.match`: `*` any run (newlines too), `?` one character, everything else
+    literal, and a pattern ending in ` *` also matches the bare command (`ls *` matches `ls`).
+    """
+    tail = pattern.endswith(" *")
+    body = pattern[:-2] if tail else pattern
+    rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in body.replace("\\", "/"))
+    return re.fullmatch(rx + ("( .*)?" if tail else ""), text.replace("\\", "/"), flags=re.S) is not None
+
+
+def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    """Kilo's config merge (later wins, tables merged key by key; a key keeps its first place)."""
+    out = dict(low)
+    for k, v in high.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _rules(permission: Any) -> list[tuple[str, str, str]]:
+    """A `permission` value as Kilo's rules list: (tool pattern, input pattern, action), in order."""
+    if isinstance(permission, str):
+        permission = {"*": permission}
+    if not isinstance(permission, dict):
+        return []
+    out: list[tuple[str, str, str]] = []
+    for tool, v in permission.items():
+        if isinstance(v, str):
+            out.append((str(tool), "*", v))
+        elif isinstance(v, dict):  # a null removes an inherited entry
+            out.extend((str(tool), str(p), a) for p, a in v.items() if isinstance(a, str))
+    return [r for r in out if r[2] in _ACTIONS]
+
+
+class _KiloSettings(OwnSettings):
+    """Kilo's rules: the last one whose tool and input patterns both match decides (none: Kilo asks)."""
+
+    def decide(self, kind: str, name: str, command: str) -> Own | None:
+        tool = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}.get(kind)
+        if tool is None:
+            return None  # its loop guard, a path outside the project, ...: Kilo's own default for those asks
+        rules: list[tuple[str, str, str]] = self.per_tool.get("rules", [])
+        found = next((a for t, p, a in reversed(rules) if wildcard(tool, t) and wildcard(command, p)), "ask")
+        return found  # type: ignore[return-value]
+
+
+def _kilo_layers(env: dict[str, str], cwd: str) -> list[Path]:
+    """Kilo's config files, lowest first: global, `$KILO_CONFIG`, the home and project folders (unless
+    `KILO_DISABLE_PROJECT_CONFIG`); `KILO_CONFIG_CONTENT` and the managed folder come after them.
+    """
+    home = _home(env)
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    files = [xdg / "kilo" / f for f in _KILO_FILES]
+    if env.get("KILO_CONFIG"):
+        files.append(Path(env["KILO_CONFIG"]))
+    for d in (home / ".kilocode", home / ".kilo"):  # `.kilo` wins over the legacy `.kilocode`
+        files += [d / f for f in _KILO_FILES[1:]]
+    if not env.get("KILO_DISABLE_PROJECT_CONFIG"):
+        ws = Path(cwd)
+        files += [ws / f for f in ("opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc")]
+        for d in (ws / ".kilocode", ws / ".kilo"):
+            files += [d / f for f in _KILO_FILES[1:]]
+    return files
+
+
+def kilo_settings(env: dict[str, str], cwd: str) -> OwnSettings:
+    """Kilo's `permission`, merged the way Kilo merges its config layers, after its own defaults.
+
+    Kilo is an opencode fork with the same `permission` table, but its defaults differ: a shell command asks
+    unless it is on its read-only list, so with no settings a `curl` asks the person.
+    """
+    merged: dict[str, Any] = {}
+    sources: list[str] = []
+
+    def add(where: str, cfg: dict[str, Any]) -> None:
+        nonlocal merged
+        perm = cfg.get("permission")
+        if isinstance(perm, str):
+            perm = {"*": perm}
+        if isinstance(perm, dict):
+            merged = _deep_merge(merged, {"permission": perm})
+            sources.append(where)
+
+    for f in _kilo_layers(env, cwd):
+        add(str(f), _jsonc(f))
+    try:
+        content = json.loads(env.get("KILO_CONFIG_CONTENT") or "{}")
+    except ValueError:
+        content = {}
+    add("KILO_CONFIG_CONTENT", content if isinstance(content, dict) else {})
+    managed = Path(env.get("KILO_TEST_MANAGED_CONFIG_DIR") or "/etc/kilo")
+    for name in _KILO_FILES[1:]:
+        add(str(managed / name), _jsonc(managed / name))
+    rules = _rules(KILO_DEFAULTS) + _rules(merged.get("permission"))
+    source = (
+        f"{', '.join(sources)}: permission" if sources else "Kilo's defaults (shell asks but for read-only commands)"
+    )
+    return _KiloSettings("kilo", None, {"rules": rules}, {}, source)
+
+
+_QWEN_MODES = ("plan", "default", "auto-edit", "auto", "yolo")
+
+
+def qwen_settings(env: dict[str, str], cwd: str, argv: list[str]) -> OwnSettings:
+    """Qwen Code's approval mode, as Qwen picks it: `--approval-mode X`, `--yolo`, else `tools.approvalMode`
+    (system settings, then the project's `.qwen/settings.json`, then `$QWEN_HOME` or `~/.qwen`, then the
+    system defaults), else `auto`.
+
+    `auto` has a model classifier approve or refuse each call, which breaker-tui cannot repeat, so under it
+    every ask goes to the person; `yolo` allows, `auto-edit` allows edits, `default` asks, `plan` refuses edits.
+    """
+    mode, source = "", ""
+    for i, a in enumerate(argv):
+        if a == "--approval-mode" and i + 1 < len(argv):
+            mode, source = argv[i + 1], "your --approval-mode"
+        elif a.startswith("--approval-mode="):
+            mode, source = a.split("=", 1)[1], "your --approval-mode"
+        elif a in ("--yolo", "-y") and not mode:
+            mode, source = "yolo", f"your {a}"
+    if not mode:
+        system = Path(env.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json")
+        defaults = Path(env.get("QWEN_CODE_SYSTEM_DEFAULTS_PATH") or system.parent / "system-defaults.json")
+        user = Path(env["QWEN_HOME"]) if env.get("QWEN_HOME") else _home(env) / ".qwen"
+        for f in (system, Path(cwd) / ".qwen" / "settings.json", user / "settings.json", defaults):
+            tools = _jsonc(f).get("tools")
+            v = tools.get("approvalMode") if isinstance(tools, dict) else None
+            if isinstance(v, str) and v.strip():
+                mode, source = v, f"{f}: tools.approvalMode"
+                break
+    mode = mode.strip().lower().replace("_", "-")
+    mode = "auto-edit" if mode == "autoedit" else mode
+    if not mode:
+        mode, source = "auto", "Qwen's default approval mode"
+    modes: dict[str, Own] = {"yolo": "allow", "default": "ask", "auto-edit": "ask", "plan": "ask"}
+    default = modes.get(mode)  # None: `auto`'s classifier, or a mode Qwen does not know; the person decides
+    return _ModeSettings(
+        "qwen", default, {"mode": {"auto-edit": "auto_edit"}.get(mode, mode)}, {}, f"{source} = {mode}"
+    )
 
 
 OwnReader = Callable[[dict[str, str], str, list[str]], OwnSettings]  # (agent's env, cwd, argv) -> its settings

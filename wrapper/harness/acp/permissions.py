@@ -156,7 +156,8 @@ class Permissions:
                 tool=name,
                 args=args,
                 reason=f"{self.agent_name} asks permission for: {inert(call.title or name, keep_newlines=False)[:500]}"
-                f" (its options: {inert(option_names(options), keep_newlines=False)[:300]})" + no_once_note(options),
+                f" ({whose_ask(v)}; its options: {inert(option_names(options), keep_newlines=False)[:300]})"
+                + no_once_note(options),
                 earlier=self.monitor.breaker.repeats_of(self.agent, call.call_id),
             )
         auto = self.monitor.auto_answer(q, v)  # only a call an allow-for-the-turn covers
@@ -226,6 +227,18 @@ class Permissions:
             call.refused = True
         r.items.append(ApprovalItem(q, answer, by, why))
         return r
+
+
+def whose_ask(v: Verdict) -> str:
+    """Whose question a permission request the breaker did not raise is: the agent's own, and what the check found.
+
+    The person then knows that this ask is no repeat (the agent's own settings or defaults want it
+    confirmed), and not the breaker holding a loop back.
+    """
+    if v.kind == "allow":
+        return "its own ask: breaker-tui's check found no repeat"
+    why = inert(v.message.splitlines()[0], keep_newlines=False)[:200] if v.message else v.rule or "a repeat"
+    return f"its own ask; breaker-tui's check found a repeat ({why}), left to you by [acp] deny = observe"
 
 
 def no_once_note(options: Any) -> str:

@@ -23,10 +23,12 @@ from wrapper.harness.acp.agent_homes import (
     gemini_defaults,
     gemini_home,
     kilo_ask,
+    kilo_defaults,
     kilo_home,
     opencode_ask,
     opencode_defaults,
     opencode_home,
+    qwen_defaults,
     qwen_home,
 )
 from wrapper.harness.acp.own import (
@@ -35,7 +37,9 @@ from wrapper.harness.acp.own import (
     claude_settings,
     codex_settings,
     gemini_settings,
+    kilo_settings,
     opencode_settings,
+    qwen_settings,
 )
 from wrapper.mock.codex_models import add_model_catalog
 from wrapper.paths import data_dir
@@ -190,7 +194,9 @@ PRESETS: dict[str, Preset] = {
             "approves calls unasked): shell commands and edits ask, reads never",
             cannot="read_file, grep and glob never ask (a loop of them is stopped by cancelling the turn, after it "
             "ran); after a refusal it ends the turn, so the model does not read the denial in that turn",
+            own=qwen_settings,
             mock_setup=qwen_home,
+            demo_defaults=qwen_defaults,
         ),
         Preset(
             name="kilo",
@@ -205,7 +211,9 @@ PRESETS: dict[str, Preset] = {
             cannot="reads run unasked (stopped by cancelling the turn); after a refusal it ends the turn, as opencode"
             " does",
             ask_setup=kilo_ask,
+            own=lambda env, cwd, argv: kilo_settings(env, cwd),
             mock_setup=kilo_home,
+            demo_defaults=kilo_defaults,
         ),
     )
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from wrapper.harness.acp.cli import agents
+from wrapper.harness.acp.own import kilo_settings
 from wrapper.harness.acp.presets import PRESETS, ask_env, mock_env
 from wrapper.harness.acp.resolve import preset_for, resolve
 
@@ -42,13 +43,15 @@ def test_qwen_is_made_to_ask_by_its_mode_and_pointed_at_the_endpoint(tmp_path: P
     assert settings["telemetry"]["enabled"] is False
 
 
-def test_kilo_asks_before_shell_edit_and_fetch_and_keeps_the_persons_permission() -> None:
+def test_kilo_asks_before_shell_edit_and_fetch_and_its_own_permission_answers_them(tmp_path: Path) -> None:
     p = PRESETS["kilo"]
     cfg = json.loads(ask_env(p, {})["KILO_CONFIG_CONTENT"])
     assert cfg["permission"] == {"bash": "ask", "edit": "ask", "webfetch": "ask"}
-    own = json.dumps({"permission": {"bash": "deny"}, "model": "x/y"})
-    kept = json.loads(ask_env(p, {"KILO_CONFIG_CONTENT": own})["KILO_CONFIG_CONTENT"])
-    assert kept == {"permission": {"bash": "deny"}, "model": "x/y"}
+    mine = {"KILO_CONFIG_CONTENT": json.dumps({"permission": {"bash": "allow"}, "model": "x/y"})}
+    # read first (`own.py`), then replaced: an allow left there would let a repeat run unasked
+    assert kilo_settings({**mine, "HOME": str(tmp_path)}, str(tmp_path)).decide("execute", "", "curl x") == "allow"
+    asking = json.loads(ask_env(p, mine)["KILO_CONFIG_CONTENT"])
+    assert asking == {"permission": {"bash": "ask", "edit": "ask", "webfetch": "ask"}, "model": "x/y"}
     for broken in ("{not json", "[1, 2]"):  # an unreadable inline config still gets the asks
         fixed = json.loads(ask_env(p, {"KILO_CONFIG_CONTENT": broken})["KILO_CONFIG_CONTENT"])
         assert fixed["permission"]["bash"] == "ask"
