@@ -344,7 +344,9 @@ class BreakerApp(FrontEnd, Actions):
             self._notice(_denial_notice(item))
 
     def _on_result(self, item: ResultItem) -> None:
-        self.w_stream.result(item)
+        # the agent's own record of the call, when it sent one (an ACP agent relays what its calls returned)
+        relayed = None if item.call_id in self._derived else self.calls.get(item.call_id)
+        self.w_stream.result(item, relayed)
         self.note_result(item)
 
     def _on_trip(self, item: TripItem) -> None:
