@@ -30,7 +30,7 @@ from textual.widgets._tabs import Underline
 
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
-from tui.actions import STOPPING, Actions
+from tui.actions import STOPPING, STOPPING_SOON, Actions
 from tui.frontend import FrontEnd
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
@@ -413,6 +413,7 @@ class BreakerApp(FrontEnd, Actions):
                 self.w_output.display = True
             self._close_questions(lambda q: True, "the agent exited")
             self._unsay(STOPPING)  # the stream says how it ended
+            self._unsay(STOPPING_SOON)
             if self._last_trip is not None:
                 self._clear_banner()
         elif item.kind == "error":
