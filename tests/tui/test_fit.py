@@ -234,3 +234,16 @@ async def test_a_title_too_long_for_the_banner_keeps_its_start_on_the_row() -> N
         await pilot.pause()
         top = _on_screen(app)[0]
         assert "replay: 20261206-144655-dev-session" in top and top.rstrip().endswith("…"), top
+
+
+async def test_a_calls_long_output_wraps_at_60_columns_rather_than_scroll_sideways() -> None:
+    msgs = [scripts.ready(), *scripts.turn(1, "Run it")]
+    msgs += scripts.call(0, "bash", {"command": "./long.sh"}, result="x" * 150 + "\nshort")
+    app, src = make(msgs)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press("ctrl+d")
+        await wait_until(lambda: isinstance(app.screen, CallScreen), 10, "the call opened")
+        await pilot.pause()
+        assert cut_sideways(app.screen) == []
+        assert any(row.count("x") > 40 for row in _on_screen(app)), "the long line is shown, wrapped"

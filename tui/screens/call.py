@@ -80,7 +80,9 @@ class CallScreen(ModalScreen[None]):
                     inert(c.output) or self.nothing(),
                     read_only=True,
                     show_line_numbers=True,
-                    soft_wrap=False,
+                    # wrapped: a line wider than the box scrolled the whole output sideways (at 60 columns, any
+                    # line past 51 characters); the line numbers still tell one line from the next
+                    soft_wrap=True,
                     id="call-output",
                 )
 
