@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import on
+from textual import actions, on
+from textual.actions import ActionParseResult
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -42,7 +43,9 @@ NEEDS_SESSION = frozenset(
 )
 
 
+OPENING = "the session is still opening"
 STOPPING = "stopping the child…"  # said on ctrl+k; taken back once the child's exit is known
+STOPPING_SOON = "ctrl+k: the child is stopped as soon as it has started…"  # a kill asked while it starts
 
 
 class Actions(Saying, App[int]):
@@ -114,12 +117,34 @@ class Actions(Saying, App[int]):
         if action == "cancel_turn" and self.prompts_pending:
             return ""  # a message on its way is a turn about to run: the cancel follows it (`_deliver`)
         if action in NEEDS_SESSION and not self.source.ready:
-            return "the session is still opening"  # nothing to stop, switch or reset yet
+            return OPENING  # nothing to stop, switch or reset yet
         if action in ("kill", "cancel_turn") and self.source.info.child == "exited":
             return "the child has exited (ctrl+r restarts it)"  # the footer offers restart and quit
         if action == "cancel_turn" and not self.source.info.busy:
             return "no turn is running"  # the footer offers it again with the next turn
         return ""
+
+    async def run_action(
+        self, action: str | ActionParseResult, default_namespace: Any = None, namespaces: Any = None
+    ) -> bool:
+        """Textual's, but a session key pressed while the session opens is not passed on as if unbound.
+
+        `check_action` keeps those keys off the footer while nothing can take them, and Textual then hands
+        the key to the focused widget: ctrl+k pressed in the first second or so after `breaker-tui -- AGENT`
+        started went to the prompt box (its delete-to-end-of-line) and the agent ran on. Now a kill waits for
+        the child and stops it the moment it has started; the other session keys say why they do nothing.
+        """
+        parsed = actions.parse(action) if isinstance(action, str) else action
+        name = parsed[1]
+        on_app = parsed[0] == "app" or (not parsed[0] and default_namespace in (None, self))
+        if on_app and self.exists(name) and self.why_not_now(name) == OPENING:
+            if name == "kill":
+                await self.action_kill()
+            else:
+                label = next((k.label for k in keys.KEYS if k.action == name), name)
+                self.say(f"{label}: {OPENING}; press it again once it has")
+            return True
+        return await super().run_action(action, default_namespace, namespaces)
 
     def _refused(self, what: str) -> None:
         note = self.source.notes.pop() if self.source.notes else f"{what} is not available here"
@@ -150,6 +175,8 @@ class Actions(Saying, App[int]):
         self.say(STOPPING)
         if not await self.source.kill():
             self._refused("kill")
+        elif getattr(self.source, "kill_waits", False):  # pressed while the session opened: it waits for the child
+            self.say(STOPPING_SOON)
 
     async def action_restart(self) -> None:
         """Restart the child on the same session (its questions are denied first, as for a kill)."""

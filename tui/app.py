@@ -30,7 +30,7 @@ from textual.widgets._tabs import Underline
 
 from themes import STYLESHEET, THEMES, palette
 from tui import keys
-from tui.actions import STOPPING, Actions
+from tui.actions import STOPPING, STOPPING_SOON, Actions
 from tui.frontend import FrontEnd
 from tui.screens.approval import ApprovalScreen
 from tui.screens.main import MainScreen
@@ -344,7 +344,9 @@ class BreakerApp(FrontEnd, Actions):
             self._notice(_denial_notice(item))
 
     def _on_result(self, item: ResultItem) -> None:
-        self.w_stream.result(item)
+        # the agent's own record of the call, when it sent one (an ACP agent relays what its calls returned)
+        relayed = None if item.call_id in self._derived else self.calls.get(item.call_id)
+        self.w_stream.result(item, relayed)
         self.note_result(item)
 
     def _on_trip(self, item: TripItem) -> None:
@@ -411,6 +413,7 @@ class BreakerApp(FrontEnd, Actions):
                 self.w_output.display = True
             self._close_questions(lambda q: True, "the agent exited")
             self._unsay(STOPPING)  # the stream says how it ended
+            self._unsay(STOPPING_SOON)
             if self._last_trip is not None:
                 self._clear_banner()
         elif item.kind == "error":

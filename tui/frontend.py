@@ -185,7 +185,7 @@ class FrontEnd(Resuming, App[int]):
         """Open the newest call with a diff or output (its whole output, scrollable)."""
         for c in reversed(self.calls.values()):
             if openable(c):
-                self.push_screen(CallScreen(c, self.w_stream.palette))
+                self.push_screen(CallScreen(c, self.w_stream.palette, relayed=c.call_id not in self._derived))
                 return
         self.say("no tool call with a diff or output yet")
 
@@ -200,7 +200,7 @@ class FrontEnd(Resuming, App[int]):
     def _open_step(self, event: StepsList.Open) -> None:
         c = self.calls.get(event.call_id)
         if c is not None:
-            self.push_screen(CallScreen(c, self.w_stream.palette))
+            self.push_screen(CallScreen(c, self.w_stream.palette, relayed=c.call_id not in self._derived))
 
     def has_modes(self) -> bool:
         """Whether the agent has a mode to cycle to (shift+tab)."""

@@ -210,6 +210,8 @@ class LiveSource(Source):
         self._session: HarnessSession | None = None
         self._opened = asyncio.Event()
         self._enforcing: bool | None = None  # asked for before the session opened
+        self._started = False  # the child was started (a kill before that waits for it: `kill`)
+        self._kill_asked = False
         self._signals: signals.Handling | None = None
         if opened:
             self._open()
@@ -286,7 +288,11 @@ class LiveSource(Source):
         # SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the child's group, remove the run
         # directory and close the recording before the app exits, as in every other mode
         self._signals = signals.install(self.session, after=self._signalled)
-        if self.first_prompt:
+        self._started = True
+        if self._kill_asked:  # ctrl+k while it started: stopped now, and no demo prompt goes to it
+            self._first_done = True
+            await self.session.kill()
+        elif self.first_prompt:
             self._first = asyncio.ensure_future(self._first_prompt())
         breathe = Breather()
         async for item in self.session:
@@ -347,7 +353,16 @@ class LiveSource(Source):
         return await self.session.cancel()
 
     async def kill(self) -> bool:
+        """Kill the child; asked before it was started (the first second or so), once it has been."""
+        if not self._started:
+            self._kill_asked = True
+            return True
         return await self.session.kill() is not None
+
+    @property
+    def kill_waits(self) -> bool:
+        """A kill was asked for before the child started: it is stopped the moment it has."""
+        return self._kill_asked and not self._started
 
     async def restart(self) -> bool:
         return await self.session.restart()

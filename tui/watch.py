@@ -41,6 +41,12 @@ from wrapper.hooks.watching import AskLink
 from wrapper.safetext import inert
 
 COLUMNS = ("agent", "project", "session", "calls", "refused", "last verdict")
+# below the width the full set needs, the refused count joins the calls (`6 ✗2`, the timeline's glyph), then
+# the project, the last verdict and the session give way, each to its floor, in that order, cut with `…`
+NARROW = ("agent", "project", "session", "calls", "last verdict")
+GIVE_WAY = {"project": 6, "last verdict": 8, "session": 5}
+CELL_PAD = 2  # a DataTable cell's padding, one each side
+SCROLLBAR = 2  # the list's vertical scrollbar, there when the rows outgrow its quarter of the screen
 SESSION_CELLS = 9  # Claude's and Gemini's session ids are 36-character UUIDs: the first 8 tell them apart
 PROJECT_CELLS = 18  # the folder's tail is kept: it names the project
 ROOMY_HEIGHT = 32  # below this many rows an ask hides the scores, so the window it is about stays in view
@@ -89,6 +95,45 @@ def session_label(session: str) -> str:
 def clip_tail(text: str, cells: int) -> str:
     """`text` in at most `cells` characters, its end kept (`…` marks the cut)."""
     return text if len(text) <= cells else "…" + text[len(text) - cells + 1 :]
+
+
+def list_layout(rows: list[dict[str, object]], width: int) -> tuple[tuple[str, ...], dict[str, int]]:
+    """The list's columns and each one's width, so that the table fits `width` cells without scrolling sideways.
+
+    The full set when it fits; else the narrower one (`NARROW`), whose columns then give way (`GIVE_WAY`).
+    """
+    for names in (COLUMNS, NARROW):
+        cells = [row_cells(r, names) for r in rows]
+        widths = {n: max([len(n), *(len(c[i]) for c in cells)]) for i, n in enumerate(names)}
+        if sum(widths.values()) + CELL_PAD * len(names) <= width:
+            return names, widths
+    over = sum(widths.values()) + CELL_PAD * len(names) - width
+    for name, floor in GIVE_WAY.items():
+        cut = min(over, max(0, widths[name] - floor))
+        widths[name] -= cut
+        over -= cut
+    return names, widths
+
+
+def row_cells(r: dict[str, object], names: tuple[str, ...]) -> list[str]:
+    """A session's cells under the columns `names`, uncut (the project already in its `PROJECT_CELLS`)."""
+    calls = str(r.get("calls"))
+    if "refused" not in names and r.get("denials"):  # the narrow set: the refused count beside the calls
+        calls += f" {DENIED}{r.get('denials')}"
+    every = {
+        "agent": str(r.get("agent")),
+        "project": clip_tail(project_label(str(r.get("cwd") or "")), PROJECT_CELLS),
+        "session": session_label(str(r.get("session"))),
+        "calls": calls,
+        "refused": str(r.get("denials")),
+        "last verdict": str(r.get("last")),
+    }
+    return [inert(every[n], keep_newlines=False) for n in names]
+
+
+def clip(name: str, text: str, cells: int) -> str:
+    """A cell cut to its column: the project keeps its end (the folder's name), the others their start."""
+    return clip_tail(text, cells) if name == "project" else clip_head(text, cells)
 
 
 @dataclass(frozen=True)
@@ -140,15 +185,23 @@ def ask_text(asks: list[dict[str, Any]], now: float) -> Text:
     return t
 
 
-def calls_table(s: AgentScores, colours: tuple[str, str, str], failure_limit: int) -> Table:
-    """The scores a hook can feed: the calls refused and asked, the local policy, the calls that keep failing."""
+def calls_table(s: AgentScores, colours: tuple[str, str, str], failure_limit: int, room: int = 0) -> Table:
+    """The scores a hook can feed: the calls refused and asked, the local policy, the calls that keep failing.
+
+    The local policy goes on a row of its own when the calls' row would not fit `room` cells (0: any width),
+    rather than lose its end to an ellipsis (`local repeats: allowed this…`).
+    """
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=11, min_width=11, no_wrap=True)
     grid.add_column(no_wrap=True, overflow="ellipsis")
     local = "allowed this turn" if s.local_exempt else "refused this turn" if s.local_refused else "ask"
-    hot = s.denials or s.ran_tripped
-    tools = f"refused {s.denials} · asked {s.asks} · local repeats: {local}"
-    grid.add_row(Text("calls", "bold"), Text(tools, colours[2] if hot else colours[0]))
+    colour = colours[2] if s.denials or s.ran_tripped else colours[0]
+    counts = f"refused {s.denials} · asked {s.asks}"
+    if not room or len(f"{counts} · local repeats: {local}") <= room:
+        grid.add_row(Text("calls", "bold"), Text(f"{counts} · local repeats: {local}", colour))
+    else:
+        grid.add_row(Text("calls", "bold"), Text(counts, colour))
+        grid.add_row(Text("local", "bold"), Text(f"repeats: {local}", colour))
     for sig, n in s.failures[-4:]:
         sig_text = inert(sig, keep_newlines=False)[:60]
         grid.add_row(Text("failing", "bold"), Text(f"{n}× {sig_text}", heat(n, failure_limit, colours)))
@@ -165,8 +218,9 @@ class CallScores(ScoresPanel):
     def show(self, s: AgentScores | None, width: int = 16) -> None:
         super().show(s, width)
         if s is not None:
-            misc = self.query_one("#misc", Line)
-            misc.update(calls_table(s, self.colours, self.failure_limit), height=1 + min(4, len(s.failures)))
+            room = max(0, self.content_region.width - 12)  # what the label column and its gap leave
+            table = calls_table(s, self.colours, self.failure_limit, room)
+            self.query_one("#misc", Line).update(table, height=table.row_count)
 
 
 def state_line(n: int) -> str:
@@ -201,8 +255,7 @@ class WatchApp(App[str]):
     /* a hook sees the calls only, never the text the repetition and degeneracy lenses score */
     #scores #rep, #scores #deg { display: none; }
     WatchApp.cramped #scores { display: none; }
-    /* its fingerprint column is wider than any terminal: a lone sideways thumb read as a stray glyph */
-    #window { height: 1fr; min-height: 4; border: round $primary-darken-2; scrollbar-size-horizontal: 0; }
+    #window { height: 1fr; min-height: 4; border: round $primary-darken-2; }
     """
     ENABLE_COMMAND_PALETTE = False  # nothing to pick there: its footer cell went to the keys
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -228,6 +281,8 @@ class WatchApp(App[str]):
         self.asks: list[dict[str, Any]] = []  # the waiting asks, oldest first, as the server last sent them
         self.asking: str | None = None  # the oldest ask's session, until the list shows it and it is selected
         self.link: AskLink | None = None
+        self.rows: list[dict[str, object]] = []  # the sessions as last listed, laid out again on a resize
+        self.layout: tuple[tuple[str, int], ...] = ()  # the list's columns and their widths
 
     def compose(self) -> ComposeResult:
         yield Static("", id="state")
@@ -238,7 +293,6 @@ class WatchApp(App[str]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#sessions", DataTable).add_columns(*COLUMNS)
         self.query_one("#window", WindowTable).border_title = "window"
         self.action_refresh()
         self.set_interval(self.refresh_s, self.action_refresh)
@@ -274,15 +328,21 @@ class WatchApp(App[str]):
     def _show(self, rows: list[dict[str, object]]) -> None:
         table = self.query_one("#sessions", DataTable)
         keep, row = self.selected(), table.cursor_row
-        table.clear()
+        self.rows = rows
+        scrolls = len(rows) + 1 > max(3, self.size.height // 4)  # the list's max-height: a quarter of the screen
+        names, widths = list_layout(rows, self.size.width - (SCROLLBAR if scrolls else 0))
+        layout = tuple((n, widths[n]) for n in names)
+        table.clear(columns=layout != self.layout)
+        if layout != self.layout:  # fixed widths: a column never grows past what the layout gave it
+            self.layout = layout
+            for name, room in layout:
+                table.add_column(clip_head(name, room), width=room)
         self.recordings = {}
         for r in rows:
             key = f"{r.get('agent')}/{r.get('session')}"
             self.recordings[key] = str(r.get("recording") or "")
-            project = clip_tail(project_label(str(r.get("cwd") or "")), PROJECT_CELLS)
-            cells = (r.get("agent"), project, session_label(str(r.get("session"))))
-            counts = (r.get("calls"), r.get("denials"), r.get("last"))
-            table.add_row(*(inert(str(c), keep_newlines=False) for c in (*cells, *counts)), key=key)
+            cells = row_cells(r, names)
+            table.add_row(*(clip(n, c, widths[n]) for n, c in zip(names, cells, strict=True)), key=key)
         if rows:  # the same session stays selected when a new one comes in above it
             table.move_cursor(row=min(row, len(rows) - 1))
             if keep is not None:
@@ -399,7 +459,13 @@ class WatchApp(App[str]):
         self.refresh_bindings()
 
     def on_resize(self) -> None:
+        # after the App's own handler, which this one runs before, has taken the new size
+        self.call_later(self._resized)
+
+    def _resized(self) -> None:
         self._show_ask()
+        with contextlib.suppress(NoMatches):  # a resize that comes as the screen is taken down
+            self._show(self.rows)
 
     async def action_answer(self, say: str) -> None:
         """The person's answer to the oldest waiting ask (the server takes the first answer of any watch)."""

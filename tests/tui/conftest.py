@@ -80,3 +80,20 @@ def text_of(widget: Any) -> str:
     console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content)
     return console.export_text()
+
+
+def cut_sideways(screen: Any) -> list[str]:
+    """The widgets of `screen` whose content is wider than what they show: a sideways scrollbar (drawn or
+    hidden), or a box reaching past the terminal's right edge. Empty: the screen fits its width, and anything
+    too long for it was cut with intent (an ellipsis, a narrower column set).
+    """
+    out = []
+    width = screen.size.width
+    for w in screen.query("*"):
+        if not w.display or not w.region.width:
+            continue
+        if w.region.right > width:
+            out.append(f"{w!r} reaches column {w.region.right} of {width}")
+        elif w.show_horizontal_scrollbar:
+            out.append(f"{w!r} scrolls sideways: {w.virtual_size.width} cells in {w.scrollable_content_region.width}")
+    return out

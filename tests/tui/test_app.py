@@ -37,7 +37,9 @@ async def test_the_window_panel_shows_a_detected_cycle() -> None:
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         cyc = [r for r in rows if r[2] == "CYC"]
         assert cyc and all(r[1].startswith("×") for r in cyc), rows
-        assert any("a.py" in r[3] for r in cyc), cyc
+        # the panel's fingerprint column is narrow at 140 columns: the calls are cut in their middle, keeping
+        # the tool and the end that tells the pages apart
+        assert all(r[3].startswith("read {") for r in cyc) and len({r[3] for r in cyc}) == len(cyc), cyc
         assert "cycle" in str(table.border_subtitle), table.border_subtitle
 
 

@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from engine import events as ev
 from tests.conftest import wait_until
 from tests.tui import scripts
-from tests.tui.conftest import make, settle, text_of
+from tests.tui.conftest import cut_sideways, make, settle, text_of
 from tests.tui.test_modes import SCREENS, footer
 from tui.app import create_app
 from tui.screens.approval import ApprovalScreen
@@ -58,6 +58,7 @@ async def test_ctrl_b_shows_the_window_and_the_scores_in_full_on_a_narrow_termin
         assert win.height >= 5 and win.bottom <= scores.y, (win, scores)
         assert scores.bottom <= app.w_prompt.region.y <= h, (scores, app.w_prompt.region)
         assert win.right <= w and scores.right <= w
+        assert cut_sideways(app.screen) == [], "a fingerprint too long for the panel ends in `…`, not out of sight"
         assert "ctrl+q" in footer(app.screen).values()
         await pilot.press("ctrl+b")
         await wait_until(lambda: app.w_stream.region.height > 0, 5, "the stream back")
@@ -215,6 +216,7 @@ async def test_at_60x20_every_screen_shows_its_key_lines_without_scrolling(
         for w in app.screen.children:  # each box is inside the terminal: no border or button cut off
             if w.display and w.region.area:
                 assert screen.contains_region(w.region), (w, w.region)
+        assert cut_sideways(app.screen) == [], "nothing scrolls sideways at 60 columns"
         if kind is StepsScreen:
             rows = [row for row in _on_screen(app) if "$ cat notes.txt" in row]
             assert len(rows) == 3 and all("· 15 lines" in row for row in rows), "one row a call, its tail on it"
@@ -232,3 +234,16 @@ async def test_a_title_too_long_for_the_banner_keeps_its_start_on_the_row() -> N
         await pilot.pause()
         top = _on_screen(app)[0]
         assert "replay: 20261206-144655-dev-session" in top and top.rstrip().endswith("…"), top
+
+
+async def test_a_calls_long_output_wraps_at_60_columns_rather_than_scroll_sideways() -> None:
+    msgs = [scripts.ready(), *scripts.turn(1, "Run it")]
+    msgs += scripts.call(0, "bash", {"command": "./long.sh"}, result="x" * 150 + "\nshort")
+    app, src = make(msgs)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, src, pilot)
+        await pilot.press("ctrl+d")
+        await wait_until(lambda: isinstance(app.screen, CallScreen), 10, "the call opened")
+        await pilot.pause()
+        assert cut_sideways(app.screen) == []
+        assert any(row.count("x") > 40 for row in _on_screen(app)), "the long line is shown, wrapped"

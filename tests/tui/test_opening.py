@@ -15,9 +15,11 @@ import signal
 import threading
 from typing import Any
 
+import pytest
 from textual.widgets import Footer
 
 from tests.conftest import wait_until
+from tests.tui.conftest import text_of
 from tui.app import create_app
 from tui.sources import LiveSource
 from wrapper.settings import Settings
@@ -182,5 +184,45 @@ async def test_an_enter_before_the_demos_own_prompt_has_gone_adds_a_line_and_sen
             gate.set()
             # sh takes no prompts: the demo's prompt never goes, and the person's enter is theirs again
             await wait_until(lambda: not src.first_pending, 60, "the first prompt settled")
+        finally:
+            gate.set()
+
+
+async def test_a_kill_pressed_while_the_session_opens_stops_the_child_once_it_has_started() -> None:
+    """ctrl+k in the first second or so after `breaker-tui -- AGENT` started went to the prompt box (its
+    delete-to-end-of-line: nothing seen) and the agent ran on. It is said, and acts once the child is there.
+    """
+    gate = threading.Event()
+    src = _source("", gate)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_until(lambda: app.w_prompt.has_focus, 30, "the prompt box")
+            await pilot.press(*"keep this")
+            await wait_until(lambda: app.w_prompt.text == "keep this", 30, "the typing")
+            app.w_prompt.move_cursor((0, 0))  # ctrl+k in the box would delete to the end of the line
+            assert not src.ready
+            await pilot.press("ctrl+k")
+            await wait_until(lambda: "stopped as soon as it has started" in text_of(app.w_notice), 30, "it is said")
+            assert app.w_prompt.text == "keep this", "the key did not go to the box"
+            gate.set()
+            await wait_until(lambda: src.ready and src.info.child == "exited", 60, "the child stopped once started")
+            assert src.info.exit is not None and src.info.exit.sent is not None, "stopped by the kill, not by itself"
+        finally:
+            gate.set()
+
+
+@pytest.mark.parametrize(("key", "said"), [("ctrl+r", "restart"), ("f5", "reset"), ("ctrl+e", "pause")])
+async def test_the_other_session_keys_pressed_while_it_opens_say_why_they_do_nothing(key: str, said: str) -> None:
+    gate = threading.Event()
+    src = _source("", gate)
+    app = create_app(src, src.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await wait_until(lambda: app.w_prompt.has_focus, 30, "the prompt box")
+            await pilot.press(key)
+            await wait_until(lambda: "the session is still opening" in text_of(app.w_notice), 30, f"{key} said")
+            assert text_of(app.w_notice).startswith(said), text_of(app.w_notice)
+            assert "kill" not in _footer(app), "the footer still offers only what acts now"
         finally:
             gate.set()

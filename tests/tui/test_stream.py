@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from textual.widgets import TextArea
+
 from tests.conftest import wait_until
 from tests.tui import scripts
 from tests.tui.conftest import make, settle, stream_text
-from tui.app import BreakerApp
+from tui.app import BreakerApp, create_app
+from tui.screens.call import CallScreen, StepsScreen
+from tui.widgets.calls import StepsList
 from tui.widgets.stream import StreamView
 from tui.widgets.streamlog import BEHIND_SCREENS, StreamLog
 
@@ -186,3 +190,43 @@ async def test_a_call_judged_before_any_event_named_it_gets_its_header_once() ->
         text = stream_text(app)
         assert text.count("⚙ bash  ls") == 1, "an announced call keeps its one header"
         assert text.count("⚙ bash  cat notes.txt  · from a program") == 1, text
+
+
+# -- a result the agent reported some other way than its output --------------------------------------------------
+def _gemini_read(n: int, content: list[Any]) -> list[dict[str, Any]]:
+    """A Gemini CLI read_file as it sends it (samples/acp/gemini.frames.jsonl): the file in the title and the
+    locations, and no content at all when it completes.
+    """
+    call = f"read_file__read_file_{n}"
+    where = {"title": "tour.txt", "locations": [{"path": "/work/tour.txt"}], "kind": "read"}
+    return [
+        {"update": {"sessionUpdate": "tool_call", "toolCallId": call, "status": "in_progress", "content": [], **where}},
+        {"update": {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed",
+                    "content": content, **where}},
+    ]  # fmt: skip
+
+
+async def test_a_read_the_agent_reports_without_content_names_the_file_not_no_output(tmp_path: Any) -> None:
+    from tui.scripted_acp import AcpScriptedSource
+    from wrapper.settings import Settings, WrapperSettings
+
+    said = [{"type": "content", "content": {"type": "text", "text": "hello from the mock model\n"}}]
+    frames: list[dict[str, Any]] = [
+        {"new": {"sessionId": "acp-gemini-read"}},
+        {"prompt": "Read tour.txt."},
+        *_gemini_read(1, []),
+        *_gemini_read(2, said),  # an agent that sends the content: its first line, as before
+        {"done": {"stopReason": "end_turn"}},
+    ]
+    s = Settings(wrapper=WrapperSettings(recordings_dir=str(tmp_path / "rec")))
+    src = AcpScriptedSource(frames, s, agent="gemini", cwd=str(tmp_path))
+    app = create_app(src, s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, src, pilot)
+        results = [ln.strip() for ln in stream_text(app).splitlines() if ln.strip().startswith("→")]
+        assert results == ["→ read tour.txt · the agent sent no content", "→ hello from the mock model"], results
+        await pilot.press("ctrl+g")  # the steps; the first call opened: its pane says the same
+        await wait_until(lambda: isinstance(app.screen, StepsScreen), 10, "the steps")
+        app.screen.query_one(StepsList).post_message(StepsList.Open("read_file__read_file_1"))
+        await wait_until(lambda: isinstance(app.screen, CallScreen), 10, "the call opened")
+        assert app.screen.query_one(TextArea).text == "(the agent sent no content for this call)"

@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import wait_until
+from tests.tui.conftest import cut_sideways
 from tui.watch import Providers, WatchApp, ask_reason
 from tui.widgets.window import WindowTable
 from wrapper.hooks import install as I
@@ -314,6 +315,50 @@ async def test_on_a_40x10_terminal_the_ask_still_shows_its_keys() -> None:
         assert seen.height > 1, "the ask panel is not on the screen"
         first = str(app.query_one("#ask").render()).splitlines()[0]
         assert first.startswith("ASK  a allow once") and " d deny · 12 s left" in first
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)], ids=["60x20", "80x24", "120x40"])
+@pytest.mark.parametrize("ask", [False, True], ids=["list", "ask"])
+async def test_the_screen_fits_its_width_and_cuts_only_with_a_mark(size: tuple[int, int], ask: bool) -> None:
+    """At 60 columns the list scrolled sideways to show `deny (repeat` and the window's fingerprints ran out
+    of sight unmarked: every row fits, each verdict whole, and what is cut ends in `…`.
+    """
+
+    def exempt(agent: str, session: str) -> dict[str, object]:  # a turn whose local repeats the person allowed
+        data = detail(agent, session)
+        return {**data, "scores": {**data["scores"], "local_exempt": True}}  # type: ignore[dict-item]
+
+    providers = Providers(sessions=lambda: list(SESSIONS), detail=exempt, follow_asks=False, clock=lambda: 1000.0)
+    app = WatchApp(refresh_s=3600, providers=providers)
+    async with app.run_test(size=size) as pilot:
+        await _settled(app, ask)(pilot)
+        assert cut_sideways(app.screen) == []
+        shown = [strip.text for strip in app.screen._compositor.render_strips()]
+        if not ask or size[1] >= 32:  # a short terminal leaves the scores out for the ask
+            assert any("allowed this turn" in row for row in shown), shown
+        if not ask:
+            assert any(row.rstrip().endswith("deny (repeat:exact)") for row in shown), shown
+            assert any(row.rstrip().endswith("ask (repeat:net)") for row in shown), shown
+        window = app.query_one("#window", WindowTable)
+        assert window.row_count == 3
+        # the fingerprints as the window has them, whole or cut in the middle with a mark
+        fingerprints = [str(window.get_row_at(i)[-1]) for i in range(3)]
+        whole = [fp for fp, *_ in WINDOWS[UUID if ask else "c-1"]]
+        for got, fp in zip(fingerprints, whole, strict=True):
+            head, mark, tail = got.partition("…")
+            assert got == fp or (mark and fp.startswith(head) and fp.endswith(tail.lstrip())), (got, fp)
+            assert any(got in row for row in shown), (got, shown)
+
+
+async def test_on_a_narrow_terminal_the_refused_count_joins_the_calls() -> None:
+    app = fixed(SESSIONS)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(lambda: len(rows(app)) == 2, 30, "the fixed list")
+        assert rows(app)[0] == ["claude", "/tmp/alpha", "c-1", "6 ✗2", "deny (repeat:exact)"]
+        assert rows(app)[1][3] == "5", "no refusal, no mark"
+        await pilot.resize_terminal(80, 24)
+        await wait_until(lambda: len(rows(app)[0]) == 6, 30, "the full set of columns back")
+        assert rows(app)[0][3:] == ["6", "2", "deny (repeat:exact)"]
 
 
 def _settled(app: WatchApp, ask: bool) -> Any:

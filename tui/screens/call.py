@@ -58,10 +58,12 @@ class CallScreen(ModalScreen[None]):
     CallScreen #call-output { height: 1fr; min-height: 4; }
     """
 
-    def __init__(self, call: CallItem, palette: Palette = DEFAULT_PALETTE) -> None:
+    def __init__(self, call: CallItem, palette: Palette = DEFAULT_PALETTE, relayed: bool = False) -> None:
+        """`relayed`: the agent ran the call and relayed its result (ACP); empty, that says only that no text came."""
         super().__init__()
         self.call = call
         self.palette = palette
+        self.relayed = relayed
 
     def compose(self) -> ComposeResult:
         c = self.call
@@ -75,12 +77,20 @@ class CallScreen(ModalScreen[None]):
                         yield Static(diff_text(d, self.palette), classes="diff")
             if c.output or not c.diffs:
                 yield TextArea(
-                    inert(c.output) or "(no output)",
+                    inert(c.output) or self.nothing(),
                     read_only=True,
                     show_line_numbers=True,
-                    soft_wrap=False,
+                    # wrapped: a line wider than the box scrolled the whole output sideways (at 60 columns, any
+                    # line past 51 characters); the line numbers still tell one line from the next
+                    soft_wrap=True,
                     id="call-output",
                 )
+
+    def nothing(self) -> str:
+        """What the output pane says for an empty output: that the call printed nothing only when that is known."""
+        if not self.relayed:
+            return "(no output)"
+        return f"(the agent sent no {'content' if self.call.kind == 'read' else 'output'} for this call)"
 
     def on_mount(self) -> None:
         """A title on the box; the output (or the diffs) takes the keys."""

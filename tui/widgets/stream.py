@@ -12,6 +12,7 @@ Every piece of agent text is passed through `inert()` before it becomes a `Text`
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from wrapper.safetext import inert
 if TYPE_CHECKING:  # only for annotations: the first frame is drawn before these are imported
     from engine import events as ev
     from engine.breaker import Verdict
-    from wrapper.items import ApprovalItem, ResultItem, StatusItem, TripItem, VerdictItem
+    from wrapper.items import ApprovalItem, CallItem, ResultItem, StatusItem, TripItem, VerdictItem
 
 LONG_LINE = 4000
 # The most text one write takes, however long since the last: a late frame (a loaded machine, a
@@ -97,6 +98,20 @@ def verdict_text(v: Verdict, p: Palette = DEFAULT_PALETTE) -> Text:
         return Text(f"  ? asking the operator (local-only repeat): {hits}", f"bold {p.warning}")
     what = "repeat" if v.source == "repeat" else "keeps failing"
     return Text(f"  ⛔ DENIED ({what})" + (f": {hits}" if hits else ""), f"bold {p.error}")
+
+
+def unreported(call: CallItem, failed: bool) -> str:
+    """A relayed call whose result came without text: what the agent did say of it, and that no text came."""
+    title = clip(inert(call.title, keep_newlines=False), 120)
+    if call.diffs and not failed:  # an edit: its change is what it did (Claude Code sends no text for one)
+        names = ", ".join(f"{os.path.basename(d.path) or d.path} +{d.added} −{d.removed}" for d in call.diffs[:3])
+        return clip(inert(f"changed {names}", keep_newlines=False), 160)
+    if call.kind == "read":
+        what, noun = (f"read {title}" if title else "read"), "content"
+    else:
+        what, noun = ("failed" if failed or call.status == "failed" else "done"), "output"
+    code = f" · exit {call.exit_code}" if call.exit_code is not None else ""
+    return f"{what}{code} · the agent sent no {noun}"
 
 
 class StreamView(Vertical):
@@ -379,13 +394,23 @@ class StreamView(Vertical):
             return
         self.line(verdict_text(v, self.palette))
 
-    def result(self, item: ResultItem) -> None:
-        """The first line of a result, and what the breaker did to it."""
+    def result(self, item: ResultItem, relayed: CallItem | None = None) -> None:
+        """The first line of a result, and what the breaker did to it.
+
+        `relayed`: the call as the agent described it, when the agent runs its calls itself and relays their
+        results (ACP). Such an agent may send no text for a call that had some (Gemini CLI sends none for a
+        read, nor for a command's output unless told to): "(no output)" would then say the call produced
+        nothing, so the line says what is known instead (the file read, the exit code) and that no text came.
+        Only a result the monitor saw whole (dsh's, a command's) and found empty reads "(no output)".
+        """
         p = self.palette
-        body = item.text.strip()
-        first = body.split("\n", 1)[0] if body else "(no output)"
-        n = item.text.count("\n") + 1 if item.text else 0
-        more = f"  (+{n - 1} line{'s' if n > 2 else ''})" if n > 1 else ""
+        body = item.text.strip("\n")
+        if body.strip():
+            first = body.strip().split("\n", 1)[0]
+            n = body.count("\n") + 1  # a trailing newline ends the last line, it starts none
+            more = f"  (+{n - 1} line{'s' if n > 2 else ''})" if n > 1 else ""
+        else:
+            first, more = ("(no output)" if relayed is None else unreported(relayed, item.is_error)), ""
         self.line(Text(f"  → {clip(first, 200)}{more}", p.error if item.is_error else p.ok))
         if item.rewrite is not None:
             what = (
