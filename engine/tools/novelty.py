@@ -270,6 +270,13 @@ def spaced_walk(command: str) -> str:
     return "".join(out)
 
 
+def may_respell(tool: str, args: Any) -> bool:
+    """Whether `shell_args` could return anything but `args` itself: a shell call, or a URL argument."""
+    if not isinstance(args, dict):
+        return False
+    return tool in SHELL_TOOLS or "url" in args or "href" in args or "uri" in args
+
+
 def shell_args(tool: str, args: Any) -> Any:
     """A call's arguments as every default rule compares them: a shell command's quoting, a leading
     `cd DIR &&` and operator spacing aside (its words, with their boundaries kept; flags stay: `-v` may

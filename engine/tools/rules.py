@@ -20,7 +20,7 @@ from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body, ignored_keys
 from engine.tools.messages import cause_message, failure_denial
-from engine.tools.novelty import NEW_LINES, Seen, news_text, shell_args
+from engine.tools.novelty import NEW_LINES, Seen, may_respell, news_text, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import (
     SHELL_TOOLS,
@@ -200,16 +200,20 @@ class DefaultRules:
         """
         ignore = self.cfg.repeat.ignore_args
         exact = exact_body(tool, args, ignore)
-        form = self._forms.get((tool, exact))
-        norm = _UNSET
-        if form is None:
-            form, norm = self._form(tool, args, exact, ignore)
-        body, call, wait = form
+        if may_respell(tool, args):
+            form = self._forms.get((tool, exact))
+            norm = _UNSET
+            if form is None:
+                form, norm = self._form(tool, args, exact, ignore)
+            body, call, wait = form
+        else:  # compared as given
+            body, call, wait, norm = exact, f"{tool}\x00{exact}", False, args
         a = self.agents.get(agent) or self._a(agent)
         epoch, armed = self.failures.standing(agent)
         p = Pending(body, exact, call, epoch, wait, tool, args, norm)
         pending = a.pending
-        pending.pop(call_id, None)  # an id used again is the newest call
+        if call_id in pending:
+            del pending[call_id]  # an id used again is the newest call
         pending[call_id] = p
         if len(pending) > _PENDING_CAP:
             del pending[next(iter(pending))]
