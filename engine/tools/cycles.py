@@ -238,7 +238,9 @@ class Cycles:
             a.pages.clear()
             a.spans.clear()
         last = a.last.get(call)
-        hit = self._backstop(a, call, epoch, last) or self._cycle(a, call, last)
+        hit = self._backstop(a, call, epoch, last) if self.backstop else None
+        if hit is None and last is not None and self.cycles:  # a cycle repeats a call dispatched before
+            hit = self._cycle(a, call, last)
         if hit is None and path is not None and self.paging:
             if a.pages.get(path, 0) >= self.paging and _shows_little_new(a.spans.get(path), span):
                 hit = CycleHit("paging", 0, ((path, a.pages[path]),), a.pages[path])
@@ -257,10 +259,9 @@ class Cycles:
 
     def _backstop(self, a: _Agent, call: str, epoch: int, last: Last | None) -> CycleHit | None:
         """Count the call on the backstop's clock, unless a change came after its latest dispatch (then it is a
-        new attempt); a hit when it was counted `backstop` times in the last `backstop_window` checks.
+        new attempt); a hit when it was counted `backstop` times in the last `backstop_window` checks (`check`
+        asks only when the backstop is on).
         """
-        if not self.backstop:
-            return None
         tick = a.ticks
         a.ticks = tick + 1
         if last is not None and last[0] != epoch:
@@ -280,9 +281,8 @@ class Cycles:
             return CycleHit("backstop", 1, ((label(call), n),), n)
         return None
 
-    def _cycle(self, a: _Agent, call: str, last: Last | None) -> CycleHit | None:
-        if not self.cycles or last is None:
-            return None
+    def _cycle(self, a: _Agent, call: str, last: Last) -> CycleHit | None:
+        """A strict cycle or a dense replay that this call, dispatched before (`last`), would continue."""
         seq = a.pairs
         n = len(seq)
         top = min(PERIOD_MAX, n // 3)
