@@ -145,10 +145,12 @@ def _shell_prints(
     return CallPrint(tuple(fps), local and not allow)
 
 
+@lru_cache(maxsize=2048)
 def bounds_form(command: str) -> str:
     """The command the default rules' fingerprints analyse: operators spaced (`novelty.spaced`), or the command
     as given when that only widens the spaces around operators that already stand alone (`a && b`): plain
-    text with the same words has the same facts, and `mutates` has analysed the command as given already.
+    text with the same words has the same facts, and `mutates` has analysed the command as given already
+    (cached: loops repeat commands, and comparing the words costs more than the spacing).
     """
     form = spaced(command)
     if form != command and is_plain(command) and form.split() == command.split():

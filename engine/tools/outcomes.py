@@ -205,11 +205,11 @@ class ProgressFailures:
         call need not be read. One lookup for both: the rules ask them before every call.
         """
         st = self.agents.get(agent)
-        if st is None:
-            return 0, self.active and self.causes.warm(agent)
-        if st.sigs or st.errors or (self.tool_limit and st.streak >= self.tool_limit):
-            return st.epoch, self.active
-        return st.epoch, self.active and self.causes.warm(agent)
+        epoch = st.epoch if st is not None else 0
+        if st is not None and (st.sigs or st.errors or (self.tool_limit and st.streak >= self.tool_limit)):
+            return epoch, self.active
+        # (most agents have no cause counted at all: no lookup then)
+        return epoch, self.active and bool(self.causes.agents) and self.causes.warm(agent)
 
     def armed(self, agent: str | None) -> bool:
         """Whether `gate` could deny any call of this agent now (see `standing`)."""
