@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.tools import shell
-from engine.tools.urls import norm_url
+from engine.tools.urls import plain_href
 
 SHELL_TOOLS = frozenset(
     {"bash", "pwsh", "shell", "run_shell_command", "execute_command", "run_command", "run_terminal_cmd", "terminal",
@@ -319,7 +319,6 @@ def _same_command(command: str) -> str:
 _URL_KEYS = ("url", "href", "uri")
 _NAVIGATION = ("cd", "pushd", "export")  # what `shell.drop_navigation` may drop where a command starts
 _CD_PREFIX = re.compile(r"\s*(?:cd|pushd)\s+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|'\"]+)\s*(?:&&|;)\s*")
-_NO_ALIASES: dict[str, str] = {}  # one table: `norm_url` memoises per table
 _PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections
 _OPERATOR = re.compile(r"[ \t]*(&&|\|\||;|\|)[ \t]*")
 
@@ -335,8 +334,8 @@ def _url_key(raw: str) -> str:
     """A URL as the call's identity: host case, `www.`, tracking parameters and the fragment aside (the
     seeds' `net:` form); anything that does not parse as a URL stays as it is.
     """
-    u = norm_url(raw, _NO_ALIASES) if "://" in raw else None
-    return u.href if u is not None else raw
+    href = plain_href(raw) if "://" in raw else None
+    return href if href is not None else raw
 
 
 def _source(tool: str, args: Any) -> str:

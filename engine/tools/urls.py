@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import ada_url
 
@@ -186,12 +186,29 @@ def norm_url(raw: Any, aliases: Mapping[str, Any]) -> NormUrl | None:
 _UNALIASED: dict[str, tuple[str, str, str, str] | None] = {}
 
 
-def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
-    base = _UNALIASED.get(raw, _UNALIASED)
+def _unaliased(raw: str) -> tuple[str, str, str, str] | None:
+    """`_base` of a URL, memoised per raw text (`_UNALIASED`)."""
+    base = _UNALIASED.get(raw, _UNALIASED)  # the table itself: not there yet
     if base is _UNALIASED:
         if len(_UNALIASED) >= _CACHE_MAX:
             _UNALIASED.clear()
-        base = _UNALIASED[raw] = _base(raw)
+        return _UNALIASED.setdefault(raw, _base(raw))
+    return cast("tuple[str, str, str, str] | None", base)
+
+
+def plain_href(raw: str) -> str | None:
+    """`norm_url(raw, {}).href` (None where that is None): a URL's `net:` form under no alias table, without
+    the rest of a `NormUrl` (the default rules' compared form of a call asks only this).
+    """
+    base = _unaliased(raw)
+    if base is None:
+        return None
+    host, port, path, query = base
+    return (f"{host}:{port}" if port else host) + path + ("?" + query if query else "")
+
+
+def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
+    base = _unaliased(raw)
     if base is None:
         return None
     host, port, path, query = base

@@ -444,3 +444,13 @@ def test_the_failure_gate_denies_nothing_until_it_is_armed(history: list[Any], n
             a = {"command": nxt} if t == "bash" else {"path": nxt}
             if not pf.armed("a"):
                 assert pf.gate("a", t, a) is None
+
+
+@settings(max_examples=1500)
+@given(st.one_of(url_like, text))
+def test_the_href_without_aliases_is_the_normalised_urls(raw: str) -> None:
+    """The compared form's URL key (`plain_href`) is `norm_url`'s `href` under no alias table."""
+    from engine.tools.urls import plain_href
+
+    u = norm_url(raw, {})
+    assert plain_href(raw) == (u.href if u is not None else None)
