@@ -271,10 +271,12 @@ def spaced_walk(command: str) -> str:
 
 
 def may_respell(tool: str, args: Any) -> bool:
-    """Whether `shell_args` could return anything but `args` itself: a shell call, or a URL argument."""
+    """Whether `shell_args` could return anything but `args` itself: a shell call, or a URL argument (one
+    of `RESPELLED`, the only arguments it may re-spell).
+    """
     if not isinstance(args, dict):
         return False
-    return tool in SHELL_TOOLS or "url" in args or "href" in args or "uri" in args
+    return tool in SHELL_TOOLS or "url" in args or "href" in args or "uri" in args  # (`_URL_KEYS`, unrolled)
 
 
 def shell_args(tool: str, args: Any) -> Any:
@@ -283,11 +285,9 @@ def shell_args(tool: str, args: Any) -> Any:
     change what a command does), and every URL in its `net:` form (`_url_key`), in a command or in a
     `url` argument. Anything else is returned as it is.
     """
-    if not isinstance(args, dict):
-        return args
+    if not may_respell(tool, args):
+        return args  # no shell command and no URL argument: nothing to normalise
     if tool not in SHELL_TOOLS:
-        if "url" not in args and "href" not in args and "uri" not in args:
-            return args  # no URL argument (`_URL_KEYS`): nothing to normalise
         urls = {k: _url_key(v) for k in _URL_KEYS if isinstance(v := args.get(k), str)}
         return {**args, **urls} if any(urls[k] != args[k] for k in urls) else args
     c = args.get("command")
@@ -317,6 +317,7 @@ def _same_command(command: str) -> str:
 
 
 _URL_KEYS = ("url", "href", "uri")
+RESPELLED = frozenset(("command", *_URL_KEYS))  # the arguments `shell_args` may re-spell
 _NAVIGATION = ("cd", "pushd", "export")  # what `shell.drop_navigation` may drop where a command starts
 _CD_PREFIX = re.compile(r"\s*(?:cd|pushd)\s+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|'\"]+)\s*(?:&&|;)\s*")
 _PLAIN = re.compile(r"[\s\w./:=,+@%^~-]*")  # no quotes, escapes, substitutions, globs or redirections

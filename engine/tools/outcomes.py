@@ -211,10 +211,6 @@ class ProgressFailures:
         # (most agents have no cause counted at all: no lookup then)
         return epoch, self.active and bool(self.causes.agents) and self.causes.warm(agent)
 
-    def armed(self, agent: str | None) -> bool:
-        """Whether `gate` could deny any call of this agent now (see `standing`)."""
-        return self.standing(agent)[1]
-
     def gate(self, agent: str | None, tool: str, args: Any, body: str | None = None) -> Outcome | None:
         """Before dispatch: deny a call whose failure streak (or a backstop) is full."""
         if not self.active:

@@ -20,7 +20,7 @@ from engine.tools.cycles import CycleHit, Cycles, page_path, page_span
 from engine.tools.errortext import cancelled, reads_as_error
 from engine.tools.fingerprints import exact_body, ignored_keys
 from engine.tools.messages import cause_message, failure_denial
-from engine.tools.novelty import NEW_LINES, Seen, may_respell, news_text, shell_args
+from engine.tools.novelty import NEW_LINES, RESPELLED, Seen, may_respell, news_text, shell_args
 from engine.tools.outcomes import DISPATCH, Outcome, ProgressFailures
 from engine.tools.progress import (
     SHELL_TOOLS,
@@ -69,9 +69,6 @@ class Pending:
 
 _UNSET: Any = object()
 _FORMS_CAP = 1024  # calls whose compared form is remembered, per rules object
-# the arguments `novelty.shell_args` may re-spell: a call's compared form follows from its canonical
-# arguments only where none of them is dropped before they are written
-_RESPELLED = frozenset({"command", "url", "href", "uri"})
 
 
 @dataclass(slots=True)
@@ -231,7 +228,8 @@ class DefaultRules:
         norm = shell_args(tool, args)
         body = exact if norm is args else exact_body(tool, norm, ignore)
         form = (body, f"{tool}\x00{body}", pure_wait(tool, norm))
-        if _RESPELLED.isdisjoint(ignored_keys(tool, ignore)):
+        # the form follows from the canonical arguments only where none that `shell_args` re-spells is dropped
+        if RESPELLED.isdisjoint(ignored_keys(tool, ignore)):
             forms = self._forms
             if len(forms) >= _FORMS_CAP:
                 forms.clear()

@@ -192,8 +192,14 @@ def _unaliased(raw: str) -> tuple[str, str, str, str] | None:
     if base is _UNALIASED:
         if len(_UNALIASED) >= _CACHE_MAX:
             _UNALIASED.clear()
-        return _UNALIASED.setdefault(raw, _base(raw))
+        parsed = _UNALIASED[raw] = _base(raw)
+        return parsed
     return cast("tuple[str, str, str, str] | None", base)
+
+
+def _href(host: str, port: str, path: str, query: str) -> str:
+    """A URL's `net:` form: host and port, path, and the kept query."""
+    return (f"{host}:{port}" if port else host) + path + ("?" + query if query else "")
 
 
 def plain_href(raw: str) -> str | None:
@@ -201,10 +207,7 @@ def plain_href(raw: str) -> str | None:
     the rest of a `NormUrl` (the default rules' compared form of a call asks only this).
     """
     base = _unaliased(raw)
-    if base is None:
-        return None
-    host, port, path, query = base
-    return (f"{host}:{port}" if port else host) + path + ("?" + query if query else "")
+    return _href(*base) if base is not None else None
 
 
 def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
@@ -215,9 +218,7 @@ def _norm(raw: str, aliases: Mapping[str, Any]) -> NormUrl | None:
     alias = aliases.get(host) if host in aliases else None
     if isinstance(alias, str) and alias:
         host = alias.lower()
-    hostport = f"{host}:{port}" if port else host
-    href = hostport + path + ("?" + query if query else "")
-    return NormUrl(host, path, site_of(host), href)
+    return NormUrl(host, path, site_of(host), _href(host, port, path, query))
 
 
 def _base(raw: str) -> tuple[str, str, str, str] | None:

@@ -442,7 +442,7 @@ def test_the_failure_gate_denies_nothing_until_it_is_armed(history: list[Any], n
             pf.record("a", tool, args, text, failed, changed and not failed)
         for t in ("bash", "read", "edit"):
             a = {"command": nxt} if t == "bash" else {"path": nxt}
-            if not pf.armed("a"):
+            if not pf.standing("a")[1]:  # not armed
                 assert pf.gate("a", t, a) is None
 
 
