@@ -76,11 +76,15 @@ class _ModeSettings(OwnSettings):
         return self.default
 
 
+# an ACP tool kind -> the `permission` key opencode (and Kilo, its fork) files it under
+_OPENCODE_TOOLS = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}
+
+
 class _OpencodeSettings(OwnSettings):
     """opencode's `permission`: per tool, a string or patterns (the last matching one wins)."""
 
     def decide(self, kind: str, name: str, command: str) -> Own | None:
-        tool = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}.get(kind)
+        tool = _OPENCODE_TOOLS.get(kind)
         v = self.per_tool.get(tool) if tool else None
         if isinstance(v, str) and v in _ACTIONS:
             return v  # type: ignore[return-value]
@@ -139,6 +143,15 @@ def _jsonc(path: Path) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
+def _inline_config(env: dict[str, str], name: str) -> dict[str, Any]:
+    """A config given inline in an environment variable (`OPENCODE_CONFIG_CONTENT`): {} when unset or not an object."""
+    try:
+        v = json.loads(env.get(name) or "{}")
+    except ValueError:
+        return {}
+    return v if isinstance(v, dict) else {}
+
+
 def _home(env: dict[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~"))
 
@@ -153,11 +166,7 @@ def opencode_settings(env: dict[str, str], cwd: str) -> OwnSettings:
         layers.append((env["OPENCODE_CONFIG"], _jsonc(Path(env["OPENCODE_CONFIG"]))))
     for p in (Path(cwd) / "opencode.json", Path(cwd) / "opencode.jsonc"):
         layers.append((str(p), _jsonc(p)))
-    try:
-        content = json.loads(env.get("OPENCODE_CONFIG_CONTENT") or "{}")
-    except ValueError:
-        content = {}
-    layers.append(("OPENCODE_CONFIG_CONTENT", content if isinstance(content, dict) else {}))
+    layers.append(("OPENCODE_CONFIG_CONTENT", _inline_config(env, "OPENCODE_CONFIG_CONTENT")))
     default: Own | None = "allow"  # opencode's own default: tools run without asking
     per_tool: dict[str, Any] = {}
     source = "opencode's default (allow)"
@@ -303,7 +312,7 @@ class _KiloSettings(OwnSettings):
     """Kilo's rules: the last one whose tool and input patterns both match decides (none: Kilo asks)."""
 
     def decide(self, kind: str, name: str, command: str) -> Own | None:
-        tool = {"execute": "bash", "edit": "edit", "delete": "edit", "move": "edit", "fetch": "webfetch"}.get(kind)
+        tool = _OPENCODE_TOOLS.get(kind)
         if tool is None:
             return None  # its loop guard, a path outside the project, ...: Kilo's own default for those asks
         rules: list[tuple[str, str, str]] = self.per_tool.get("rules", [])
@@ -350,11 +359,7 @@ def kilo_settings(env: dict[str, str], cwd: str) -> OwnSettings:
 
     for f in _kilo_layers(env, cwd):
         add(str(f), _jsonc(f))
-    try:
-        content = json.loads(env.get("KILO_CONFIG_CONTENT") or "{}")
-    except ValueError:
-        content = {}
-    add("KILO_CONFIG_CONTENT", content if isinstance(content, dict) else {})
+    add("KILO_CONFIG_CONTENT", _inline_config(env, "KILO_CONFIG_CONTENT"))
     managed = Path(env.get("KILO_TEST_MANAGED_CONFIG_DIR") or "/etc/kilo")
     for name in _KILO_FILES[1:]:
         add(str(managed / name), _jsonc(managed / name))
